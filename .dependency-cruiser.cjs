@@ -1,0 +1,51 @@
+/** Layer rules of DESIGN §1, enforced in the test command. */
+module.exports = {
+  forbidden: [
+    {
+      name: 'shared-is-the-core',
+      comment: 'shared/ is imported by everyone and imports nothing of theirs.',
+      severity: 'error',
+      from: { path: '^shared/' },
+      to: { path: '^(infra|functions|worker|local|test|bench)/' },
+    },
+    {
+      name: 'nobody-imports-functions',
+      comment: 'Only the local runtime (which hosts the handlers), infra (as asset paths) and tests reach into functions/.',
+      severity: 'error',
+      from: { path: '^(shared|worker)/' },
+      to: { path: '^functions/' },
+    },
+    {
+      name: 'nobody-imports-local',
+      comment: 'local/ is the embedded runtime; production code never depends on it.',
+      severity: 'error',
+      from: { path: '^(shared|functions|worker|infra)/' },
+      to: { path: '^local/' },
+    },
+    {
+      name: 'worker-is-standalone',
+      comment: 'The worker ships in its own container with shared/ only.',
+      severity: 'error',
+      from: { path: '^worker/' },
+      to: { path: '^(infra|local|bench)/' },
+    },
+    {
+      name: 'production-code-never-imports-tests',
+      severity: 'error',
+      from: { path: '^(shared|functions|worker|infra|local)/' },
+      to: { path: '^(test|bench)/' },
+    },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+  },
+};

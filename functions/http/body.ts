@@ -1,0 +1,39 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { PrognozError } from '../../shared/domain/errors.ts';
+
+export type ParsedBody =
+  | { readonly kind: 'json'; readonly value: Record<string, unknown> }
+  | { readonly kind: 'form'; readonly value: Record<string, string> };
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** JSON or form bodies, equivalent (spec §2.1); anything else is 415, a broken body 400. */
+export const parseBody = (event: APIGatewayProxyEvent): ParsedBody => {
+  const mediaType = (event.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  const raw = event.body === null ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  if (mediaType === 'application/json' || mediaType.endsWith('+json')) {
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      throw new PrognozError('invalid_json', 'the body is not valid JSON');
+    }
+    if (!isPlainObject(value)) throw new PrognozError('invalid_body', 'the body must be a JSON object of model inputs');
+    return { kind: 'json', value };
+  }
+  if (mediaType === 'application/x-www-form-urlencoded') {
+    const value: Record<string, string> = {};
+    for (const [key, field] of new URLSearchParams(raw)) {
+      if (key in value) throw new PrognozError('invalid_body', `the form field ${key} is given more than once`);
+      value[key] = field;
+    }
+    return { kind: 'form', value };
+  }
+  throw new PrognozError(
+    'unsupported_media_type',
+    mediaType === ''
+      ? 'a Content-Type header is required: application/json or application/x-www-form-urlencoded'
+      : `${mediaType} is not accepted; send application/json or application/x-www-form-urlencoded`,
+  );
+};

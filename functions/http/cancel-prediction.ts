@@ -1,0 +1,25 @@
+import { PrognozError } from '../../shared/domain/errors.ts';
+import type { PredictionId } from '../../shared/domain/ids.ts';
+import { toPredictionView } from '../../shared/api/prediction-view.ts';
+import { cancelPredictionUseCase } from '../../shared/use-cases/cancel-prediction.ts';
+import { apiDeps } from './deps.ts';
+import { httpHandler } from './pipeline.ts';
+import { ownedPrediction } from './predictions.ts';
+import { json } from './respond.ts';
+
+/** POST /api/v1/predictions/{id}/cancel: 200 canceled (also when it already was), 409 when it finished. */
+export const handler = httpHandler(async (event) => {
+  const deps = apiDeps();
+  const prediction = await ownedPrediction(event, deps.store);
+  const id = prediction.id as PredictionId;
+  const canceled = await cancelPredictionUseCase(
+    { ...deps, stateMachineArnOf: (model) => deps.config.stateMachines[model] },
+    id,
+  );
+  if (canceled.ok) return json(200, toPredictionView(canceled.value, { includeCost: true }));
+  if (canceled.error.code !== 'prediction_finished') throw canceled.error;
+  const current = (await deps.store.get(id)) ?? prediction;
+  throw new PrognozError('prediction_finished', canceled.error.message, {
+    body: { prediction: toPredictionView(current, { includeCost: true }) },
+  });
+});

@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { PrognozError, isPrognozError } from '../../shared/domain/errors.ts';
+import { asAccountId, type AccountId } from '../../shared/domain/ids.ts';
+import { errorResponse } from './error-response.ts';
+import { logger } from './logger.ts';
+
+type HttpMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult>;
+
+const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
+
+/** The request id of this request: the caller's `x-request-id` if usable, else a new UUID. */
+export const requestIdOf = (event: APIGatewayProxyEvent): string => event.headers['x-request-id'] ?? 'unknown';
+
+/** Settles the request id before anything else and echoes it on every response. */
+export const requestId = (): HttpMiddleware => ({
+  before: ({ event }) => {
+    const given = event.headers['x-request-id'];
+    event.headers['x-request-id'] = given !== undefined && REQUEST_ID.test(given) ? given : randomUUID();
+  },
+  after: ({ event, response }) => {
+    if (response) response.headers = { ...response.headers, 'x-request-id': requestIdOf(event) };
+  },
+});
+
+/** Turns every thrown error into the one error shape; unknown ones become a logged 500. */
+export const errorShape = (): HttpMiddleware => ({
+  onError: (request) => {
+    const id = requestIdOf(request.event);
+    if (isPrognozError(request.error)) {
+      request.response = errorResponse(request.error, id);
+      return;
+    }
+    logger.error('unhandled error', { requestId: id, error: request.error ?? undefined });
+    request.response = errorResponse(
+      new PrognozError('internal_error', 'the service failed to handle this request; retry later and quote the request id'),
+      id,
+    );
+  },
+});
+
+/**
+ * The Lambda authorizer never denies: it passes either the account or the reason it found none,
+ * so that 400 and 401 come out in the same error shape as everything else.
+ */
+export interface AuthorizerContext {
+  readonly account?: string;
+  readonly authError?: 'missing_token' | 'malformed_authorization' | 'invalid_token';
+  readonly authMessage?: string;
+}
+
+export const requireAccount = (): HttpMiddleware => ({
+  before: ({ event }) => {
+    accountOf(event);
+  },
+});
+
+export const accountOf = (event: APIGatewayProxyEvent): AccountId => {
+  const context = (event.requestContext.authorizer ?? {}) as AuthorizerContext;
+  if (typeof context.account === 'string' && context.account !== '') return asAccountId(context.account);
+  throw new PrognozError(context.authError ?? 'missing_token', context.authMessage ?? 'an API token is required: `Authorization: Bearer <API_TOKEN>`');
+};

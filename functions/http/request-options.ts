@@ -1,0 +1,71 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { PrognozError } from '../../shared/domain/errors.ts';
+import { checkWebhookUrl, type WebhookUrlPolicy } from '../../shared/domain/webhook-url.ts';
+
+export const DEFAULT_SYNC_WAIT_SECONDS = 30;
+const MAX_SYNC_WAIT_SECONDS = 60;
+
+export interface WaitPreference {
+  readonly sync: boolean;
+  readonly timeoutMs: number;
+}
+
+const parseWaitSeconds = (raw: string, header: string): number => {
+  const seconds = Number(raw.trim());
+  if (!/^\d+$/.test(raw.trim()) || seconds < 1 || seconds > MAX_SYNC_WAIT_SECONDS) {
+    throw new PrognozError('invalid_header', `${header} must be a whole number of seconds from 1 to ${MAX_SYNC_WAIT_SECONDS}`);
+  }
+  return seconds;
+};
+
+/**
+ * `Prefer: SYNC | ASYNC | wait | wait=N` (case-insensitive; unknown preferences are ignored as
+ * RFC 7240 asks) and `Request-Timeout: N` seconds, 1–60, default 30 (DESIGN §6).
+ */
+export const parseWaitPreference = (headers: APIGatewayProxyEvent['headers']): WaitPreference => {
+  let sync = false;
+  let seconds = DEFAULT_SYNC_WAIT_SECONDS;
+  for (const token of (headers.prefer ?? '').split(/[,;]/).map((part) => part.trim().toLowerCase())) {
+    if (token === 'sync' || token === 'wait') sync = true;
+    else if (token === 'async') sync = false;
+    else if (token.startsWith('wait=')) {
+      sync = true;
+      seconds = parseWaitSeconds(token.slice('wait='.length), 'Prefer: wait=N');
+    }
+  }
+  const timeout = headers['request-timeout'];
+  if (timeout !== undefined) seconds = parseWaitSeconds(timeout, 'Request-Timeout');
+  return { sync, timeoutMs: seconds * 1000 };
+};
+
+/**
+ * The webhook may be given three ways (DESIGN §6): `Webhook-URL`, `X-Webhook-URL` or the body
+ * field `webhook`. The same address twice is fine; two different ones are a 400.
+ */
+export const resolveWebhook = (
+  headers: APIGatewayProxyEvent['headers'],
+  bodyField: unknown,
+  policy: WebhookUrlPolicy,
+): string | null => {
+  if (bodyField !== undefined && typeof bodyField !== 'string') {
+    throw new PrognozError('invalid_input', 'the webhook must be a string URL', {
+      fields: [{ field: 'webhook', message: 'must be an https URL string' }],
+    });
+  }
+  const given = [headers['webhook-url'], headers['x-webhook-url'], bodyField].filter(
+    (value): value is string => typeof value === 'string' && value.trim() !== '',
+  );
+  const distinct = [...new Set(given.map((value) => value.trim()))];
+  if (distinct.length > 1) {
+    throw new PrognozError('webhook_conflict', 'two different webhook addresses were given; send one');
+  }
+  const [address] = distinct;
+  if (address === undefined) return null;
+  const checked = checkWebhookUrl(address, policy);
+  if (!checked.ok) {
+    throw new PrognozError('invalid_input', `the webhook address ${checked.error}`, {
+      fields: [{ field: 'webhook', message: checked.error }],
+    });
+  }
+  return address;
+};

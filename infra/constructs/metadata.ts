@@ -1,0 +1,17 @@
+import type { CfnResource } from 'aws-cdk-lib';
+
+/**
+ * Template metadata keys through which the local runtime finds, in the synthesized template,
+ * which state machine and queue belong to which model and which source file each function runs.
+ */
+export const METADATA = {
+  model: 'prognoz:model',
+  role: 'prognoz:role',
+  entry: 'prognoz:entry',
+} as const;
+
+export const tag = (resource: CfnResource, values: Partial<Record<keyof typeof METADATA, string>>): void => {
+  for (const [key, value] of Object.entries(values)) {
+    if (value !== undefined) resource.addMetadata(METADATA[key as keyof typeof METADATA], value);
+  }
+};

@@ -1,0 +1,71 @@
+import { Duration } from 'aws-cdk-lib';
+import {
+  AuthorizationType,
+  EndpointType,
+  IdentitySource,
+  LambdaIntegration,
+  MethodLoggingLevel,
+  RequestAuthorizer,
+  ResponseType,
+  RestApi,
+  type IResource,
+} from 'aws-cdk-lib/aws-apigateway';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Construct } from 'constructs';
+import { ROUTES, type HandlerName } from '../../shared/api/routes.ts';
+
+export interface PredictionApiProps {
+  /** The handler of each route name of shared/api/routes.ts. */
+  readonly handlers: Readonly<Record<HandlerName, IFunction>>;
+  readonly authorizer: IFunction;
+  /** Answers every request no route takes (404, or 405 with Allow). */
+  readonly unmatched: IFunction;
+  /** Steady-state requests per second for the whole API: a coarse outer shield. Default: 200. */
+  readonly rateLimit?: number;
+}
+
+const errorTemplate = (code: string, message: string) =>
+  JSON.stringify({ error: { code, message, request_id: '$context.requestId' } });
+
+/** The public REST API of spec §4 under /api/v1/, with the Bearer-token authorizer. */
+export class PredictionApi extends Construct {
+  public readonly api: RestApi;
+
+  constructor(scope: Construct, id: string, props: PredictionApiProps) {
+    super(scope, id);
+    const rate = props.rateLimit ?? 200;
+    this.api = new RestApi(this, 'Api', {
+      endpointConfiguration: { types: [EndpointType.REGIONAL] },
+      deployOptions: { stageName: 'prod', throttlingRateLimit: rate, throttlingBurstLimit: rate * 2, loggingLevel: MethodLoggingLevel.OFF },
+      cloudWatchRole: false,
+    });
+    const authorizer = new RequestAuthorizer(this, 'BearerAuthorizer', {
+      handler: props.authorizer,
+      identitySources: [IdentitySource.header('Authorization')],
+      resultsCacheTtl: Duration.seconds(60),
+    });
+    // API Gateway answers a request without the identity header itself; keep our error shape.
+    this.api.addGatewayResponse('MissingToken', {
+      type: ResponseType.UNAUTHORIZED,
+      statusCode: '401',
+      templates: { 'application/json': errorTemplate('missing_token', 'an API token is required: `Authorization: Bearer <API_TOKEN>`') },
+    });
+
+    const unmatched = new LambdaIntegration(props.unmatched);
+    const resources = new Map<string, IResource>();
+    const resourceAt = (path: string): IResource => {
+      const found = resources.get(path);
+      if (found) return found;
+      const parentPath = path.slice(0, path.lastIndexOf('/')) || '/';
+      const parent = parentPath === '/' ? this.api.root : resourceAt(parentPath);
+      const created = parent.addResource(path.slice(path.lastIndexOf('/') + 1));
+      created.addMethod('ANY', unmatched, { authorizationType: AuthorizationType.NONE });
+      resources.set(path, created);
+      return created;
+    };
+    for (const route of ROUTES) {
+      resourceAt(route.path).addMethod(route.method, new LambdaIntegration(props.handlers[route.handler]), { authorizer });
+    }
+    this.api.root.addProxy({ defaultIntegration: unmatched, anyMethod: true });
+  }
+}

@@ -1,0 +1,50 @@
+import { Duration } from 'aws-cdk-lib';
+import { Architecture, Runtime, type CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import path from 'node:path';
+import { tag } from './metadata.ts';
+
+export const REPO_ROOT = path.resolve(import.meta.dirname, '..', '..');
+
+export interface PrognozFunctionProps {
+  /** Source file, relative to the repository root, exporting `handler`. */
+  readonly entry: string;
+  readonly environment?: Record<string, string>;
+  /** Default: 10 s. */
+  readonly timeout?: Duration;
+  /** Default: 512 MiB. */
+  readonly memorySize?: number;
+}
+
+/** Every Lambda of prognoz: Node 24 on arm64, one minified ESM bundle, logs kept a month. */
+export class PrognozFunction extends Construct {
+  public readonly fn: NodejsFunction;
+
+  constructor(scope: Construct, id: string, props: PrognozFunctionProps) {
+    super(scope, id);
+    if (path.isAbsolute(props.entry)) throw new Error('entry must be relative to the repository root');
+    this.fn = new NodejsFunction(this, 'Function', {
+      entry: path.join(REPO_ROOT, props.entry),
+      handler: 'handler',
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout ?? Duration.seconds(10),
+      logRetention: RetentionDays.ONE_MONTH,
+      environment: { NODE_OPTIONS: '--enable-source-maps', POWERTOOLS_SERVICE_NAME: 'prognoz', ...props.environment },
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
+      bundling: {
+        format: OutputFormat.ESM,
+        minify: true,
+        sourceMap: true,
+        target: 'node24',
+        externalModules: ['@aws-sdk/*'],
+        banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+      },
+    });
+    tag(this.fn.node.defaultChild as CfnFunction, { entry: props.entry });
+  }
+}

@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { AUTHORIZER_ENTRY, UNMATCHED_ENTRY, matchRoute } from '../shared/api/routes.ts';
+import { invokeLocal } from './lambda-host.ts';
+import { LOCAL_ACCOUNT, LOCAL_REGION } from './paths.ts';
+
+const STAGE = 'prod';
+const API_ID = 'local';
+/** API Gateway's own payload limit. */
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+export interface ApiFrontOptions {
+  readonly port: number;
+  readonly host?: string;
+  /** Extra JSON endpoints under /_local/ (process list, health), outside the API. */
+  readonly localEndpoints: Readonly<Record<string, () => unknown>>;
+}
+
+const readBody = (req: IncomingMessage): Promise<Buffer | null> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        resolve(null);
+        req.destroy();
+      } else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+
+const singleValued = (req: IncomingMessage): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(req.headersDistinct).map(([name, values]) => [name, (values ?? []).join(',')]),
+  );
+
+/**
+ * The API Gateway of the local runtime: it builds the same REST proxy events API Gateway builds,
+ * runs the same authorizer, and calls the same handlers that the CDK deploys.
+ */
+export const startApiFront = async (options: ApiFrontOptions): Promise<{ url: string; server: Server }> => {
+  const server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const method = (req.method ?? 'GET').toUpperCase();
+      const localEndpoint = url.pathname.startsWith('/_local/') ? options.localEndpoints[url.pathname.slice('/_local/'.length)] : undefined;
+      if (localEndpoint) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(localEndpoint()));
+        return;
+      }
+      const body = await readBody(req);
+      if (body === null) {
+        res.writeHead(413, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Request Too Long' }));
+        return;
+      }
+      const headers = singleValued(req);
+      const match = matchRoute(method, url.pathname);
+      const resource = match.kind === 'found' ? match.route.path : '/{proxy+}';
+      const requestId = randomUUID();
+      const query = url.searchParams.size > 0 ? Object.fromEntries(url.searchParams) : null;
+      const requestContext = {
+        accountId: LOCAL_ACCOUNT,
+        apiId: API_ID,
+        httpMethod: method,
+        path: `/${STAGE}${url.pathname}`,
+        protocol: 'HTTP/1.1',
+        requestId,
+        requestTimeEpoch: Date.now(),
+        resourceId: resource,
+        resourcePath: resource,
+        stage: STAGE,
+        identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1', userAgent: headers['user-agent'] ?? null },
+      };
+      let authorizer: Record<string, unknown> | null = null;
+      let entry: string = UNMATCHED_ENTRY;
+      if (match.kind === 'found') {
+        entry = match.route.entry;
+        const authorizerEvent = {
+          type: 'REQUEST',
+          methodArn: `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${API_ID}/${STAGE}/${method}${url.pathname}`,
+          resource,
+          path: url.pathname,
+          httpMethod: method,
+          headers,
+          queryStringParameters: query,
+          pathParameters: match.pathParameters,
+          stageVariables: null,
+          requestContext,
+        } as unknown as APIGatewayRequestAuthorizerEvent;
+        const decision = (await invokeLocal(AUTHORIZER_ENTRY, authorizerEvent)) as { principalId: string; context?: Record<string, unknown> };
+        authorizer = { principalId: decision.principalId, ...decision.context };
+      }
+      const event = {
+        resource,
+        path: url.pathname,
+        httpMethod: method,
+        headers,
+        multiValueHeaders: Object.fromEntries(Object.entries(req.headersDistinct).map(([k, v]) => [k, v ?? []])),
+        queryStringParameters: query,
+        multiValueQueryStringParameters: query && Object.fromEntries([...url.searchParams.keys()].map((k) => [k, url.searchParams.getAll(k)])),
+        pathParameters: match.kind === 'found' ? match.pathParameters : { proxy: url.pathname.slice(1) },
+        stageVariables: null,
+        requestContext: { ...requestContext, authorizer },
+        body: body.length > 0 ? body.toString('utf8') : null,
+        isBase64Encoded: false,
+      } as unknown as APIGatewayProxyEvent;
+      const result = (await invokeLocal(entry, event, 35)) as APIGatewayProxyResult;
+      res.writeHead(result.statusCode, { ...(result.headers as Record<string, string>) }).end(result.body);
+    })().catch((error: unknown) => {
+      console.error('local API front failed', error);
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Internal server error' }));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '127.0.0.1', resolve);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  return { url: `http://127.0.0.1:${port}`, server };
+};

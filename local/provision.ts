@@ -1,0 +1,86 @@
+import {
+  CreateTableCommand,
+  DynamoDBClient,
+  ResourceInUseException,
+  type AttributeDefinition,
+  type GlobalSecondaryIndex,
+  type KeySchemaElement,
+} from '@aws-sdk/client-dynamodb';
+import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { resolveIntrinsics, resourcesOfType, type CfnTemplate, type LocalBindings } from './template.ts';
+
+/** Creates, in DynamoDB Local, every table the template declares (same keys and indexes). */
+export const provisionTables = async (template: CfnTemplate, client: DynamoDBClient): Promise<Map<string, string>> => {
+  const names = new Map<string, string>();
+  for (const [logicalId, resource] of [
+    ...resourcesOfType(template, 'AWS::DynamoDB::GlobalTable'),
+    ...resourcesOfType(template, 'AWS::DynamoDB::Table'),
+  ]) {
+    const props = resource.Properties ?? {};
+    const indexes = (props.GlobalSecondaryIndexes ?? []) as { IndexName: string; KeySchema: KeySchemaElement[]; Projection?: GlobalSecondaryIndex['Projection'] }[];
+    try {
+      await client.send(
+        new CreateTableCommand({
+          TableName: logicalId,
+          BillingMode: 'PAY_PER_REQUEST',
+          KeySchema: props.KeySchema as KeySchemaElement[],
+          AttributeDefinitions: props.AttributeDefinitions as AttributeDefinition[],
+          ...(indexes.length > 0
+            ? {
+                GlobalSecondaryIndexes: indexes.map((index) => ({
+                  IndexName: index.IndexName,
+                  KeySchema: index.KeySchema,
+                  Projection: index.Projection ?? { ProjectionType: 'ALL' },
+                })),
+              }
+            : {}),
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ResourceInUseException)) throw error;
+    }
+    names.set(logicalId, logicalId);
+  }
+  return names;
+};
+
+export interface LocalQueue {
+  readonly url: string;
+  readonly arn: string;
+}
+
+/**
+ * Creates every queue of the template in the SQS emulator with the template's settings,
+ * dead-letter redrive included (dead-letter queues first, since others point at them).
+ */
+export const provisionQueues = async (template: CfnTemplate, client: SQSClient): Promise<Map<string, LocalQueue>> => {
+  const queues = new Map<string, LocalQueue>();
+  const pending = resourcesOfType(template, 'AWS::SQS::Queue');
+  const bindings: LocalBindings = {
+    ref: (id) => queues.get(id)?.url ?? missing(id),
+    getAtt: (id) => queues.get(id)?.arn ?? missing(id),
+  };
+  while (pending.length > 0) {
+    const index = pending.findIndex(([, resource]) => {
+      const target = (resource.Properties?.RedrivePolicy as { deadLetterTargetArn?: { 'Fn::GetAtt'?: string[] } } | undefined)
+        ?.deadLetterTargetArn?.['Fn::GetAtt']?.[0];
+      return target === undefined || queues.has(target);
+    });
+    if (index < 0) throw new Error('queues with circular redrive policies');
+    const [[logicalId, resource]] = pending.splice(index, 1) as [[string, (typeof pending)[number][1]]];
+    const props = resource.Properties ?? {};
+    const attributes: Record<string, string> = {};
+    if (props.VisibilityTimeout !== undefined) attributes.VisibilityTimeout = String(props.VisibilityTimeout);
+    if (props.MessageRetentionPeriod !== undefined) attributes.MessageRetentionPeriod = String(props.MessageRetentionPeriod);
+    if (props.RedrivePolicy !== undefined) attributes.RedrivePolicy = JSON.stringify(resolveIntrinsics(props.RedrivePolicy, bindings));
+    const { QueueUrl } = await client.send(new CreateQueueCommand({ QueueName: logicalId, Attributes: attributes }));
+    if (!QueueUrl) throw new Error(`no URL for queue ${logicalId}`);
+    const { Attributes } = await client.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }));
+    queues.set(logicalId, { url: QueueUrl, arn: Attributes?.QueueArn ?? missing(logicalId) });
+  }
+  return queues;
+};
+
+const missing = (id: string): never => {
+  throw new Error(`the template refers to ${id}, which the local runtime did not create`);
+};

@@ -1,0 +1,216 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { Server } from 'node:http';
+import type { StateMachineDefinition } from 'aws-local-stepfunctions';
+import { startFauxqs } from 'fauxqs';
+import { dynamoAccountStore } from '../shared/adapters/account-store.ts';
+import { sqs } from '../shared/adapters/aws-clients.ts';
+import { dynamoPredictionStore } from '../shared/adapters/prediction-store.ts';
+import { systemClock } from '../shared/domain/clock.ts';
+import { asAccountId } from '../shared/domain/ids.ts';
+import { generateToken } from '../shared/domain/tokens.ts';
+import { findModel, MODELS } from '../shared/models/registry.ts';
+import { applyEvent } from '../shared/use-cases/apply-event.ts';
+import { startApiFront } from './api-front.ts';
+import { startDynamoDbLocal } from './dynamodb-local.ts';
+import { freePort } from './free-port.ts';
+import { LOCAL_REGION, REPO_ROOT } from './paths.ts';
+import { provisionQueues, provisionTables } from './provision.ts';
+import { LocalStepFunctions } from './stepfunctions/service.ts';
+import { Supervisor, type ProcessStatus } from './supervisor.ts';
+import {
+  localFunctionArn,
+  localStateMachineArn,
+  metadataOf,
+  resolveIntrinsics,
+  resourcesOfType,
+  synthesizeTemplate,
+  type LocalBindings,
+} from './template.ts';
+
+export interface LocalRuntimeOptions {
+  /** API port; 0 picks a free one. */
+  readonly port: number;
+  /** Keep DynamoDB data here across restarts; in memory when absent. */
+  readonly dataDir?: string;
+  /** The API token to create (PROGNOZ_API_TOKEN); a new one is generated when absent. */
+  readonly apiToken?: string;
+  readonly log?: (line: string) => void;
+}
+
+export interface LocalRuntime {
+  readonly apiUrl: string;
+  readonly apiToken: string;
+  readonly accountId: string;
+  readonly tableName: string;
+  readonly dynamoEndpoint: string;
+  readonly stepFunctions: LocalStepFunctions;
+  processes(): ProcessStatus[];
+  stop(): Promise<void>;
+}
+
+/** The account `npm start` creates; stable so that a restart keeps its predictions visible. */
+export const LOCAL_ACCOUNT_ID = '00000000-0000-4000-8000-000000000001';
+export const RESTART_ERROR = 'the local runtime stopped while this prediction was running; it was not finished';
+
+const pythonInterpreter = (): string => {
+  const venv = path.join(REPO_ROOT, '.venv', 'bin', 'python');
+  return process.env.PROGNOZ_PYTHON ?? (existsSync(venv) ? venv : 'python3');
+};
+
+/** Model servers the local runtime knows how to start, by model id. */
+const MODEL_SERVERS: Readonly<Record<string, { script: string }>> = {
+  'prognoz/echo': { script: 'models/echo/main.py' },
+};
+
+/**
+ * Starts the whole service on this machine (DESIGN §4): emulators, the synthesized workflow
+ * run by aws-local-stepfunctions, the API front, and per model a worker and a model server.
+ */
+export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<LocalRuntime> => {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const stop = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => log(`stop: ${String(error)}`));
+  };
+  try {
+    const dynamoLocal = await startDynamoDbLocal(options.dataDir ? { dataDir: options.dataDir } : {});
+    cleanups.push(() => dynamoLocal.stop());
+    const fauxqs = await startFauxqs({ port: 0, logger: false, defaultRegion: LOCAL_REGION });
+    cleanups.push(() => fauxqs.stop());
+
+    // The SDK reads these, so every part (handlers here, worker children) reaches the emulators.
+    const awsEnv: Record<string, string> = {
+      AWS_REGION: LOCAL_REGION,
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_ENDPOINT_URL_DYNAMODB: dynamoLocal.endpoint,
+      AWS_ENDPOINT_URL_SQS: fauxqs.address,
+    };
+    Object.assign(process.env, awsEnv);
+
+    const template = synthesizeTemplate();
+    const tables = await provisionTables(template, new DynamoDBClient({}));
+    const queues = await provisionQueues(template, sqs());
+    const functions = new Map(
+      resourcesOfType(template, 'AWS::Lambda::Function').flatMap(([logicalId, resource]) => {
+        const entry = metadataOf(resource, 'entry');
+        const timeoutSeconds = Number(resource.Properties?.Timeout ?? 3);
+        return entry ? [[localFunctionArn(logicalId), { entry, timeoutSeconds }] as const] : [];
+      }),
+    );
+    const bindings: LocalBindings = {
+      ref: (id) => tables.get(id) ?? queues.get(id)?.url ?? unknownResource(id),
+      getAtt: (id, attribute) => {
+        if (attribute === 'Arn' && template.Resources[id]?.Type === 'AWS::Lambda::Function') return localFunctionArn(id);
+        if (attribute === 'Arn' && queues.has(id)) return queues.get(id)?.arn ?? unknownResource(id);
+        return unknownResource(`${id}.${attribute}`);
+      },
+    };
+    const machines = resourcesOfType(template, 'AWS::StepFunctions::StateMachine').map(([logicalId, resource]) => ({
+      logicalId,
+      model: metadataOf(resource, 'model') ?? unknownResource(`model of ${logicalId}`),
+      arn: localStateMachineArn(logicalId),
+      definition: JSON.parse(String(resolveIntrinsics(resource.Properties?.DefinitionString, bindings))) as StateMachineDefinition,
+    }));
+    const [tableName] = [...tables.values()];
+    if (!tableName) throw new Error('the template has no table');
+
+    const stepFunctions = new LocalStepFunctions(machines, {
+      dynamodb: new DynamoDBClient({}),
+      sqs: sqs(),
+      functions,
+    });
+    const sfnEndpoint = await stepFunctions.listen();
+    cleanups.push(() => stepFunctions.close());
+    awsEnv.AWS_ENDPOINT_URL_SFN = sfnEndpoint;
+    process.env.AWS_ENDPOINT_URL_SFN = sfnEndpoint;
+
+    const appEnv = {
+      PROGNOZ_TABLE_NAME: tableName,
+      PROGNOZ_STATE_MACHINES: JSON.stringify(Object.fromEntries(machines.map((machine) => [machine.model, machine.arn]))),
+      // Loopback webhooks and file URLs are allowed in the local runtime only.
+      PROGNOZ_ALLOW_LOOPBACK: 'true',
+      POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+    };
+    Object.assign(process.env, appEnv);
+
+    const store = dynamoPredictionStore(tableName);
+    for (const stale of await store.listActive()) {
+      await applyEvent(store, stale.id, { type: 'failed', atMs: systemClock.now(), error: RESTART_ERROR, runtimeMs: null });
+      log(`recovered prediction ${stale.id}: it was ${stale.status} when the runtime last stopped; now failed`);
+    }
+
+    const accounts = dynamoAccountStore(tableName);
+    await accounts.createAccount(asAccountId(LOCAL_ACCOUNT_ID), systemClock.now()).catch((error: unknown) => {
+      if (!(error instanceof Error && error.name === 'ConditionalCheckFailedException')) throw error;
+    });
+    const apiToken = options.apiToken ?? generateToken();
+    await accounts.addToken(asAccountId(LOCAL_ACCOUNT_ID), apiToken, systemClock.now());
+
+    const supervisor = new Supervisor(log);
+    cleanups.push(() => supervisor.stopAll());
+    for (const model of MODELS) {
+      const server = MODEL_SERVERS[model.id];
+      const queue = [...resourcesOfType(template, 'AWS::SQS::Queue')].find(([, resource]) => metadataOf(resource, 'model') === model.id);
+      if (!server || !queue || !findModel(model.id)) continue;
+      const modelPort = await freePort();
+      const modelUrl = `http://127.0.0.1:${modelPort}`;
+      supervisor.start({
+        name: `model:${model.id}`,
+        command: pythonInterpreter(),
+        args: [path.join(REPO_ROOT, server.script)],
+        cwd: REPO_ROOT,
+        env: { PORT: String(modelPort), HOST: '127.0.0.1', PROGNOZ_ALLOW_PRIVATE_FETCH: 'true', PYTHONUNBUFFERED: '1' },
+        url: modelUrl,
+      });
+      supervisor.start({
+        name: `worker:${model.id}`,
+        command: process.execPath,
+        args: ['--import', 'tsx', path.join(REPO_ROOT, 'worker', 'main.ts')],
+        cwd: REPO_ROOT,
+        env: {
+          ...awsEnv,
+          ...appEnv,
+          PROGNOZ_MODEL_ID: model.id,
+          PROGNOZ_QUEUE_URL: queues.get(queue[0])?.url ?? unknownResource(queue[0]),
+          PROGNOZ_MODEL_URL: modelUrl,
+        },
+      });
+    }
+
+    const front = await startApiFront({
+      port: options.port,
+      localEndpoints: {
+        processes: () => ({ processes: supervisor.status() }),
+        health: () => ({ status: 'ok', running_executions: stepFunctions.runningCount() }),
+      },
+    });
+    cleanups.push(() => closeServer(front.server));
+
+    return {
+      apiUrl: `${front.url}/api/v1/`,
+      apiToken,
+      accountId: LOCAL_ACCOUNT_ID,
+      tableName,
+      dynamoEndpoint: dynamoLocal.endpoint,
+      stepFunctions,
+      processes: () => supervisor.status(),
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+};
+
+const closeServer = (server: Server) =>
+  new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+
+const unknownResource = (what: string): never => {
+  throw new Error(`the local runtime cannot bind ${what}`);
+};

@@ -1,0 +1,200 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
+import { executorFor, type ExecutorDeps, type TaskState } from './executors.ts';
+import { ApiError, TaskTokens } from './task-tokens.ts';
+
+type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
+
+interface Execution {
+  readonly arn: string;
+  readonly stateMachineArn: string;
+  readonly name: string;
+  readonly input: string;
+  readonly startDate: Date;
+  readonly token: string;
+  status: ExecutionStatus;
+  stopDate?: Date;
+  output?: string;
+  error?: string;
+  cause?: string;
+  abort(): void;
+}
+
+export interface LocalStateMachine {
+  readonly arn: string;
+  readonly definition: StateMachineDefinition;
+}
+
+const FINISHED_KEPT = 10_000;
+
+/**
+ * A Step Functions endpoint for the AWS SDK: the executions themselves run in
+ * aws-local-stepfunctions over the synthesized definitions, with each Task bound by executors.ts.
+ */
+export class LocalStepFunctions {
+  readonly tokens = new TaskTokens();
+  private readonly machines: Map<string, LocalStateMachine>;
+  private readonly executions = new Map<string, Execution>();
+  private server: Server | undefined;
+  /** Called with every execution that ends, for logs and tests. */
+  onExecutionEnd: (execution: { arn: string; status: ExecutionStatus; error?: string; cause?: string }) => void = () => undefined;
+
+  constructor(
+    machines: readonly LocalStateMachine[],
+    private readonly deps: Omit<ExecutorDeps, 'tokens'>,
+  ) {
+    this.machines = new Map(machines.map((machine) => [machine.arn, machine]));
+  }
+
+  startExecution(stateMachineArn: string, name: string | undefined, input: string | undefined): { executionArn: string; startDate: number } {
+    const machine = this.machines.get(stateMachineArn);
+    if (!machine) throw new ApiError('StateMachineDoesNotExist', `State Machine Does Not Exist: '${stateMachineArn}'`);
+    const executionName = name ?? randomUUID();
+    const arn = `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${executionName}`;
+    if (this.executions.has(arn)) throw new ApiError('ExecutionAlreadyExists', `Execution Already Exists: '${arn}'`);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(input ?? '{}');
+    } catch {
+      throw new ApiError('InvalidExecutionInput', 'the input is not JSON');
+    }
+    const token = `${randomUUID()}.${executionName}`;
+    const handlers = Object.fromEntries(
+      Object.entries(machine.definition.States)
+        .filter(([, state]) => state.Type === 'Task')
+        .map(([stateName, state]) => [stateName, executorFor(state as TaskState, token, { ...this.deps, tokens: this.tokens })]),
+    );
+    const startDate = new Date();
+    const run = new StateMachine(machine.definition).run(parsed as never, {
+      overrides: { taskResourceLocalHandlers: handlers as never },
+      noThrowOnAbort: true,
+      context: {
+        Execution: { Id: arn, Name: executionName, StartTime: startDate.toISOString() },
+        StateMachine: { Id: stateMachineArn, Name: stateMachineArn.split(':').at(-1) },
+        Task: { Token: token },
+      },
+    });
+    const execution: Execution = {
+      arn,
+      stateMachineArn,
+      name: executionName,
+      input: input ?? '{}',
+      startDate,
+      token,
+      status: 'RUNNING',
+      abort: () => run.abort(),
+    };
+    this.executions.set(arn, execution);
+    run.result
+      .then(
+        (output) => {
+          if (execution.status !== 'RUNNING') return;
+          execution.status = 'SUCCEEDED';
+          execution.output = JSON.stringify(output);
+        },
+        (error: unknown) => {
+          if (execution.status !== 'RUNNING') return;
+          const name = error instanceof Error ? error.name : 'Error';
+          execution.status = name === 'ExecutionTimeoutError' ? 'TIMED_OUT' : 'FAILED';
+          const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+          execution.error = cause instanceof Error ? cause.name : name;
+          execution.cause = cause instanceof Error ? cause.message : String(cause);
+        },
+      )
+      .finally(() => {
+        execution.stopDate ??= new Date();
+        this.tokens.close(token);
+        this.onExecutionEnd(execution);
+        this.forgetOldExecutions();
+      });
+    return { executionArn: arn, startDate: startDate.getTime() / 1000 };
+  }
+
+  stopExecution(executionArn: string, error?: string, cause?: string): { stopDate: number } {
+    const execution = this.executions.get(executionArn);
+    if (!execution) throw new ApiError('ExecutionDoesNotExist', `Execution Does Not Exist: '${executionArn}'`);
+    if (execution.status === 'RUNNING') {
+      execution.status = 'ABORTED';
+      execution.stopDate = new Date();
+      if (error !== undefined) execution.error = error;
+      if (cause !== undefined) execution.cause = cause;
+      execution.abort();
+      this.tokens.close(execution.token);
+    }
+    return { stopDate: (execution.stopDate ?? new Date()).getTime() / 1000 };
+  }
+
+  describeExecution(executionArn: string): Record<string, unknown> {
+    const execution = this.executions.get(executionArn);
+    if (!execution) throw new ApiError('ExecutionDoesNotExist', `Execution Does Not Exist: '${executionArn}'`);
+    return {
+      executionArn: execution.arn,
+      stateMachineArn: execution.stateMachineArn,
+      name: execution.name,
+      status: execution.status,
+      startDate: execution.startDate.getTime() / 1000,
+      ...(execution.stopDate ? { stopDate: execution.stopDate.getTime() / 1000 } : {}),
+      input: execution.input,
+      ...(execution.output !== undefined ? { output: execution.output } : {}),
+      ...(execution.error !== undefined ? { error: execution.error } : {}),
+      ...(execution.cause !== undefined ? { cause: execution.cause } : {}),
+    };
+  }
+
+  /** Executions still running: a clean stop aborts them (their predictions are recovered at the next start). */
+  runningCount(): number {
+    return [...this.executions.values()].filter((execution) => execution.status === 'RUNNING').length;
+  }
+
+  private forgetOldExecutions(): void {
+    if (this.executions.size <= FINISHED_KEPT) return;
+    for (const [arn, execution] of this.executions) {
+      if (execution.status !== 'RUNNING') this.executions.delete(arn);
+      if (this.executions.size <= FINISHED_KEPT) return;
+    }
+  }
+
+  /** Serves the AWS JSON 1.0 protocol of Step Functions, so the SDK clients talk to it unchanged. */
+  async listen(): Promise<string> {
+    const operations: Record<string, (body: Record<string, string | undefined>) => unknown> = {
+      StartExecution: (b) => this.startExecution(b.stateMachineArn ?? '', b.name, b.input),
+      StopExecution: (b) => this.stopExecution(b.executionArn ?? '', b.error, b.cause),
+      DescribeExecution: (b) => this.describeExecution(b.executionArn ?? ''),
+      SendTaskSuccess: (b) => (this.tokens.succeed(b.taskToken ?? '', JSON.parse(b.output ?? 'null')), {}),
+      SendTaskFailure: (b) => (this.tokens.fail(b.taskToken ?? '', b.error ?? '', b.cause ?? ''), {}),
+      SendTaskHeartbeat: (b) => (this.tokens.heartbeat(b.taskToken ?? ''), {}),
+    };
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const operation = String(req.headers['x-amz-target'] ?? '').split('.').at(-1) ?? '';
+        let status = 200;
+        let payload: unknown;
+        try {
+          const handler = operations[operation];
+          if (!handler) throw new ApiError('UnknownOperationException', `the local runtime does not implement ${operation}`);
+          payload = handler(JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, string>);
+        } catch (error) {
+          status = 400;
+          const name = error instanceof ApiError ? error.name : 'InvalidArn';
+          payload = { __type: `com.amazonaws.swf.service.v2.model#${name}`, message: error instanceof Error ? error.message : String(error) };
+        }
+        res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0' }).end(JSON.stringify(payload));
+      });
+    });
+    const server = this.server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  }
+
+  async close(): Promise<void> {
+    for (const execution of this.executions.values()) {
+      if (execution.status === 'RUNNING') execution.abort();
+    }
+    const server = this.server;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}

@@ -1,0 +1,75 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface ProcessSpec {
+  readonly name: string;
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd: string;
+  /** Shown in the process list, e.g. the model server's URL. */
+  readonly url?: string;
+}
+
+export interface ProcessStatus {
+  readonly name: string;
+  readonly pid: number | null;
+  readonly restarts: number;
+  readonly url?: string;
+}
+
+/**
+ * Keeps the worker and model servers running as an orchestrator would: a process that dies is
+ * started again after a short pause. Output is prefixed with the process name.
+ */
+export class Supervisor {
+  private readonly children = new Map<string, { spec: ProcessSpec; child: ChildProcess | null; restarts: number }>();
+  private stopping = false;
+
+  constructor(private readonly output: (line: string) => void) {}
+
+  start(spec: ProcessSpec): void {
+    const entry = { spec, child: null as ChildProcess | null, restarts: 0 };
+    this.children.set(spec.name, entry);
+    const launch = () => {
+      const child = spawn(spec.command, [...spec.args], { cwd: spec.cwd, env: { ...process.env, ...spec.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      entry.child = child;
+      const relay = (chunk: Buffer) => {
+        for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') this.output(`[${spec.name}] ${line}`);
+      };
+      child.stdout?.on('data', relay);
+      child.stderr?.on('data', relay);
+      child.once('exit', (code, signal) => {
+        if (entry.child === child) entry.child = null;
+        if (this.stopping) return;
+        this.output(`[${spec.name}] exited (${signal ?? code}); restarting`);
+        entry.restarts += 1;
+        void sleep(500).then(() => {
+          if (!this.stopping) launch();
+        });
+      });
+    };
+    launch();
+  }
+
+  status(): ProcessStatus[] {
+    return [...this.children.values()].map(({ spec, child, restarts }) => ({
+      name: spec.name,
+      pid: child?.pid ?? null,
+      restarts,
+      ...(spec.url ? { url: spec.url } : {}),
+    }));
+  }
+
+  async stopAll(): Promise<void> {
+    this.stopping = true;
+    await Promise.all(
+      [...this.children.values()].map(async ({ child }) => {
+        if (!child || child.exitCode !== null || child.signalCode !== null) return;
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await Promise.race([exited, sleep(5000).then(() => child.kill('SIGKILL'))]);
+      }),
+    );
+  }
+}

@@ -1,0 +1,64 @@
+import { METADATA } from '../infra/constructs/metadata.ts';
+import { buildApp } from '../infra/app.ts';
+import { LOCAL_ACCOUNT, LOCAL_REGION } from './paths.ts';
+
+/** The parts of a synthesized CloudFormation template the local runtime reads. */
+export interface CfnResource {
+  readonly Type: string;
+  readonly Properties?: Record<string, unknown>;
+  readonly Metadata?: Record<string, unknown>;
+}
+export interface CfnTemplate {
+  readonly Resources: Record<string, CfnResource>;
+}
+
+/** Synthesizes the CDK app (no bundling) and returns the stack's template. */
+export const synthesizeTemplate = (): CfnTemplate => {
+  const { app, stack } = buildApp({ bundle: false });
+  return app.synth().getStackArtifact(stack.artifactId).template as CfnTemplate;
+};
+
+export const resourcesOfType = (template: CfnTemplate, type: string): [string, CfnResource][] =>
+  Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
+
+export const metadataOf = (resource: CfnResource, key: keyof typeof METADATA): string | undefined => {
+  const value = resource.Metadata?.[METADATA[key]];
+  return typeof value === 'string' ? value : undefined;
+};
+
+/** Local stand-ins for the physical names and attributes CloudFormation would give. */
+export interface LocalBindings {
+  ref(logicalId: string): string;
+  getAtt(logicalId: string, attribute: string): string;
+}
+
+const PSEUDO: Record<string, string> = {
+  'AWS::Partition': 'aws',
+  'AWS::Region': LOCAL_REGION,
+  'AWS::AccountId': LOCAL_ACCOUNT,
+  'AWS::URLSuffix': 'amazonaws.com',
+};
+
+/** Resolves the few intrinsics a synthesized definition uses: Ref, Fn::GetAtt, Fn::Join. */
+export const resolveIntrinsics = (value: unknown, bindings: LocalBindings): unknown => {
+  if (Array.isArray(value)) return value.map((item) => resolveIntrinsics(item, bindings));
+  if (typeof value !== 'object' || value === null) return value;
+  const entries = Object.entries(value);
+  const [first] = entries;
+  if (entries.length === 1 && first) {
+    const [key, arg] = first;
+    if (key === 'Ref' && typeof arg === 'string') return PSEUDO[arg] ?? bindings.ref(arg);
+    if (key === 'Fn::GetAtt' && Array.isArray(arg)) return bindings.getAtt(String(arg[0]), String(arg[1]));
+    if (key === 'Fn::Join' && Array.isArray(arg)) {
+      const [separator, parts] = arg as [string, unknown[]];
+      return parts.map((part) => String(resolveIntrinsics(part, bindings))).join(separator);
+    }
+    if (key.startsWith('Fn::')) throw new Error(`the local runtime cannot resolve ${key}`);
+  }
+  return Object.fromEntries(entries.map(([key, item]) => [key, resolveIntrinsics(item, bindings)]));
+};
+
+export const localFunctionArn = (logicalId: string): string =>
+  `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:${logicalId}`;
+export const localStateMachineArn = (logicalId: string): string =>
+  `arn:aws:states:${LOCAL_REGION}:${LOCAL_ACCOUNT}:stateMachine:${logicalId}`;

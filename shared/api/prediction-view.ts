@@ -1,0 +1,44 @@
+import { isTerminal, type Prediction } from '../domain/prediction.ts';
+import { kopecksToRoubles } from '../domain/pricing.ts';
+
+/** The prediction as clients see it (spec §2.2). */
+export interface PredictionView {
+  readonly id: string;
+  readonly model: string;
+  readonly input: Readonly<Record<string, unknown>>;
+  readonly status: Prediction['status'];
+  readonly output: unknown;
+  readonly error: string | null;
+  readonly source: 'api';
+  readonly runtime: number | null;
+  readonly cost?: number;
+  readonly created_at: string;
+  readonly started_at: string | null;
+  readonly completed_at: string | null;
+  readonly webhook?: string;
+}
+
+export interface ViewOptions {
+  /** Webhook bodies carry no `cost` (spec §6.2). */
+  readonly includeCost: boolean;
+}
+
+export const toPredictionView = (prediction: Prediction, options: ViewOptions): PredictionView => {
+  const terminal = isTerminal(prediction);
+  const view: PredictionView = {
+    id: prediction.id,
+    model: prediction.model,
+    input: prediction.input,
+    status: prediction.status,
+    output: prediction.status === 'succeeded' ? prediction.output : null,
+    error: prediction.status === 'failed' ? prediction.error : null,
+    source: prediction.source,
+    runtime: terminal && prediction.runtimeMs !== null ? prediction.runtimeMs / 1000 : null,
+    ...(terminal && options.includeCost ? { cost: kopecksToRoubles(prediction.costKopecks) } : {}),
+    created_at: prediction.createdAt,
+    started_at: prediction.startedAt,
+    completed_at: terminal ? prediction.completedAt : null,
+    ...(prediction.webhook !== null ? { webhook: prediction.webhook } : {}),
+  };
+  return view;
+};

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+
+/** Settings the handlers read from their environment, parsed once at the trust boundary. */
+const apiEnv = z.object({
+  PROGNOZ_TABLE_NAME: z.string().min(1),
+  /** JSON object: model id → state machine ARN. */
+  PROGNOZ_STATE_MACHINES: z.string().transform((raw, ctx) => {
+    try {
+      return z.record(z.string(), z.string()).parse(JSON.parse(raw));
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON object of model id → state machine ARN' });
+      return z.NEVER;
+    }
+  }),
+});
+
+export type ApiConfig = { tableName: string; stateMachines: Readonly<Record<string, string>> };
+
+export const apiConfigFromEnv = (env: NodeJS.ProcessEnv = process.env): ApiConfig => {
+  const parsed = apiEnv.parse(env);
+  return { tableName: parsed.PROGNOZ_TABLE_NAME, stateMachines: parsed.PROGNOZ_STATE_MACHINES };
+};
+
+export const tableNameFromEnv = (env: NodeJS.ProcessEnv = process.env): string =>
+  z.string().min(1).parse(env.PROGNOZ_TABLE_NAME);

@@ -1,0 +1,48 @@
+/**
+ * The one error tree of prognoz. Domain errors carry a stable machine code and never an HTTP
+ * status: the mapping to HTTP lives in one place at the edge (functions/http/error-response.ts).
+ */
+export const ERROR_CODES = [
+  'invalid_json',
+  'invalid_body',
+  'invalid_header',
+  'malformed_authorization',
+  'missing_token',
+  'invalid_token',
+  'route_not_found',
+  'model_not_found',
+  'prediction_not_found',
+  'method_not_allowed',
+  'unsupported_media_type',
+  'invalid_input',
+  'webhook_conflict',
+  'prediction_finished',
+  'internal_error',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export interface FieldIssue {
+  /** Dotted path of the failing input field, e.g. `sleep` or `file`. */
+  readonly field: string;
+  readonly message: string;
+}
+
+export class PrognozError extends Error {
+  override readonly name = 'PrognozError';
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: {
+      readonly fields?: readonly FieldIssue[];
+      readonly allow?: readonly string[];
+      /** Extra JSON the client gets next to the error, e.g. the current prediction on 409. */
+      readonly body?: Readonly<Record<string, unknown>>;
+    } = {},
+  ) {
+    super(message);
+  }
+}
+
+export const isPrognozError = (value: unknown): value is PrognozError => value instanceof PrognozError;

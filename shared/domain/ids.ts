@@ -1,0 +1,24 @@
+import { randomUUID } from 'node:crypto';
+
+declare const predictionIdBrand: unique symbol;
+/** A UUID-shaped prediction id. Only `parsePredictionId` and id generators make one. */
+export type PredictionId = string & { readonly [predictionIdBrand]: true };
+
+declare const accountIdBrand: unique symbol;
+export type AccountId = string & { readonly [accountIdBrand]: true };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export const parsePredictionId = (raw: string): PredictionId | null =>
+  UUID.test(raw) ? (raw as PredictionId) : null;
+
+export const asAccountId = (raw: string): AccountId => raw as AccountId;
+
+export type IdGenerator = () => string;
+export const randomIds: IdGenerator = () => randomUUID();
+
+export const newPredictionId = (ids: IdGenerator = randomIds): PredictionId => {
+  const id = parsePredictionId(ids());
+  if (id === null) throw new Error('id generator produced a non-UUID id');
+  return id;
+};

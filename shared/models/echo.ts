@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import type { ModelDefinition } from './definition.ts';
+import { httpUrl } from './fields.ts';
+
+/** A demo model for tests and benchmarks: echoes text, sleeps, fails on demand, fetches a file. */
+export const echoModel = {
+  id: 'prognoz/echo',
+  description: 'Echoes its input text; can sleep, fail on purpose, and fetch a file to report its size and sha256.',
+  input: z.strictObject({
+    text: z.string().max(100_000).default('hello').describe('Text to echo back.'),
+    sleep: z.number().min(0).max(300).default(0).describe('Seconds to sleep before answering (cancelable).'),
+    fail: z.boolean().default(false).describe('End the prediction failed with a model error.'),
+    file: httpUrl().optional().describe('An http(s) URL to fetch; its byte size and sha256 are returned.'),
+  }),
+  output: z.strictObject({
+    text: z.string(),
+    file: z
+      .strictObject({
+        url: z.string(),
+        size: z.number().int().nonnegative(),
+        sha256: z.string().regex(/^[0-9a-f]{64}$/),
+      })
+      .optional(),
+  }),
+  pricePerSecond: '0.01',
+  timeouts: { runSeconds: 900, heartbeatSeconds: 10 },
+} as const satisfies ModelDefinition;

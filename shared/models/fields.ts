@@ -1,0 +1,28 @@
+import { z } from 'zod';
+
+/**
+ * A file input: an http(s) URL. `data:` URLs and every other scheme are rejected (spec §2.1).
+ * Whether the host may be fetched (private ranges, loopback) is decided by the fetcher at run
+ * time, where the address is actually resolved.
+ */
+export const httpUrl = () =>
+  z
+    .string()
+    .max(4096)
+    .superRefine((value, ctx) => {
+      let url: URL;
+      try {
+        url = new URL(value);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL' });
+        return;
+      }
+      if (url.protocol === 'data:') {
+        ctx.addIssue({ code: 'custom', message: 'data: URLs are not supported; pass an http(s) URL' });
+      } else if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+        ctx.addIssue({ code: 'custom', message: `the ${url.protocol.slice(0, -1)} scheme is not supported; pass an http(s) URL` });
+      } else if (url.username !== '' || url.password !== '') {
+        ctx.addIssue({ code: 'custom', message: 'URLs with credentials are not accepted' });
+      }
+    })
+    .meta({ format: 'uri', description: 'An http(s) URL the model fetches. Data URLs are not supported.' });

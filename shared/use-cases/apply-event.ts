@@ -1,0 +1,37 @@
+import { PrognozError } from '../domain/errors.ts';
+import type { PredictionId } from '../domain/ids.ts';
+import { transition, type Prediction, type PredictionEvent } from '../domain/prediction.ts';
+import { roublesToMicro } from '../domain/pricing.ts';
+import { err, ok, type Result } from '../domain/result.ts';
+import { requireModel } from '../models/registry.ts';
+import type { PredictionStore } from '../adapters/prediction-store.ts';
+
+export interface Applied {
+  readonly before: Prediction;
+  readonly after: Prediction;
+  /** False when the event left the prediction as it was (e.g. cancel of a canceled one). */
+  readonly changed: boolean;
+}
+
+const MAX_CONFLICTS = 5;
+
+/**
+ * Applies one event with optimistic concurrency: read, run the pure transition, write only if the
+ * status is still the one we read. A concurrent writer makes us re-read and decide again, so a
+ * cancel racing a finish ends in exactly one terminal status.
+ */
+export const applyEvent = async (
+  store: PredictionStore,
+  id: PredictionId,
+  event: PredictionEvent,
+): Promise<Result<Applied, PrognozError>> => {
+  for (let attempt = 0; attempt < MAX_CONFLICTS; attempt++) {
+    const before = await store.get(id);
+    if (!before) return err(new PrognozError('prediction_not_found', `prediction ${id} does not exist`));
+    const next = transition(before, event, { pricePerSecondMicro: roublesToMicro(requireModel(before.model).pricePerSecond) });
+    if (!next.ok) return err(next.error);
+    if (next.value === before) return ok({ before, after: before, changed: false });
+    if (await store.replace(next.value, before.status)) return ok({ before, after: next.value, changed: true });
+  }
+  throw new Error(`prediction ${id}: gave up after ${MAX_CONFLICTS} concurrent updates`);
+};

@@ -1,0 +1,59 @@
+import type { WorkflowClient } from '../adapters/workflow-client.ts';
+import type { PredictionStore } from '../adapters/prediction-store.ts';
+import type { Clock } from '../domain/clock.ts';
+import { PrognozError } from '../domain/errors.ts';
+import { newPredictionId, type AccountId, type IdGenerator } from '../domain/ids.ts';
+import { createPrediction, type Prediction } from '../domain/prediction.ts';
+import { err, ok, type Result } from '../domain/result.ts';
+import { validateInput, type ModelDefinition } from '../models/registry.ts';
+import { applyEvent } from './apply-event.ts';
+
+export interface CreateDeps {
+  readonly store: PredictionStore;
+  readonly workflow: WorkflowClient;
+  readonly stateMachineArn: string;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+}
+
+export interface CreateRequest {
+  readonly model: ModelDefinition;
+  readonly owner: AccountId;
+  readonly input: Record<string, unknown>;
+  readonly webhook: string | null;
+}
+
+/**
+ * Validates the input, records the prediction as `starting` and starts its workflow. If the
+ * workflow cannot be started the prediction is ended `failed`, so nothing is left waiting.
+ */
+export const createPredictionUseCase = async (
+  deps: CreateDeps,
+  request: CreateRequest,
+): Promise<Result<Prediction, PrognozError>> => {
+  const input = validateInput(request.model, request.input);
+  if (!input.ok) {
+    return err(new PrognozError('invalid_input', `the input does not match the schema of ${request.model.id}`, { fields: input.error }));
+  }
+  const prediction = createPrediction({
+    id: newPredictionId(deps.ids),
+    model: request.model.id,
+    owner: request.owner,
+    input: input.value,
+    webhook: request.webhook,
+    nowMs: deps.clock.now(),
+  });
+  await deps.store.insert(prediction);
+  try {
+    await deps.workflow.start(deps.stateMachineArn, { predictionId: prediction.id });
+  } catch (error) {
+    await applyEvent(deps.store, prediction.id, {
+      type: 'failed',
+      atMs: deps.clock.now(),
+      error: 'the service could not start this prediction; please retry',
+      runtimeMs: null,
+    });
+    throw error;
+  }
+  return ok(prediction);
+};

@@ -1,0 +1,70 @@
+import { request } from 'node:http';
+import { z } from 'zod';
+
+/** The model server's answer to POST /predictions (DESIGN §5), parsed at the trust boundary. */
+export const modelResponse = z.object({
+  status: z.enum(['succeeded', 'failed', 'canceled']),
+  output: z.unknown().optional(),
+  error: z.string().nullish(),
+  logs: z.string().nullish(),
+  metrics: z.object({ predict_time: z.number().optional() }).partial().nullish(),
+});
+export type ModelResponse = z.infer<typeof modelResponse>;
+
+export const healthResponse = z.object({ status: z.enum(['STARTING', 'READY', 'BUSY', 'SETUP_FAILED']), setup_error: z.string().nullish() });
+export type ModelHealth = z.infer<typeof healthResponse>['status'];
+
+export interface ModelClient {
+  health(): Promise<ModelHealth>;
+  predict(id: string, input: unknown): Promise<ModelResponse>;
+  cancel(id: string): Promise<void>;
+}
+
+/** The model server is unreachable or broke the connection: it crashed or is not up. */
+export class ModelUnavailable extends Error {
+  override readonly name = 'ModelUnavailable';
+}
+
+/**
+ * node:http rather than fetch: a prediction may run for many minutes, past fetch's fixed
+ * header timeout, and the model server is a local sidecar.
+ */
+const call = (baseUrl: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; json: unknown }> =>
+  new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const req = request(new URL(path, baseUrl), {
+      method,
+      headers: payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {},
+    });
+    req.on('error', (error) => reject(new ModelUnavailable(`model server ${baseUrl}: ${error.message}`)));
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', (error) => reject(new ModelUnavailable(`model server ${baseUrl}: ${error.message}`)));
+      res.on('end', () => {
+        try {
+          resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+        } catch {
+          reject(new ModelUnavailable(`model server ${baseUrl} answered ${path} with something that is not JSON`));
+        }
+      });
+    });
+    req.end(payload);
+  });
+
+export const httpModelClient = (baseUrl: string): ModelClient => ({
+  async health() {
+    const { json } = await call(baseUrl, 'GET', '/health-check');
+    return healthResponse.parse(json).status;
+  },
+  async predict(id, input) {
+    const { status, json } = await call(baseUrl, 'POST', '/predictions', { id, input });
+    if (status !== 200) throw new ModelUnavailable(`model server refused the prediction (HTTP ${status}): ${JSON.stringify(json)}`);
+    const parsed = modelResponse.safeParse(json);
+    if (!parsed.success) throw new ModelUnavailable(`model server broke the protocol: ${parsed.error.message}`);
+    return parsed.data;
+  },
+  async cancel(id) {
+    await call(baseUrl, 'POST', `/predictions/${encodeURIComponent(id)}/cancel`, {});
+  },
+});

@@ -1,0 +1,77 @@
+import { ChangeMessageVisibilityCommand, DeleteMessageCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { dispatchMessage, type DispatchMessage } from '../shared/workflow/messages.ts';
+import type { ModelClient } from './model-client.ts';
+
+export interface PollerOptions {
+  readonly sqs: SQSClient;
+  readonly queueUrl: string;
+  readonly modelServer: ModelClient;
+  /** Seconds a received message stays hidden; extended on every heartbeat. */
+  readonly visibilitySeconds: number;
+  readonly signal: AbortSignal;
+  readonly log: (message: string, fields?: Record<string, unknown>) => void;
+  readonly handle: (message: DispatchMessage, extendVisibility: () => Promise<void>) => Promise<unknown>;
+}
+
+const waitUntilReady = async (options: PollerOptions): Promise<void> => {
+  let said = false;
+  while (!options.signal.aborted) {
+    const health = await options.modelServer.health().catch(() => 'UNREACHABLE' as const);
+    if (health === 'READY') return;
+    if (health === 'SETUP_FAILED') throw new Error('the model server failed its setup');
+    if (!said) options.log('waiting for the model server', { health });
+    said = true;
+    await sleep(250, undefined, { signal: options.signal }).catch(() => undefined);
+  }
+};
+
+/**
+ * Takes one job at a time (one model server, one GPU): wait for the model to be ready, receive,
+ * run, delete. A job that throws leaves its message to come back after the visibility timeout.
+ */
+export const pollQueue = async (options: PollerOptions): Promise<void> => {
+  while (!options.signal.aborted) {
+    await waitUntilReady(options);
+    if (options.signal.aborted) return;
+    let received;
+    try {
+      received = await options.sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: options.queueUrl,
+          MaxNumberOfMessages: 1,
+          WaitTimeSeconds: 20,
+          VisibilityTimeout: options.visibilitySeconds,
+        }),
+        { abortSignal: options.signal },
+      );
+    } catch (error) {
+      if (options.signal.aborted) return;
+      options.log('receive failed; retrying', { error: String(error) });
+      await sleep(1000);
+      continue;
+    }
+    for (const message of received.Messages ?? []) {
+      const receipt = message.ReceiptHandle ?? '';
+      const remove = () => options.sqs.send(new DeleteMessageCommand({ QueueUrl: options.queueUrl, ReceiptHandle: receipt }));
+      const parsed = dispatchMessage.safeParse(JSON.parse(message.Body ?? 'null'));
+      if (!parsed.success) {
+        options.log('dropping a message that is not a dispatch message', { messageId: message.MessageId });
+        await remove();
+        continue;
+      }
+      const extendVisibility = async () => {
+        await options.sqs.send(
+          new ChangeMessageVisibilityCommand({ QueueUrl: options.queueUrl, ReceiptHandle: receipt, VisibilityTimeout: options.visibilitySeconds }),
+        );
+      };
+      try {
+        const outcome = await options.handle(parsed.data, extendVisibility);
+        options.log('job done', { predictionId: parsed.data.predictionId, outcome });
+        await remove();
+      } catch (error) {
+        options.log('job failed; its message will come back', { predictionId: parsed.data.predictionId, error: String(error) });
+      }
+    }
+  }
+};
