@@ -11,8 +11,13 @@ export const modelResponse = z.object({
 });
 export type ModelResponse = z.infer<typeof modelResponse>;
 
-export const healthResponse = z.object({ status: z.enum(['STARTING', 'READY', 'BUSY', 'SETUP_FAILED']), setup_error: z.string().nullish() });
-export type ModelHealth = z.infer<typeof healthResponse>['status'];
+export const healthResponse = z.object({
+  status: z.enum(['STARTING', 'READY', 'BUSY', 'SETUP_FAILED']),
+  setup_error: z.string().nullish(),
+  /** The prediction the server is busy with. */
+  prediction_id: z.string().nullish(),
+});
+export type ModelHealth = z.infer<typeof healthResponse>;
 
 export interface ModelClient {
   health(): Promise<ModelHealth>;
@@ -55,7 +60,7 @@ const call = (baseUrl: string, method: 'GET' | 'POST', path: string, body?: unkn
 export const httpModelClient = (baseUrl: string): ModelClient => ({
   async health() {
     const { json } = await call(baseUrl, 'GET', '/health-check');
-    return healthResponse.parse(json).status;
+    return healthResponse.parse(json);
   },
   async predict(id, input) {
     const { status, json } = await call(baseUrl, 'POST', '/predictions', { id, input });

@@ -14,13 +14,22 @@ export interface PollerOptions {
   readonly handle: (message: DispatchMessage, extendVisibility: () => Promise<void>) => Promise<unknown>;
 }
 
-const waitUntilReady = async (options: PollerOptions): Promise<void> => {
+/**
+ * Waits for the model server to be READY. A fresh worker that finds it BUSY is looking at an
+ * orphan (its predecessor died mid-run; that prediction has been ended by its heartbeat
+ * timeout), so it cancels it rather than wait for work nobody will collect.
+ */
+const waitUntilReady = async (options: PollerOptions, cancelOrphans: boolean): Promise<void> => {
   let said = false;
   while (!options.signal.aborted) {
-    const health = await options.modelServer.health().catch(() => 'UNREACHABLE' as const);
-    if (health === 'READY') return;
-    if (health === 'SETUP_FAILED') throw new Error('the model server failed its setup');
-    if (!said) options.log('waiting for the model server', { health });
+    const health = await options.modelServer.health().catch(() => ({ status: 'UNREACHABLE' as const, prediction_id: null }));
+    if (health.status === 'READY') return;
+    if (health.status === 'SETUP_FAILED') throw new Error('the model server failed its setup');
+    if (cancelOrphans && health.status === 'BUSY' && health.prediction_id) {
+      options.log('canceling an orphaned run on the model server', { predictionId: health.prediction_id });
+      await options.modelServer.cancel(health.prediction_id).catch(() => undefined);
+    }
+    if (!said) options.log('waiting for the model server', { health: health.status });
     said = true;
     await sleep(250, undefined, { signal: options.signal }).catch(() => undefined);
   }
@@ -31,8 +40,10 @@ const waitUntilReady = async (options: PollerOptions): Promise<void> => {
  * run, delete. A job that throws leaves its message to come back after the visibility timeout.
  */
 export const pollQueue = async (options: PollerOptions): Promise<void> => {
+  let first = true;
   while (!options.signal.aborted) {
-    await waitUntilReady(options);
+    await waitUntilReady(options, first);
+    first = false;
     if (options.signal.aborted) return;
     let received;
     try {

@@ -124,7 +124,11 @@ def _handler(state: _State, schema: dict[str, Any] | None) -> type[BaseHTTPReque
         def do_GET(self) -> None:  # noqa: N802 - stdlib naming
             parts = [p for p in self.path.split("?")[0].split("/") if p]
             if parts == ["health-check"]:
-                self._send(200, {"status": state.status, "setup_error": state.setup_error})
+                running = state.running
+                self._send(
+                    200,
+                    {"status": state.status, "setup_error": state.setup_error, "prediction_id": running.id if running else None},
+                )
             elif parts == ["openapi.json"] and schema is not None:
                 self._send(200, schema)
             elif len(parts) == 2 and parts[0] == "predictions" and parts[1] in state.records:

@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPrediction, modelRecord, pollUntil, processNamed, untilTerminal, waitForRestart } from '../support/api.ts';
+
+describe('a model that fails', () => {
+  it('ends the prediction failed with the model error', async () => {
+    const created = await createPrediction({ fail: true });
+    const done = await untilTerminal(created.json.id);
+    expect(done.status).toBe('failed');
+    expect(done.error).toBe('prognoz/echo failed on purpose (input fail: true)');
+    expect(done.output).toBeNull();
+  });
+});
+
+describe('file inputs', () => {
+  const content = Buffer.from('prognoz '.repeat(10_000));
+  let server: Server;
+  let base = '';
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      if (req.url === '/file.bin') res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(content);
+      else if (req.url === '/moved') res.writeHead(302, { location: '/file.bin' }).end();
+      else res.writeHead(404).end('no');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('are fetched (loopback is allowed in the local runtime) and reported by size and sha256', async () => {
+    const sha256 = createHash('sha256').update(content).digest('hex');
+    for (const path of ['/file.bin', '/moved']) {
+      const done = await createPrediction({ file: `${base}${path}` }, { headers: { prefer: 'wait' } });
+      expect(done.json.status).toBe('succeeded');
+      expect(done.json.output).toEqual({ text: 'hello', file: { url: `${base}${path}`, size: content.length, sha256 } });
+    }
+  });
+
+  it('that cannot be fetched fail the prediction with a clear error', async () => {
+    const done = await createPrediction({ file: `${base}/missing` }, { headers: { prefer: 'wait' } });
+    expect(done.json.status).toBe('failed');
+    expect(done.json.error).toContain('HTTP 404');
+  });
+});
+
+describe('when a process dies mid-run', () => {
+  it('killing the worker ends its prediction failed, and the one queued behind it still runs', async () => {
+    const running = await createPrediction({ sleep: 30 });
+    await pollUntil(running.json.id, (p) => p.status === 'processing');
+    const behind = await createPrediction({ text: 'still here' });
+    const worker = await processNamed('worker:');
+
+    process.kill(worker.pid ?? 0, 'SIGKILL');
+
+    const failed = await untilTerminal(running.json.id, 30_000);
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toContain('stopped responding');
+    await waitForRestart('worker:', worker.pid ?? 0);
+    const next = await untilTerminal(behind.json.id, 30_000);
+    expect(next).toMatchObject({ status: 'succeeded', output: { text: 'still here' } });
+    // The restarted worker canceled the orphaned run instead of letting it sleep on.
+    expect(await modelRecord(running.json.id)).toMatchObject({ status: 'canceled' });
+  });
+
+  it('killing the model server ends its prediction failed, and the next one runs on the restarted server', async () => {
+    const running = await createPrediction({ sleep: 30 });
+    await pollUntil(running.json.id, (p) => p.status === 'processing');
+    const behind = await createPrediction({ text: 'after the crash' });
+    const model = await processNamed('model:');
+
+    process.kill(model.pid ?? 0, 'SIGKILL');
+
+    const failed = await untilTerminal(running.json.id, 20_000);
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toContain('model server stopped');
+    await waitForRestart('model:', model.pid ?? 0);
+    const next = await untilTerminal(behind.json.id, 30_000);
+    expect(next).toMatchObject({ status: 'succeeded', output: { text: 'after the crash' } });
+  });
+});

@@ -1,0 +1,95 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, describe, expect, it } from 'vitest';
+import { RESTART_ERROR } from '../../local/runtime.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const TOKEN = 'restart-test-token-0001';
+
+interface Started {
+  readonly child: ChildProcess;
+  readonly apiUrl: string;
+  readonly output: () => string;
+}
+
+/** `npm start`'s own entry point, in a child process, as a user runs it. */
+const startRuntime = async (dataDir: string): Promise<Started> => {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'local/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', PROGNOZ_DATA_DIR: dataDir, PROGNOZ_API_TOKEN: TOKEN },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const match = /API\s+(http:\/\/\S+)/.exec(output);
+    if (match?.[1]) return { child, apiUrl: match[1], output: () => output };
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the runtime did not start:\n${output}`);
+    await sleep(100);
+  }
+};
+
+const stopRuntime = async (started: Started): Promise<number | null> => {
+  const exited = new Promise<number | null>((resolve) => started.child.once('exit', (code) => resolve(code)));
+  started.child.kill('SIGINT');
+  return exited;
+};
+
+const request = async (apiUrl: string, pathName: string, init: RequestInit = {}) => {
+  const response = await fetch(new URL(pathName, apiUrl), {
+    ...init,
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...init.headers },
+  });
+  return (await response.json()) as { id: string; status: string; error: string | null };
+};
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('the local runtime (npm start)', () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'prognoz-restart-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('stops cleanly on Ctrl-C, and after a restart the prediction it interrupted ends failed with a clear error', async () => {
+    const first = await startRuntime(dataDir);
+    const created = await request(first.apiUrl, 'prognoz/echo', { method: 'POST', body: JSON.stringify({ sleep: 60 }) });
+    const deadline = Date.now() + 20_000;
+    while ((await request(first.apiUrl, `predictions/${created.id}`)).status !== 'processing') {
+      if (Date.now() > deadline) throw new Error('the prediction never started processing');
+      await sleep(100);
+    }
+    const origin = new URL(first.apiUrl).origin;
+    const children = ((await (await fetch(`${origin}/_local/processes`)).json()) as { processes: { pid: number }[] }).processes;
+
+    expect(await stopRuntime(first)).toBe(0);
+    expect(first.output()).toContain('prognoz: stopped.');
+    expect(children.filter((child) => alive(child.pid))).toEqual([]);
+
+    const second = await startRuntime(dataDir);
+    try {
+      expect(second.output()).toContain(`recovered prediction ${created.id}`);
+      const after = await request(second.apiUrl, `predictions/${created.id}`);
+      expect(after.status).toBe('failed');
+      expect(after.error).toBe(RESTART_ERROR);
+      const fresh = await request(second.apiUrl, 'prognoz/echo', {
+        method: 'POST',
+        body: JSON.stringify({ text: 'again' }),
+        headers: { prefer: 'wait' },
+      });
+      expect(fresh.status).toBe('succeeded');
+    } finally {
+      expect(await stopRuntime(second)).toBe(0);
+    }
+  });
+});

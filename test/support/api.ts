@@ -1,0 +1,120 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { inject } from 'vitest';
+import { dynamoAccountStore } from '../../shared/adapters/account-store.ts';
+import { asAccountId } from '../../shared/domain/ids.ts';
+import { generateToken } from '../../shared/domain/tokens.ts';
+import type { PredictionView } from '../../shared/api/prediction-view.ts';
+
+export const runtime = () => inject('runtime');
+
+export interface ApiResponse<T = Record<string, unknown>> {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly json: T;
+  readonly ms: number;
+}
+
+export interface CallOptions {
+  readonly method?: string;
+  /** An object is sent as JSON unless a content type says otherwise; a string is sent as is. */
+  readonly body?: unknown;
+  readonly headers?: Record<string, string>;
+  /** null sends no Authorization header. */
+  readonly token?: string | null;
+}
+
+/** One real HTTP call to the local runtime's API. */
+export const call = async <T = Record<string, unknown>>(path: string, options: CallOptions = {}): Promise<ApiResponse<T>> => {
+  const { apiUrl, apiToken } = runtime();
+  const token = options.token === undefined ? apiToken : options.token;
+  const headers: Record<string, string> = { ...options.headers };
+  if (token !== null) headers.authorization = `Bearer ${token}`;
+  let body: string | undefined;
+  if (typeof options.body === 'string') body = options.body;
+  else if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const started = performance.now();
+  const response = await fetch(new URL(path.replace(/^\//, ''), apiUrl), { method: options.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, json: JSON.parse(text) as T, ms: performance.now() - started };
+};
+
+export const createPrediction = (input: Record<string, unknown>, options: CallOptions = {}) =>
+  call<PredictionView>('prognoz/echo', { ...options, method: 'POST', body: input });
+
+export const getPrediction = (id: string, options: CallOptions = {}) => call<PredictionView>(`predictions/${id}`, options);
+
+export const cancelPrediction = (id: string, options: CallOptions = {}) =>
+  call<PredictionView>(`predictions/${id}/cancel`, { ...options, method: 'POST' });
+
+/** Polls until `done` holds for the prediction, or fails after `timeoutMs`. */
+export const pollUntil = async (
+  id: string,
+  done: (prediction: PredictionView) => boolean,
+  timeoutMs = 30_000,
+): Promise<PredictionView> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { json } = await getPrediction(id);
+    if (done(json)) return json;
+    if (Date.now() > deadline) throw new Error(`prediction ${id} is still ${json.status} after ${timeoutMs} ms`);
+    await sleep(100);
+  }
+};
+
+export const TERMINAL = ['succeeded', 'failed', 'canceled'];
+export const untilTerminal = (id: string, timeoutMs?: number) => pollUntil(id, (p) => TERMINAL.includes(p.status), timeoutMs);
+
+/** A second account with its own token, made through the same store the service uses. */
+export const createOtherAccount = async (): Promise<string> => {
+  const { dynamoEndpoint, tableName } = runtime();
+  const client = DynamoDBDocumentClient.from(
+    new DynamoDBClient({ endpoint: dynamoEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+  );
+  const accounts = dynamoAccountStore(tableName, client);
+  const account = asAccountId(crypto.randomUUID());
+  const token = generateToken();
+  await accounts.createAccount(account, Date.now());
+  await accounts.addToken(account, token, Date.now());
+  return token;
+};
+
+export interface ProcessInfo {
+  readonly name: string;
+  readonly pid: number | null;
+  readonly restarts: number;
+  readonly url?: string;
+}
+
+export const processes = async (): Promise<ProcessInfo[]> => {
+  const response = await fetch(`${runtime().origin}/_local/processes`);
+  return ((await response.json()) as { processes: ProcessInfo[] }).processes;
+};
+
+export const processNamed = async (prefix: string): Promise<ProcessInfo> => {
+  const found = (await processes()).find((p) => p.name.startsWith(prefix));
+  if (!found) throw new Error(`no process ${prefix}`);
+  return found;
+};
+
+/** The model server's own record of a prediction (what it ran, when it stopped). */
+export const modelRecord = async (id: string): Promise<Record<string, unknown> | null> => {
+  const model = await processNamed('model:prognoz/echo');
+  const response = await fetch(`${model.url ?? ''}/predictions/${id}`);
+  return response.status === 200 ? ((await response.json()) as Record<string, unknown>) : null;
+};
+
+/** Waits until a supervised process runs again under a new pid. */
+export const waitForRestart = async (prefix: string, oldPid: number, timeoutMs = 20_000): Promise<ProcessInfo> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const info = await processNamed(prefix);
+    if (info.pid !== null && info.pid !== oldPid) return info;
+    if (Date.now() > deadline) throw new Error(`${prefix} did not restart`);
+    await sleep(100);
+  }
+};

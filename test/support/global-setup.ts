@@ -1,0 +1,36 @@
+import type { TestProject } from 'vitest/node';
+import { startLocalRuntime } from '../../local/runtime.ts';
+
+export interface RuntimeInfo {
+  readonly apiUrl: string;
+  readonly apiToken: string;
+  readonly accountId: string;
+  readonly tableName: string;
+  readonly dynamoEndpoint: string;
+  /** The API front's origin, where /_local/processes lists the worker and model servers. */
+  readonly origin: string;
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    runtime: RuntimeInfo;
+  }
+}
+
+/** One local runtime (emulators, workflow, worker, model server) for all e2e suites. */
+export default async function setup(project: TestProject) {
+  const lines: string[] = [];
+  const runtime = await startLocalRuntime({ port: 0, log: (line) => lines.push(line) });
+  project.provide('runtime', {
+    apiUrl: runtime.apiUrl,
+    apiToken: runtime.apiToken,
+    accountId: runtime.accountId,
+    tableName: runtime.tableName,
+    dynamoEndpoint: runtime.dynamoEndpoint,
+    origin: new URL(runtime.apiUrl).origin,
+  });
+  return async () => {
+    await runtime.stop();
+    if (process.env.PROGNOZ_TEST_LOGS === 'true') console.log(lines.join('\n'));
+  };
+}
