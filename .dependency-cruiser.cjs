@@ -23,6 +23,13 @@ module.exports = {
       to: { path: '^local/' },
     },
     {
+      name: 'infra-knows-code-only-by-path',
+      comment: 'infra/ names handlers and the worker by their source paths (assets), never by import.',
+      severity: 'error',
+      from: { path: '^infra/' },
+      to: { path: '^(functions|worker|local)/' },
+    },
+    {
       name: 'worker-is-standalone',
       comment: 'The worker ships in its own container with shared/ only.',
       severity: 'error',

@@ -70,8 +70,8 @@ export const provisionQueues = async (template: CfnTemplate, client: SQSClient):
     const [[logicalId, resource]] = pending.splice(index, 1) as [[string, (typeof pending)[number][1]]];
     const props = resource.Properties ?? {};
     const attributes: Record<string, string> = {};
-    if (props.VisibilityTimeout !== undefined) attributes.VisibilityTimeout = String(props.VisibilityTimeout);
-    if (props.MessageRetentionPeriod !== undefined) attributes.MessageRetentionPeriod = String(props.MessageRetentionPeriod);
+    if (typeof props.VisibilityTimeout === 'number') attributes.VisibilityTimeout = String(props.VisibilityTimeout);
+    if (typeof props.MessageRetentionPeriod === 'number') attributes.MessageRetentionPeriod = String(props.MessageRetentionPeriod);
     if (props.RedrivePolicy !== undefined) attributes.RedrivePolicy = JSON.stringify(resolveIntrinsics(props.RedrivePolicy, bindings));
     const { QueueUrl } = await client.send(new CreateQueueCommand({ QueueName: logicalId, Attributes: attributes }));
     if (!QueueUrl) throw new Error(`no URL for queue ${logicalId}`);

@@ -123,7 +123,6 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       functions,
     });
     const sfnEndpoint = await stepFunctions.listen();
-    cleanups.push(() => stepFunctions.close());
     awsEnv.AWS_ENDPOINT_URL_SFN = sfnEndpoint;
     process.env.AWS_ENDPOINT_URL_SFN = sfnEndpoint;
 
@@ -151,6 +150,9 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
 
     const supervisor = new Supervisor(log);
     cleanups.push(() => supervisor.stopAll());
+    // Stopped before the worker and model servers: a run cut short by the stop is then not
+    // reported as a model crash; it is found at the next start and ended with RESTART_ERROR.
+    cleanups.push(() => stepFunctions.close());
     for (const model of MODELS) {
       const server = MODEL_SERVERS[model.id];
       const queue = [...resourcesOfType(template, 'AWS::SQS::Queue')].find(([, resource]) => metadataOf(resource, 'model') === model.id);

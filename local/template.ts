@@ -43,14 +43,14 @@ const PSEUDO: Record<string, string> = {
 export const resolveIntrinsics = (value: unknown, bindings: LocalBindings): unknown => {
   if (Array.isArray(value)) return value.map((item) => resolveIntrinsics(item, bindings));
   if (typeof value !== 'object' || value === null) return value;
-  const entries = Object.entries(value);
+  const entries = Object.entries(value as Record<string, unknown>);
   const [first] = entries;
   if (entries.length === 1 && first) {
     const [key, arg] = first;
     if (key === 'Ref' && typeof arg === 'string') return PSEUDO[arg] ?? bindings.ref(arg);
     if (key === 'Fn::GetAtt' && Array.isArray(arg)) return bindings.getAtt(String(arg[0]), String(arg[1]));
     if (key === 'Fn::Join' && Array.isArray(arg)) {
-      const [separator, parts] = arg as [string, unknown[]];
+      const [separator, parts] = arg as unknown as [string, unknown[]];
       return parts.map((part) => String(resolveIntrinsics(part, bindings))).join(separator);
     }
     if (key.startsWith('Fn::')) throw new Error(`the local runtime cannot resolve ${key}`);

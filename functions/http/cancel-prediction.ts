@@ -1,5 +1,4 @@
 import { PrognozError } from '../../shared/domain/errors.ts';
-import type { PredictionId } from '../../shared/domain/ids.ts';
 import { toPredictionView } from '../../shared/api/prediction-view.ts';
 import { cancelPredictionUseCase } from '../../shared/use-cases/cancel-prediction.ts';
 import { apiDeps } from './deps.ts';
@@ -11,7 +10,7 @@ import { json } from './respond.ts';
 export const handler = httpHandler(async (event) => {
   const deps = apiDeps();
   const prediction = await ownedPrediction(event, deps.store);
-  const id = prediction.id as PredictionId;
+  const id = prediction.id;
   const canceled = await cancelPredictionUseCase(
     { ...deps, stateMachineArnOf: (model) => deps.config.stateMachines[model] },
     id,

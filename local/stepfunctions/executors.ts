@@ -20,7 +20,8 @@ export interface ExecutorDeps {
 
 type Executor = (parameters: Record<string, unknown>) => Promise<unknown>;
 
-const withoutMetadata = ({ $metadata: _, ...rest }: { $metadata?: unknown } & Record<string, unknown>) => rest;
+const withoutMetadata = (output: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(output).filter(([key]) => key !== '$metadata'));
 
 const DYNAMODB_ACTIONS: Record<string, (params: Record<string, unknown>) => object> = {
   updateItem: (params) => new UpdateItemCommand(params as never),

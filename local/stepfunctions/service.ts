@@ -195,6 +195,8 @@ export class LocalStepFunctions {
       if (execution.status === 'RUNNING') execution.abort();
     }
     const server = this.server;
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 }

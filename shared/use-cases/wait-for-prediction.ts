@@ -1,6 +1,5 @@
 import type { PredictionStore } from '../adapters/prediction-store.ts';
 import type { Clock } from '../domain/clock.ts';
-import type { PredictionId } from '../domain/ids.ts';
 import { isTerminal, type Prediction } from '../domain/prediction.ts';
 
 export interface WaitDeps {
@@ -29,7 +28,7 @@ export const waitForPrediction = async (
     if (left <= 0) break;
     await deps.sleep(Math.min(pause, left));
     pause = Math.min(pause * 2, MAX_POLL_MS);
-    current = (await deps.store.get(current.id as PredictionId)) ?? current;
+    current = (await deps.store.get(current.id)) ?? current;
   }
   return current;
 };

@@ -43,7 +43,7 @@ const stopRuntime = async (started: Started): Promise<number | null> => {
 const request = async (apiUrl: string, pathName: string, init: RequestInit = {}) => {
   const response = await fetch(new URL(pathName, apiUrl), {
     ...init,
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...init.headers },
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...(init.headers as Record<string, string> | undefined) },
   });
   return (await response.json()) as { id: string; status: string; error: string | null };
 };

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The whole test suite (`npm test`, and so `.ci/run`): static checks, then every test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+results=$(mktemp -d)
+trap 'rm -rf "$results"' EXIT
+
+echo "== typecheck"; tsc --noEmit -p .
+echo "== lint"; eslint .
+echo "== layer rules"; depcruise --config .dependency-cruiser.cjs infra functions shared worker local test bench
+echo "== model servers (pytest)"
+set +e
+(cd models && ../.venv/bin/python -m pytest --junitxml="$results/pytest.xml")
+pytest_status=$?
+echo "== service (vitest: unit, infra, end-to-end over HTTP against the local runtime)"
+vitest run --reporter=default --reporter=json --outputFile.json="$results/vitest.json"
+vitest_status=$?
+set -e
+
+node --input-type=module - "$results" <<'JS'
+import { readFileSync } from 'node:fs';
+const dir = process.argv[2];
+const vitest = JSON.parse(readFileSync(`${dir}/vitest.json`, 'utf8'));
+const junit = readFileSync(`${dir}/pytest.xml`, 'utf8');
+const attr = (name) => Number(new RegExp(`<testsuite [^>]*\\b${name}="(\\d+)"`).exec(junit)?.[1] ?? 0);
+const pyFailed = attr('failures') + attr('errors');
+const pyPassed = attr('tests') - pyFailed - attr('skipped');
+const passed = vitest.numPassedTests + pyPassed;
+const failed = vitest.numFailedTests + pyFailed;
+console.log(`\nvitest: ${vitest.numPassedTests} passed, ${vitest.numFailedTests} failed; pytest: ${pyPassed} passed, ${pyFailed} failed`);
+console.log(`${passed} passed, ${failed} failed`);
+JS
+[ "$pytest_status" = 0 ] && [ "$vitest_status" = 0 ]

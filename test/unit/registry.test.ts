@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { coerceFormInput, findModel, jsonSchemaOf, validateInput } from '../../shared/models/registry.ts';
+import { echoModel } from '../../shared/models/echo.ts';
+
+describe('the model registry', () => {
+  it('finds prognoz/echo with its price', () => {
+    expect(findModel('prognoz/echo')?.pricePerSecond).toBe('0.01');
+    expect(findModel('prognoz/nothing')).toBeUndefined();
+  });
+
+  it('fills defaults and echoes the input in schema order', () => {
+    const result = validateInput(echoModel, { fail: true, text: 'x' });
+    expect(result).toEqual({ ok: true, value: { text: 'x', sleep: 0, fail: true } });
+    expect(Object.keys(result.ok ? result.value : {})).toEqual(['text', 'sleep', 'fail']);
+  });
+
+  it('names every failing field', () => {
+    const result = validateInput(echoModel, { sleep: 301, file: 'data:,x', extra: 1 });
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error.map((issue) => issue.field).sort()).toEqual(['extra', 'file', 'sleep']);
+  });
+
+  it('coerces form strings by the schema, leaving what does not coerce for the schema to reject', () => {
+    expect(coerceFormInput(echoModel, { sleep: '2.5', fail: 'true', text: '42' })).toEqual({ sleep: 2.5, fail: true, text: '42' });
+    const bad = coerceFormInput(echoModel, { sleep: 'soon', fail: 'maybe' });
+    expect(validateInput(echoModel, bad).ok).toBe(false);
+  });
+
+  it('publishes JSON Schema derived from the zod schemas', () => {
+    const schema = jsonSchemaOf(echoModel);
+    expect(schema.input).toMatchObject({
+      type: 'object',
+      additionalProperties: false,
+      properties: { text: { type: 'string', default: 'hello' }, sleep: { type: 'number', minimum: 0, maximum: 300 }, file: { format: 'uri' } },
+    });
+    expect(schema.output).toMatchObject({ type: 'object', required: ['text'] });
+  });
+});
