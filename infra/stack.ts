@@ -1,22 +1,35 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
+import { Cluster, ContainerInsights } from 'aws-cdk-lib/aws-ecs';
 import type { Construct } from 'constructs';
-import { MODELS } from '../shared/models/registry.ts';
-import { resourceNameOf } from '../shared/models/definition.ts';
 import { AUTHORIZER_ENTRY, ROUTES, UNMATCHED_ENTRY, type HandlerName } from '../shared/api/routes.ts';
+import { resourceNameOf } from '../shared/models/definition.ts';
+import { MODELS } from '../shared/models/registry.ts';
+import { OperationalAlarms } from './constructs/alarms.ts';
 import { DataStore } from './constructs/data-store.ts';
+import { ModelFleet } from './constructs/model-fleet.ts';
 import { ModelQueue } from './constructs/model-queue.ts';
 import { PredictionApi } from './constructs/prediction-api.ts';
 import { PredictionWorkflow } from './constructs/prediction-workflow.ts';
 import { PrognozFunction } from './constructs/prognoz-function.ts';
+import { WebhookDelivery } from './constructs/webhook-delivery.ts';
+
+export interface PrognozStackProps extends StackProps {
+  /** Minimum warm tasks per model id, overriding the registry (e.g. 0 everywhere in a test account). */
+  readonly minWarmTasks?: Readonly<Record<string, number>>;
+}
+
+const pascal = (text: string) => text.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase());
 
 /** Composes the constructs of DESIGN §2–§3; no logic of its own. */
 export class PrognozStack extends Stack {
   public readonly workflows: ReadonlyMap<string, PredictionWorkflow>;
 
-  constructor(scope: Construct, id: string, props: StackProps = {}) {
+  constructor(scope: Construct, id: string, props: PrognozStackProps = {}) {
     super(scope, id, props);
-    const { table } = new DataStore(this, 'Data');
+    const { table, bucket } = new DataStore(this, 'Data');
     const tableEnv = { PROGNOZ_TABLE_NAME: table.tableName };
+    const webhooks = new WebhookDelivery(this, 'Webhooks', { table });
 
     const finalize = new PrognozFunction(this, 'Finalize', {
       entry: 'functions/workflow/finalize.ts',
@@ -25,16 +38,34 @@ export class PrognozStack extends Stack {
     }).fn;
     table.grantReadWriteData(finalize);
 
+    // Public subnets and no NAT gateway: model instances reach AWS APIs and file inputs directly,
+    // accept no inbound traffic, and nothing costs money while the fleet is scaled to zero.
+    const vpc = new Vpc(this, 'Network', { maxAzs: 2, natGateways: 0, subnetConfiguration: [{ name: 'public', subnetType: SubnetType.PUBLIC }] });
+    const cluster = new Cluster(this, 'Models', { vpc, containerInsightsV2: ContainerInsights.ENABLED });
+
     const workflows = new Map<string, PredictionWorkflow>();
+    const deadLetterQueues = [webhooks.deadLetterQueue];
     for (const model of MODELS) {
-      const name = resourceNameOf(model).replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase());
-      const { queue } = new ModelQueue(this, `${name}Queue`, { model });
-      workflows.set(model.id, new PredictionWorkflow(this, `${name}Workflow`, { model, table, queue, finalize }));
+      const name = pascal(resourceNameOf(model));
+      const modelQueue = new ModelQueue(this, `${name}Queue`, { model });
+      deadLetterQueues.push(modelQueue.deadLetterQueue);
+      const workflow = new PredictionWorkflow(this, `${name}Workflow`, { model, table, queue: modelQueue.queue, finalize, webhookQueue: webhooks.queue });
+      workflows.set(model.id, workflow);
+      new ModelFleet(this, `${name}Fleet`, {
+        model,
+        vpc,
+        cluster,
+        queue: modelQueue.queue,
+        table,
+        stateMachine: workflow.stateMachine,
+        ...(props.minWarmTasks?.[model.id] !== undefined ? { minWarmTasks: props.minWarmTasks[model.id] } : {}),
+      });
     }
     this.workflows = workflows;
 
     const apiEnv = {
       ...tableEnv,
+      PROGNOZ_WEBHOOK_QUEUE_URL: webhooks.queue.queueUrl,
       PROGNOZ_STATE_MACHINES: this.toJsonString(
         Object.fromEntries([...workflows].map(([model, workflow]) => [model, workflow.stateMachine.stateMachineArn])),
       ),
@@ -45,14 +76,15 @@ export class PrognozStack extends Stack {
       return new PrognozFunction(this, id, { entry: route.entry, environment: apiEnv, timeout }).fn;
     };
     const handlers: Record<HandlerName, ReturnType<typeof routeFunction>> = {
-      // Sync waits last up to 30 s (DESIGN §6), plus the time to create.
-      'create-prediction': routeFunction('create-prediction', 'CreatePrediction', Duration.seconds(35)),
+      // Sync waits last up to 60 s (Request-Timeout), plus the time to create.
+      'create-prediction': routeFunction('create-prediction', 'CreatePrediction', Duration.seconds(70)),
       'get-prediction': routeFunction('get-prediction', 'GetPrediction'),
       'cancel-prediction': routeFunction('cancel-prediction', 'CancelPrediction'),
     };
     table.grantReadWriteData(handlers['create-prediction']);
     table.grantReadData(handlers['get-prediction']);
     table.grantReadWriteData(handlers['cancel-prediction']);
+    webhooks.queue.grantSendMessages(handlers['cancel-prediction']);
     for (const workflow of workflows.values()) {
       workflow.stateMachine.grantStartExecution(handlers['create-prediction']);
       workflow.stateMachine.grantExecution(handlers['cancel-prediction'], 'states:StopExecution');
@@ -62,8 +94,14 @@ export class PrognozStack extends Stack {
     const unmatched = new PrognozFunction(this, 'UnmatchedRoute', { entry: UNMATCHED_ENTRY }).fn;
 
     const { api } = new PredictionApi(this, 'Api', { handlers, authorizer, unmatched });
+    new OperationalAlarms(this, 'Alarms', {
+      deadLetterQueues,
+      stateMachines: [...workflows.values()].map((workflow) => workflow.stateMachine),
+      api,
+    });
 
-    new CfnOutput(this, 'ApiUrl', { value: `${api.url}api/v1/` });
+    new CfnOutput(this, 'ApiUrl', { value: `${api.url}api/v1/`, description: 'Base URL of the prediction API' });
     new CfnOutput(this, 'TableName', { value: table.tableName });
+    new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
   }
 }

@@ -14,6 +14,7 @@ import { findModel, MODELS } from '../shared/models/registry.ts';
 import { applyEvent } from '../shared/use-cases/apply-event.ts';
 import { startApiFront } from './api-front.ts';
 import { startDynamoDbLocal } from './dynamodb-local.ts';
+import { pollEventSource } from './event-sources.ts';
 import { freePort } from './free-port.ts';
 import { LOCAL_REGION, REPO_ROOT } from './paths.ts';
 import { provisionQueues, provisionTables } from './provision.ts';
@@ -26,6 +27,7 @@ import {
   resolveIntrinsics,
   resourcesOfType,
   synthesizeTemplate,
+  type CfnTemplate,
   type LocalBindings,
 } from './template.ts';
 
@@ -100,13 +102,22 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
         return entry ? [[localFunctionArn(logicalId), { entry, timeoutSeconds }] as const] : [];
       }),
     );
+    const resolved = new Map<string, string>();
+    const record = (key: string, value: string) => (resolved.set(key, value), value);
     const bindings: LocalBindings = {
-      ref: (id) => tables.get(id) ?? queues.get(id)?.url ?? unknownResource(id),
-      getAtt: (id, attribute) => {
-        if (attribute === 'Arn' && template.Resources[id]?.Type === 'AWS::Lambda::Function') return localFunctionArn(id);
-        if (attribute === 'Arn' && queues.has(id)) return queues.get(id)?.arn ?? unknownResource(id);
-        return unknownResource(`${id}.${attribute}`);
-      },
+      ref: (id) => record(`Ref:${id}`, localRef(id)),
+      getAtt: (id, attribute) => record(`GetAtt:${id}.${attribute}`, localGetAtt(id, attribute)),
+    };
+    const localRef = (id: string): string =>
+        tables.get(id) ??
+        queues.get(id)?.url ??
+        (template.Resources[id]?.Type === 'AWS::StepFunctions::StateMachine' ? localStateMachineArn(id) : undefined) ??
+        (template.Resources[id]?.Type === 'AWS::Lambda::Function' ? id : undefined) ??
+        unknownResource(id);
+    const localGetAtt = (id: string, attribute: string): string => {
+      if (attribute === 'Arn' && template.Resources[id]?.Type === 'AWS::Lambda::Function') return localFunctionArn(id);
+      if (attribute === 'Arn' && queues.has(id)) return queues.get(id)?.arn ?? unknownResource(id);
+      return unknownResource(`${id}.${attribute}`);
     };
     const machines = resourcesOfType(template, 'AWS::StepFunctions::StateMachine').map(([logicalId, resource]) => ({
       logicalId,
@@ -127,11 +138,12 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     process.env.AWS_ENDPOINT_URL_SFN = sfnEndpoint;
 
     const appEnv = {
-      PROGNOZ_TABLE_NAME: tableName,
-      PROGNOZ_STATE_MACHINES: JSON.stringify(Object.fromEntries(machines.map((machine) => [machine.model, machine.arn]))),
+      // Every function's environment as the template sets it, resolved to the local resources.
+      ...functionEnvironment(template, bindings),
       // Loopback webhooks and file URLs are allowed in the local runtime only.
       PROGNOZ_ALLOW_LOOPBACK: 'true',
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+      POWERTOOLS_METRICS_DISABLED: 'true',
     };
     Object.assign(process.env, appEnv);
 
@@ -182,11 +194,42 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       });
     }
 
+    const eventSources = new AbortController();
+    const pollers = resourcesOfType(template, 'AWS::Lambda::EventSourceMapping').map(([, mapping]) => {
+      const props = mapping.Properties ?? {};
+      const queueId = String((props.EventSourceArn as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0]);
+      const functionId = (props.FunctionName as { Ref: string }).Ref;
+      const queue = queues.get(queueId) ?? unknownResource(queueId);
+      const fn = functions.get(localFunctionArn(functionId)) ?? unknownResource(functionId);
+      return pollEventSource(
+        {
+          queueUrl: queue.url,
+          queueArn: queue.arn,
+          entry: fn.entry,
+          timeoutSeconds: fn.timeoutSeconds,
+          batchSize: Number(props.BatchSize ?? 10),
+          reportBatchItemFailures: ((props.FunctionResponseTypes ?? []) as string[]).includes('ReportBatchItemFailures'),
+        },
+        sqs(),
+        eventSources.signal,
+        log,
+      );
+    });
+    cleanups.push(async () => {
+      eventSources.abort();
+      await Promise.allSettled(pollers);
+    });
+
     const front = await startApiFront({
       port: options.port,
       localEndpoints: {
         processes: () => ({ processes: supervisor.status() }),
         health: () => ({ status: 'ok', running_executions: stepFunctions.runningCount() }),
+        // What the runtime executes, and the local value it gave each intrinsic of the template.
+        definitions: () => ({
+          machines: machines.map(({ logicalId, model, definition }) => ({ logicalId, model, definition })),
+          bindings: Object.fromEntries(resolved),
+        }),
       },
     });
     cleanups.push(() => closeServer(front.server));
@@ -212,6 +255,21 @@ const closeServer = (server: Server) =>
     server.closeAllConnections();
     server.close(() => resolve());
   });
+
+/** The union of the template's function environments; one variable with two values is an error. */
+const functionEnvironment = (template: CfnTemplate, bindings: LocalBindings): Record<string, string> => {
+  const env: Record<string, string> = {};
+  for (const [logicalId, fn] of resourcesOfType(template, 'AWS::Lambda::Function')) {
+    if (!metadataOf(fn, 'entry')) continue;
+    const variables = (fn.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+    for (const [name, value] of Object.entries(variables)) {
+      const resolved = String(resolveIntrinsics(value, bindings));
+      if (env[name] !== undefined && env[name] !== resolved) throw new Error(`${logicalId} sets ${name} differently from another function`);
+      env[name] = resolved;
+    }
+  }
+  return env;
+};
 
 const unknownResource = (what: string): never => {
   throw new Error(`the local runtime cannot bind ${what}`);

@@ -32,7 +32,7 @@ export interface LocalBindings {
   getAtt(logicalId: string, attribute: string): string;
 }
 
-const PSEUDO: Record<string, string> = {
+export const PSEUDO: Readonly<Record<string, string>> = {
   'AWS::Partition': 'aws',
   'AWS::Region': LOCAL_REGION,
   'AWS::AccountId': LOCAL_ACCOUNT,

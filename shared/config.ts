@@ -3,6 +3,7 @@ import { z } from 'zod';
 /** Settings the handlers read from their environment, parsed once at the trust boundary. */
 const apiEnv = z.object({
   PROGNOZ_TABLE_NAME: z.string().min(1),
+  PROGNOZ_WEBHOOK_QUEUE_URL: z.string().min(1),
   /** JSON object: model id → state machine ARN. */
   PROGNOZ_STATE_MACHINES: z.string().transform((raw, ctx) => {
     try {
@@ -14,11 +15,11 @@ const apiEnv = z.object({
   }),
 });
 
-export type ApiConfig = { tableName: string; stateMachines: Readonly<Record<string, string>> };
+export type ApiConfig = { tableName: string; stateMachines: Readonly<Record<string, string>>; webhookQueueUrl: string };
 
 export const apiConfigFromEnv = (env: NodeJS.ProcessEnv = process.env): ApiConfig => {
   const parsed = apiEnv.parse(env);
-  return { tableName: parsed.PROGNOZ_TABLE_NAME, stateMachines: parsed.PROGNOZ_STATE_MACHINES };
+  return { tableName: parsed.PROGNOZ_TABLE_NAME, stateMachines: parsed.PROGNOZ_STATE_MACHINES, webhookQueueUrl: parsed.PROGNOZ_WEBHOOK_QUEUE_URL };
 };
 
 export const tableNameFromEnv = (env: NodeJS.ProcessEnv = process.env): string =>

@@ -1,3 +1,4 @@
+import { isStreamingRoute } from '../../shared/api/routes.ts';
 import { PrognozError } from '../../shared/domain/errors.ts';
 import { toPredictionView } from '../../shared/api/prediction-view.ts';
 import { coerceFormInput, findModel } from '../../shared/models/registry.ts';
@@ -32,4 +33,4 @@ export const handler = httpHandler(async (event) => {
   if (!created.ok) throw created.error;
   const prediction = wait.sync ? await waitForPrediction(deps, created.value, wait.timeoutMs) : created.value;
   return json(201, toPredictionView(prediction, { includeCost: true }), { location: predictionLocation(prediction) });
-});
+}, { streaming: isStreamingRoute('create-prediction') });

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dynamoPredictionStore, type PredictionStore } from '../../shared/adapters/prediction-store.ts';
+import { sqsWebhookNotifier, type WebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
 import { sfnWorkflowClient, type WorkflowClient } from '../../shared/adapters/workflow-client.ts';
 import { systemClock, type Clock } from '../../shared/domain/clock.ts';
 import { randomIds, type IdGenerator } from '../../shared/domain/ids.ts';
@@ -15,6 +16,7 @@ export interface ApiDeps {
   readonly ids: IdGenerator;
   readonly sleep: (ms: number) => Promise<void>;
   readonly webhookPolicy: WebhookUrlPolicy;
+  readonly notifier: WebhookNotifier;
 }
 
 let deps: ApiDeps | undefined;
@@ -30,6 +32,7 @@ export const apiDeps = (): ApiDeps => {
     ids: randomIds,
     sleep: (ms) => sleep(ms),
     webhookPolicy: { allowLoopbackHttp: process.env.PROGNOZ_ALLOW_LOOPBACK === 'true' },
+    notifier: sqsWebhookNotifier(config.webhookQueueUrl),
   };
   return deps;
 };

@@ -1,16 +1,26 @@
 import middy from '@middy/core';
+import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { errorShape, requestId, requireAccount } from './middleware.ts';
 
 export type HttpHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 
+export interface HttpHandlerOptions {
+  /** Requires an account (default: true). */
+  readonly authenticated?: boolean;
+  /** Answer through Lambda response streaming, for routes that may outlast 29 s (routes.ts). */
+  readonly streaming?: boolean;
+}
+
 /** Every API handler: lower-cased headers, a request id, one error shape, and (by default) a caller. */
-export const httpHandler = (handler: HttpHandler, options: { authenticated: boolean } = { authenticated: true }) => {
-  const pipeline = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+export const httpHandler = (handler: HttpHandler, options: HttpHandlerOptions = {}) => {
+  const pipeline = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(
+    options.streaming ? { executionMode: executionModeStreamifyResponse } : {},
+  )
     .use(httpHeaderNormalizer())
     .use(requestId())
     .use(errorShape());
-  if (options.authenticated) pipeline.use(requireAccount());
+  if (options.authenticated ?? true) pipeline.use(requireAccount());
   return pipeline.handler(handler);
 };

@@ -1,19 +1,35 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
 import { AttributeType, Billing, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { OWNER_INDEX, TABLE_KEY } from '../../shared/adapters/table-keys.ts';
 
 export interface DataStoreProps {
-  /** Keep the table when the stack is deleted. Default: true. */
+  /** Keep the table and bucket when the stack is deleted. Default: true. */
   readonly retain?: boolean;
+  /** Days large outputs are kept in the bucket. Default: 30. */
+  readonly outputRetentionDays?: number;
 }
 
 /** The single table of DESIGN §3: predictions, accounts, tokens, keyed as shared/adapters/table-keys.ts says. */
 export class DataStore extends Construct {
   public readonly table: TableV2;
+  /** Outputs too large for a table item or a Step Functions payload. */
+  public readonly bucket: Bucket;
 
   constructor(scope: Construct, id: string, props: DataStoreProps = {}) {
     super(scope, id);
+    const removal = props.retain === false ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
+    const retentionDays = props.outputRetentionDays ?? 30;
+    if (!Number.isInteger(retentionDays) || retentionDays < 1) throw new Error('outputRetentionDays must be a whole number of days ≥ 1');
+    this.bucket = new Bucket(this, 'Outputs', {
+      encryption: BucketEncryption.S3_MANAGED,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      versioned: false,
+      removalPolicy: removal,
+      lifecycleRules: [{ expiration: Duration.days(retentionDays), abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+    });
     this.table = new TableV2(this, 'Table', {
       partitionKey: { name: TABLE_KEY.partition, type: AttributeType.STRING },
       sortKey: { name: TABLE_KEY.sort, type: AttributeType.STRING },
@@ -21,7 +37,7 @@ export class DataStore extends Construct {
       encryption: TableEncryptionV2.awsManagedKey(),
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute: 'expires_at',
-      removalPolicy: props.retain === false ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+      removalPolicy: removal,
       globalSecondaryIndexes: [
         {
           indexName: OWNER_INDEX.name,

@@ -6,13 +6,14 @@ import {
   LambdaIntegration,
   MethodLoggingLevel,
   RequestAuthorizer,
+  ResponseTransferMode,
   ResponseType,
   RestApi,
   type IResource,
 } from 'aws-cdk-lib/aws-apigateway';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { ROUTES, type HandlerName } from '../../shared/api/routes.ts';
+import { isStreamingRoute, ROUTES, type HandlerName } from '../../shared/api/routes.ts';
 
 export interface PredictionApiProps {
   /** The handler of each route name of shared/api/routes.ts. */
@@ -64,7 +65,12 @@ export class PredictionApi extends Construct {
       return created;
     };
     for (const route of ROUTES) {
-      resourceAt(route.path).addMethod(route.method, new LambdaIntegration(props.handlers[route.handler]), { authorizer });
+      const streaming = isStreamingRoute(route.handler);
+      const integration = new LambdaIntegration(props.handlers[route.handler], {
+        // Streamed responses may take up to 15 minutes, so a 30 s sync wait needs no quota increase.
+        ...(streaming ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: Duration.seconds(60) } : {}),
+      });
+      resourceAt(route.path).addMethod(route.method, integration, { authorizer });
     }
     this.api.root.addProxy({ defaultIntegration: unmatched, anyMethod: true });
   }

@@ -13,6 +13,7 @@ export interface PredictionWorkflowProps {
   readonly table: ITable;
   readonly queue: IQueue;
   readonly finalize: IFunction;
+  readonly webhookQueue: IQueue;
 }
 
 /** One Standard state machine per model; IAM comes from the chain itself. */

@@ -8,6 +8,15 @@ import { tag } from './metadata.ts';
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '..', '..');
 
+/** How every Lambda is bundled; scripts/bundle-sizes.ts measures with the same settings. */
+export const LAMBDA_BUNDLING = {
+  target: 'node24',
+  minify: true,
+  // The Node.js runtime ships AWS SDK v3; only its clients are used.
+  externalModules: ['@aws-sdk/*'],
+  banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+} as const;
+
 export interface PrognozFunctionProps {
   /** Source file, relative to the repository root, exporting `handler`. */
   readonly entry: string;
@@ -38,11 +47,11 @@ export class PrognozFunction extends Construct {
       depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
       bundling: {
         format: OutputFormat.ESM,
-        minify: true,
         sourceMap: true,
-        target: 'node24',
-        externalModules: ['@aws-sdk/*'],
-        banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+        minify: LAMBDA_BUNDLING.minify,
+        target: LAMBDA_BUNDLING.target,
+        externalModules: [...LAMBDA_BUNDLING.externalModules],
+        banner: LAMBDA_BUNDLING.banner,
       },
     });
     tag(this.fn.node.defaultChild as CfnFunction, { entry: props.entry });

@@ -3,6 +3,8 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import {
+  Choice,
+  Condition,
   Fail,
   IntegrationPattern,
   JsonPath,
@@ -21,6 +23,7 @@ export interface PredictionChainProps {
   readonly table: ITable;
   readonly queue: IQueue;
   readonly finalize: IFunction;
+  readonly webhookQueue: IQueue;
 }
 
 const DYNAMO_THROTTLING = [
@@ -34,11 +37,12 @@ const DYNAMO_THROTTLING = [
  * The life of one prediction, written once: the CDK synthesizes it for AWS and the local runtime
  * runs the very same synthesized definition.
  *
- *   MarkQueued → Dispatch (SQS + task token; the worker heartbeats and reports) → Finalize → Done
+ *   MarkQueued → Dispatch (SQS + task token; the worker heartbeats and reports) → Finalize
+ *     → WebhookRegistered? → Notify (webhook queue) → Done
  *   Any failure of MarkQueued or Dispatch → Finalize (ends the prediction `failed`).
  *   Finalize failing for good → MarkFailed (a direct, conditional DynamoDB write) → Fail.
  *
- * Five states on the happy path, since every transition is billed.
+ * Five states on the happy path (six with a webhook), since every transition is billed.
  */
 export const predictionChain = (scope: Construct, props: PredictionChainProps): IChainable => {
   const key = {
@@ -78,8 +82,20 @@ export const predictionChain = (scope: Construct, props: PredictionChainProps): 
     payloadResponseOnly: true,
     retryOnServiceExceptions: true,
     taskTimeout: Timeout.duration(Duration.seconds(30)),
-    resultPath: JsonPath.DISCARD,
+    resultPath: '$.finalized',
   });
+
+  const notify = new SqsSendMessage(scope, 'Notify', {
+    queue: props.webhookQueue,
+    messageBody: TaskInput.fromObject({
+      predictionId: JsonPath.stringAt('$.predictionId'),
+      status: JsonPath.stringAt('$.finalized.status'),
+    }),
+    resultPath: JsonPath.DISCARD,
+    taskTimeout: Timeout.duration(Duration.seconds(30)),
+  });
+  notify.addRetry({ errors: ['States.ALL'], interval: Duration.seconds(1), backoffRate: 2, maxAttempts: 5 });
+  const done = new Succeed(scope, 'Done');
 
   const markFailed = new DynamoUpdateItem(scope, 'MarkFailed', {
     table: props.table,
@@ -109,5 +125,8 @@ export const predictionChain = (scope: Construct, props: PredictionChainProps): 
   finalize.addCatch(markFailed, { errors: ['States.ALL'], resultPath: '$.finalizeError' });
   markFailed.next(new Fail(scope, 'FinalizeFailed', { error: 'Prognoz.FinalizeFailed', cause: 'Finalize failed; the prediction was marked failed directly' }));
 
-  return markQueued.next(dispatch).next(finalize).next(new Succeed(scope, 'Done'));
+  const webhookRegistered = new Choice(scope, 'WebhookRegistered')
+    .when(Condition.booleanEquals('$.finalized.notify', true), notify.next(done))
+    .otherwise(done);
+  return markQueued.next(dispatch).next(finalize).next(webhookRegistered);
 };

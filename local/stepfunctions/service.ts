@@ -66,7 +66,8 @@ export class LocalStepFunctions {
         .map(([stateName, state]) => [stateName, executorFor(state as TaskState, token, { ...this.deps, tokens: this.tokens })]),
     );
     const startDate = new Date();
-    const run = new StateMachine(machine.definition).run(parsed as never, {
+    // The executor library annotates the definition it is given (QueryLanguage): hand it a copy.
+    const run = new StateMachine(structuredClone(machine.definition)).run(parsed as never, {
       overrides: { taskResourceLocalHandlers: handlers as never },
       noThrowOnAbort: true,
       context: {

@@ -14,6 +14,7 @@ export const ERROR_CODES = [
   'prediction_not_found',
   'method_not_allowed',
   'unsupported_media_type',
+  'payload_too_large',
   'invalid_input',
   'webhook_conflict',
   'prediction_finished',

@@ -16,6 +16,22 @@ export interface ModelDefinition {
     /** The worker must heartbeat at least this often, or the run counts as lost. */
     readonly heartbeatSeconds: number;
   };
+  /** How the model runs on AWS: one model server (plus its worker) per ECS task. */
+  readonly fleet: {
+    /** EC2 instance type of the model's capacity. */
+    readonly instanceType: string;
+    /** GPUs the model server needs; 0 runs it on CPU capacity with the standard ECS AMI. */
+    readonly gpus: number;
+    /** Memory reserved for the model server, MiB. */
+    readonly memoryMiB: number;
+    /** Tasks kept running with an empty queue; 0 lets the fleet scale to zero. */
+    readonly minWarmTasks: number;
+    readonly maxTasks: number;
+    /** Predictions waiting per running task before another task is started. */
+    readonly backlogPerTask: number;
+    /** The model server's Dockerfile, relative to the repository root (the build context). */
+    readonly dockerfile: string;
+  };
 }
 
 /** A name usable for AWS resources and local queues: `prognoz/echo` → `prognoz-echo`. */

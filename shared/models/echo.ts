@@ -24,4 +24,14 @@ export const echoModel = {
   }),
   pricePerSecond: '0.01',
   timeouts: { runSeconds: 900, heartbeatSeconds: 10 },
+  // A demo model: no GPU, a small instance, nothing kept warm.
+  fleet: {
+    instanceType: 't3.small',
+    gpus: 0,
+    memoryMiB: 512,
+    minWarmTasks: 0,
+    maxTasks: 2,
+    backlogPerTask: 20,
+    dockerfile: 'models/echo/Dockerfile',
+  },
 } as const satisfies ModelDefinition;

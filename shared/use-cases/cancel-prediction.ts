@@ -1,4 +1,5 @@
 import type { PredictionStore } from '../adapters/prediction-store.ts';
+import type { WebhookNotifier } from '../adapters/webhook-queue.ts';
 import type { WorkflowClient } from '../adapters/workflow-client.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { PrognozError } from '../domain/errors.ts';
@@ -12,6 +13,8 @@ export interface CancelDeps {
   readonly workflow: WorkflowClient;
   readonly stateMachineArnOf: (model: string) => string | undefined;
   readonly clock: Clock;
+  /** The stopped execution never reaches its Notify step, so the cancel sends the webhook. */
+  readonly notifier: WebhookNotifier;
 }
 
 /**
@@ -27,6 +30,7 @@ export const cancelPredictionUseCase = async (
   if (applied.value.changed) {
     const arn = deps.stateMachineArnOf(applied.value.after.model);
     if (arn) await deps.workflow.stop(arn, id, 'canceled by its owner');
+    if (applied.value.after.webhook !== null) await deps.notifier.notify({ predictionId: id, status: 'canceled' });
   }
   return ok(applied.value.after);
 };

@@ -1,8 +1,8 @@
 import type { PredictionStore } from '../adapters/prediction-store.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { PredictionId } from '../domain/ids.ts';
-import type { PredictionEvent, PredictionStatus } from '../domain/prediction.ts';
-import { MODEL_FAILED, WORKER_FAILED, runFailureCause, type FinalizeInput } from '../workflow/messages.ts';
+import type { PredictionEvent } from '../domain/prediction.ts';
+import { MODEL_FAILED, WORKER_FAILED, runFailureCause, type FinalizeInput, type FinalizeOutput } from '../workflow/messages.ts';
 import { applyEvent } from './apply-event.ts';
 
 /** Turns a caught workflow error into the message the prediction's owner reads. */
@@ -30,7 +30,7 @@ export const describeFailure = (error: { Error: string; Cause?: string | null | 
 export const finalizePrediction = async (
   deps: { readonly store: PredictionStore; readonly clock: Clock },
   input: FinalizeInput,
-): Promise<{ status: PredictionStatus }> => {
+): Promise<FinalizeOutput> => {
   const atMs = deps.clock.now();
   let event: PredictionEvent;
   if (input.result) {
@@ -41,10 +41,11 @@ export const finalizePrediction = async (
   }
   const id = input.predictionId as PredictionId;
   const applied = await applyEvent(deps.store, id, event);
-  if (applied.ok) return { status: applied.value.after.status };
+  // Only the step that ended the prediction notifies; a repeat or a lost race does not.
+  if (applied.ok) return { status: applied.value.after.status, notify: applied.value.changed && applied.value.after.webhook !== null };
   if (applied.error.code === 'prediction_finished') {
     const current = await deps.store.get(id);
-    if (current) return { status: current.status };
+    if (current) return { status: current.status, notify: false };
   }
   throw applied.error;
 };

@@ -27,6 +27,14 @@ export const runFailureCause = z.strictObject({
 });
 export type RunFailureCause = z.infer<typeof runFailureCause>;
 
+/** What Finalize answers: whether it ended the prediction and a webhook must go out. */
+export const finalizeOutput = z.strictObject({ status: z.string(), notify: z.boolean() });
+export type FinalizeOutput = z.infer<typeof finalizeOutput>;
+
+/** A message on the webhook queue: deliver the prediction's current state for this event. */
+export const webhookMessage = z.strictObject({ predictionId: z.uuid(), status: z.enum(['succeeded', 'failed', 'canceled']) });
+export type WebhookMessage = z.infer<typeof webhookMessage>;
+
 /** Finalize's input: the execution input plus either the run's result or the caught error. */
 export const finalizeInput = z.object({
   predictionId: z.uuid(),

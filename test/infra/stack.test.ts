@@ -1,0 +1,132 @@
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { buildApp } from '../../infra/app.ts';
+import { RETRY_POLICY } from '../../shared/workflow/webhook-policy.ts';
+
+const { stack } = buildApp({ bundle: false });
+const template = Template.fromStack(stack);
+type Resource = { Type: string; Properties: Record<string, unknown> };
+const resources = (type: string) => Object.values(template.findResources(type)) as Resource[];
+
+describe('the API', () => {
+  it('has the routes of the spec under /api/v1/, each behind the Bearer-token authorizer', () => {
+    const methods = resources('AWS::ApiGateway::Method').filter((m) => m.Properties.HttpMethod !== 'ANY');
+    expect(methods.map((m) => m.Properties.HttpMethod).sort()).toEqual(['GET', 'POST', 'POST']);
+    for (const method of methods) {
+      expect(method.Properties.AuthorizationType).toBe('CUSTOM');
+      expect(method.Properties.AuthorizerId).toBeDefined();
+    }
+    const paths = resources('AWS::ApiGateway::Resource').map((r) => r.Properties.PathPart);
+    expect(paths).toEqual(expect.arrayContaining(['api', 'v1', 'predictions', '{id}', 'cancel', '{company}', '{model}', '{proxy+}']));
+    template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+      Type: 'REQUEST',
+      IdentitySource: 'method.request.header.Authorization',
+      AuthorizerResultTtlInSeconds: 60,
+    });
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { EndpointConfiguration: { Types: ['REGIONAL'] } });
+  });
+
+  it('streams the create response, so a 30 s synchronous wait outlasts the 29 s buffered limit', () => {
+    template.hasResourceProperties('AWS::ApiGateway::Method', {
+      HttpMethod: 'POST',
+      Integration: Match.objectLike({ ResponseTransferMode: 'STREAM', TimeoutInMillis: 60_000 }),
+    });
+  });
+
+  it('throttles at the stage as an outer shield', () => {
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      MethodSettings: Match.arrayWith([Match.objectLike({ ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 })]),
+    });
+  });
+});
+
+describe('the functions', () => {
+  it('all run on Node ≥ 22, arm64, with their logs kept a month', () => {
+    const functions = resources('AWS::Lambda::Function');
+    expect(functions.length).toBeGreaterThanOrEqual(7);
+    for (const fn of functions) {
+      expect(Number(/^nodejs(\d+)\.x$/.exec(String(fn.Properties.Runtime))?.[1])).toBeGreaterThanOrEqual(22);
+      expect(fn.Properties.Architectures).toEqual(['arm64']);
+    }
+    for (const group of resources('AWS::Logs::LogGroup')) expect(group.Properties.RetentionInDays).toBeGreaterThan(0);
+  });
+});
+
+describe('webhook delivery', () => {
+  it('has a queue whose dead-letter queue takes a message after the first attempt and every retry', () => {
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 1 + RETRY_POLICY.retryDelaysSeconds.length },
+    });
+    expect(1 + RETRY_POLICY.retryDelaysSeconds.length).toBe(4);
+  });
+
+  it('feeds the sender with partial batch failures', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BatchSize: RETRY_POLICY.batchSize,
+    });
+  });
+});
+
+describe('the model fleet', () => {
+  it('runs the worker and the model server as two containers of one task on EC2 capacity', () => {
+    const task = resources('AWS::ECS::TaskDefinition')[0];
+    expect(task?.Properties.RequiresCompatibilities).toEqual(['EC2']);
+    expect(task?.Properties.NetworkMode).toBe('host');
+    const names = (task?.Properties.ContainerDefinitions as { Name: string }[]).map((c) => c.Name).sort();
+    expect(names).toEqual(['ModelServer', 'Worker']);
+    template.hasResourceProperties('AWS::ECS::CapacityProvider', {
+      AutoScalingGroupProvider: Match.objectLike({ ManagedScaling: Match.objectLike({ Status: 'ENABLED' }) }),
+    });
+    template.hasResourceProperties('AWS::ECS::Service', { LaunchType: Match.absent(), CapacityProviderStrategy: Match.anyValue() });
+  });
+
+  it('scales on the queue backlog, from zero', () => {
+    template.hasResourceProperties('AWS::ApplicationAutoScaling::ScalableTarget', { MinCapacity: 0, ScalableDimension: 'ecs:service:DesiredCount' });
+    template.hasResourceProperties('AWS::ApplicationAutoScaling::ScalingPolicy', {
+      PolicyType: 'StepScaling',
+      StepScalingPolicyConfiguration: Match.objectLike({ AdjustmentType: 'ExactCapacity' }),
+    });
+    const backlogAlarms = resources('AWS::CloudWatch::Alarm').filter((alarm) =>
+      JSON.stringify(alarm.Properties.Metrics ?? '').includes('ApproximateNumberOfMessagesVisible'),
+    );
+    expect(backlogAlarms.length).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('alarms', () => {
+  it('watch dead letters, failed executions, API 5xx and lost workers', () => {
+    const alarms = resources('AWS::CloudWatch::Alarm').map((alarm) => JSON.stringify(alarm.Properties));
+    for (const metric of ['ApproximateNumberOfMessagesVisible', 'ExecutionsFailed', '5XXError', 'WorkerHeartbeatLost']) {
+      expect(alarms.some((alarm) => alarm.includes(metric)), metric).toBe(true);
+    }
+  });
+});
+
+describe('security', () => {
+  it('grants no `*` actions', () => {
+    const statements = [
+      ...resources('AWS::IAM::Policy').flatMap((p) => (p.Properties.PolicyDocument as { Statement: unknown[] }).Statement),
+      ...resources('AWS::IAM::Role').flatMap((r) =>
+        ((r.Properties.Policies ?? []) as { PolicyDocument: { Statement: unknown[] } }[]).flatMap((p) => p.PolicyDocument.Statement),
+      ),
+    ] as { Action: string | string[] }[];
+    expect(statements.length).toBeGreaterThan(10);
+    for (const statement of statements) {
+      for (const action of [statement.Action].flat()) expect(action).not.toMatch(/^(\*|[\w-]+:\*)$/);
+    }
+  });
+
+  it('encrypts data at rest and keeps it when the stack goes', () => {
+    template.hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Retain', Properties: Match.objectLike({ SSESpecification: Match.anyValue() }) });
+    template.hasResource('AWS::S3::Bucket', {
+      DeletionPolicy: 'Retain',
+      Properties: Match.objectLike({ BucketEncryption: Match.anyValue(), PublicAccessBlockConfiguration: Match.anyValue() }),
+    });
+    for (const queue of resources('AWS::SQS::Queue')) expect(queue.Properties.SqsManagedSseEnabled).toBe(true);
+  });
+
+  it('outputs the API URL, the table and the bucket', () => {
+    expect(Object.keys(template.findOutputs('*'))).toEqual(expect.arrayContaining(['ApiUrl', 'BucketName', 'TableName']));
+  });
+});

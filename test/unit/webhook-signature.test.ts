@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { signWebhook, verifyWebhook } from '../../shared/domain/webhook-signature.ts';
+
+// Computed independently (Python's hmac + base64) from spec §6.4.
+const VECTOR = {
+  secret: 'whsec_test_secret',
+  id: 'msg_2Kx',
+  timestamp: 1795286117,
+  body: '{"id":"p","status":"succeeded"}',
+  signature: '8hDn62oYThcckAOqu/huXJy6ErDEcGneAudlE928GRg=',
+};
+
+describe('webhook signatures', () => {
+  it('match the known test vector', () => {
+    expect(signWebhook(VECTOR.secret, VECTOR.id, VECTOR.timestamp, VECTOR.body)).toBe(VECTOR.signature);
+  });
+
+  it('verify only the exact body, id and timestamp, within the tolerance', () => {
+    const headers = { id: VECTOR.id, timestamp: String(VECTOR.timestamp), signature: VECTOR.signature };
+    const now = { nowSeconds: VECTOR.timestamp + 10 };
+    expect(verifyWebhook(VECTOR.secret, headers, VECTOR.body, now)).toBe(true);
+    expect(verifyWebhook(VECTOR.secret, headers, `${VECTOR.body} `, now)).toBe(false);
+    expect(verifyWebhook('whsec_other', headers, VECTOR.body, now)).toBe(false);
+    expect(verifyWebhook(VECTOR.secret, { ...headers, id: 'msg_other' }, VECTOR.body, now)).toBe(false);
+    expect(verifyWebhook(VECTOR.secret, headers, VECTOR.body, { nowSeconds: VECTOR.timestamp + 301 })).toBe(false);
+  });
+});
