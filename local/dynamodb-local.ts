@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './free-port.ts';
@@ -27,7 +28,8 @@ export const startDynamoDbLocal = async (options: { dataDir?: string }): Promise
   const child = spawn(
     'java',
     [`-Djava.library.path=${LIB}`, '-Xmx512m', '-cp', `${LIB}/*`, 'com.amazonaws.services.dynamodbv2.local.main.ServerRunner', ...storage, '-sharedDb', '-port', String(port)],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+    // It writes a metadata file into its working directory: keep that out of the repository.
+    { stdio: ['ignore', 'pipe', 'pipe'], cwd: options.dataDir ?? tmpdir() },
   );
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
