@@ -80,6 +80,7 @@ export class PrognozStack extends Stack {
       'create-prediction': routeFunction('create-prediction', 'CreatePrediction', Duration.seconds(70)),
       'get-prediction': routeFunction('get-prediction', 'GetPrediction'),
       'cancel-prediction': routeFunction('cancel-prediction', 'CancelPrediction'),
+      'get-model': routeFunction('get-model', 'GetModel'),
     };
     table.grantReadWriteData(handlers['create-prediction']);
     table.grantReadData(handlers['get-prediction']);

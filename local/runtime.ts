@@ -64,6 +64,7 @@ const pythonInterpreter = (): string => {
 /** Model servers the local runtime knows how to start, by model id. */
 const MODEL_SERVERS: Readonly<Record<string, { script: string }>> = {
   'prognoz/echo': { script: 'models/echo/main.py' },
+  'openai/whisper-base': { script: 'models/transcribe/main.py' },
 };
 
 /**

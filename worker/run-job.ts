@@ -23,6 +23,9 @@ export interface JobDeps {
 
 export type JobOutcome = 'skipped' | 'reported' | 'canceled';
 
+/** Progress is written to the prediction in steps of at least this much, to spare the table. */
+const PROGRESS_STEP = 0.05;
+
 const isTaskClosed = (error: unknown): boolean => error instanceof Error && TASK_CLOSED_ERRORS.has(error.name);
 
 /**
@@ -43,11 +46,19 @@ export const runJob = async (deps: JobDeps, message: DispatchMessage): Promise<J
   }
 
   let taskClosed = false;
+  let reportedProgress = 0;
+  const recordProgress = async () => {
+    const fraction = await deps.modelServer.progress(id).catch(() => null);
+    if (fraction === null || fraction - reportedProgress < PROGRESS_STEP) return;
+    reportedProgress = fraction;
+    await deps.store.recordProgress(id, fraction);
+  };
   const heartbeat = setInterval(() => {
     void (async () => {
       try {
         await deps.callbacks.heartbeat(message.taskToken);
         await deps.extendVisibility();
+        await recordProgress();
       } catch (error) {
         if (!isTaskClosed(error) || taskClosed) return;
         // The execution was stopped (cancel) or timed out: the model must stop working on it.

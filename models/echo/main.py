@@ -5,7 +5,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 
-from predictor import EchoPredictor  # noqa: E402
+from echo_predictor import EchoPredictor  # noqa: E402
 from prognoz_model import serve  # noqa: E402
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { AccountId, PredictionId } from '../domain/ids.ts';
 import { TERMINAL_STATUSES, type Prediction, type PredictionStatus } from '../domain/prediction.ts';
@@ -12,6 +12,8 @@ export interface PredictionStore {
   get(id: PredictionId): Promise<Prediction | null>;
   /** Writes `next` only if the stored status is still `expected`; false when it was not. */
   replace(next: Prediction, expected: PredictionStatus): Promise<boolean>;
+  /** Records the model's progress on a prediction that is still processing. */
+  recordProgress(id: PredictionId, fraction: number): Promise<void>;
   /** Every prediction not yet in a terminal status (a full scan: for local recovery only). */
   listActive(): Promise<Prediction[]>;
 }
@@ -34,7 +36,7 @@ const finishedFields = {
 
 const predictionItem = z.discriminatedUnion('status', [
   z.object({ ...base, status: z.enum(['pending', 'starting', 'queued']) }),
-  z.object({ ...base, status: z.literal('processing'), started_at: z.string(), attempts: z.number().int() }),
+  z.object({ ...base, status: z.literal('processing'), started_at: z.string(), attempts: z.number().int(), progress: z.number().min(0).max(1).nullish() }),
   z.object({ ...base, ...finishedFields, status: z.literal('succeeded'), output: z.unknown(), runtime_ms: z.number().int() }),
   z.object({ ...base, ...finishedFields, status: z.literal('failed'), error: z.string() }),
   z.object({ ...base, ...finishedFields, status: z.literal('canceled') }),
@@ -61,7 +63,7 @@ const toItem = (p: Prediction): Record<string, unknown> => {
     case 'queued':
       return common;
     case 'processing':
-      return { ...common, attempts: p.attempts };
+      return { ...common, attempts: p.attempts, progress: p.progress };
     case 'succeeded':
     case 'failed':
     case 'canceled':
@@ -93,7 +95,7 @@ const fromItem = (item: Record<string, unknown>): Prediction => {
     case 'queued':
       return { ...common, status: i.status, startedAt: null };
     case 'processing':
-      return { ...common, status: i.status, startedAt: i.started_at, attempts: i.attempts };
+      return { ...common, status: i.status, startedAt: i.started_at, attempts: i.attempts, progress: i.progress ?? null };
     case 'succeeded':
     case 'failed':
     case 'canceled': {
@@ -139,6 +141,22 @@ export const dynamoPredictionStore = (
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return false;
       throw error;
+    }
+  },
+  async recordProgress(id, fraction) {
+    try {
+      await client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: predictionKey(id),
+          UpdateExpression: 'SET progress = :progress',
+          ConditionExpression: '#status = :processing',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':progress': Math.min(1, Math.max(0, fraction)), ':processing': 'processing' },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
   },
   async listActive() {

@@ -16,6 +16,8 @@ export interface PredictionView {
   readonly started_at: string | null;
   readonly completed_at: string | null;
   readonly webhook?: string;
+  /** Fraction of the work done (0–1) while processing, when the model reports it. */
+  readonly progress?: number;
 }
 
 export interface ViewOptions {
@@ -39,6 +41,7 @@ export const toPredictionView = (prediction: Prediction, options: ViewOptions): 
     started_at: prediction.startedAt,
     completed_at: terminal ? prediction.completedAt : null,
     ...(prediction.webhook !== null ? { webhook: prediction.webhook } : {}),
+    ...(prediction.status === 'processing' && prediction.progress !== null ? { progress: prediction.progress } : {}),
   };
   return view;
 };

@@ -5,6 +5,7 @@
 export const ROUTES = [
   { method: 'POST', path: '/api/v1/predictions/{id}/cancel', handler: 'cancel-prediction', entry: 'functions/http/cancel-prediction.ts' },
   { method: 'GET', path: '/api/v1/predictions/{id}', handler: 'get-prediction', entry: 'functions/http/get-prediction.ts' },
+  { method: 'GET', path: '/api/v1/{company}/{model}', handler: 'get-model', entry: 'functions/http/get-model.ts' },
   // Streamed: a synchronous create may wait 30 s, past API Gateway's 29 s buffered limit.
   { method: 'POST', path: '/api/v1/{company}/{model}', handler: 'create-prediction', entry: 'functions/http/create-prediction.ts', streaming: true },
 ] as const;

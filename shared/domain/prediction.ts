@@ -35,6 +35,8 @@ interface Processing extends PredictionBase {
   readonly startedAt: string;
   /** How many times a worker has taken this prediction; above 1 means it was retried. */
   readonly attempts: number;
+  /** Fraction of the work done (0–1) as the model reports it, when it does. */
+  readonly progress: number | null;
 }
 
 interface Finished extends PredictionBase {
@@ -143,6 +145,7 @@ export const transition = (
         status: 'processing',
         startedAt: formatTimestamp(event.atMs),
         attempts: prediction.status === 'processing' ? prediction.attempts + 1 : 1,
+        progress: null,
       });
     case 'succeeded':
       return ok({ ...finished(prediction, event.atMs, event.runtimeMs, pricing), status: 'succeeded', output: event.output, runtimeMs: event.runtimeMs });

@@ -3,10 +3,11 @@ import type { FieldIssue } from '../domain/errors.ts';
 import { err, ok, type Result } from '../domain/result.ts';
 import type { ModelDefinition } from './definition.ts';
 import { echoModel } from './echo.ts';
+import { whisperBaseModel } from './transcribe.ts';
 
 export type { ModelDefinition } from './definition.ts';
 
-export const MODELS: readonly ModelDefinition[] = [echoModel];
+export const MODELS: readonly ModelDefinition[] = [echoModel, whisperBaseModel];
 
 const byId = new Map(MODELS.map((model) => [model.id, model]));
 

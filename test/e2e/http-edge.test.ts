@@ -77,7 +77,7 @@ describe('routing', () => {
     expect((await call('no/such/path/here')).status).toBe(404);
     const wrong = await call('prognoz/echo', { method: 'DELETE' });
     expect(wrong.status).toBe(405);
-    expect(wrong.headers.get('allow')).toBe('POST');
+    expect(wrong.headers.get('allow')).toBe('GET, POST');
     expect(wrong.json).toMatchObject({ error: { code: 'method_not_allowed' } });
   });
 });

@@ -11,7 +11,7 @@ const resources = (type: string) => Object.values(template.findResources(type)) 
 describe('the API', () => {
   it('has the routes of the spec under /api/v1/, each behind the Bearer-token authorizer', () => {
     const methods = resources('AWS::ApiGateway::Method').filter((m) => m.Properties.HttpMethod !== 'ANY');
-    expect(methods.map((m) => m.Properties.HttpMethod).sort()).toEqual(['GET', 'POST', 'POST']);
+    expect(methods.map((m) => m.Properties.HttpMethod).sort()).toEqual(['GET', 'GET', 'POST', 'POST']);
     for (const method of methods) {
       expect(method.Properties.AuthorizationType).toBe('CUSTOM');
       expect(method.Properties.AuthorizerId).toBeDefined();

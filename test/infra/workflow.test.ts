@@ -2,6 +2,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/app.ts';
 import { echoModel } from '../../shared/models/echo.ts';
+import { MODELS } from '../../shared/models/registry.ts';
 
 const { stack } = buildApp({ bundle: false });
 const template = Template.fromStack(stack);
@@ -47,7 +48,7 @@ describe('the prediction workflow', () => {
       RedrivePolicy: { maxReceiveCount: 5 },
       SqsManagedSseEnabled: true,
     });
-    expect(Object.keys(template.findResources('AWS::StepFunctions::StateMachine'))).toHaveLength(1);
+    expect(Object.keys(template.findResources('AWS::StepFunctions::StateMachine'))).toHaveLength(MODELS.length);
   });
 
   it('runs every Lambda on Node 24, arm64', () => {

@@ -81,6 +81,7 @@ describe('routes', () => {
     expect(match).toMatchObject({ kind: 'found', route: { handler: 'get-prediction' }, pathParameters: { id: 'abc' } });
     expect(matchRoute('POST', '/api/v1/predictions/abc')).toEqual({ kind: 'method_not_allowed', allow: ['GET'] });
     expect(matchRoute('POST', '/api/v1/prognoz/echo')).toMatchObject({ kind: 'found', pathParameters: { company: 'prognoz', model: 'echo' } });
+    expect(matchRoute('DELETE', '/api/v1/prognoz/echo')).toEqual({ kind: 'method_not_allowed', allow: ['GET', 'POST'] });
     expect(matchRoute('GET', '/api/v2/x')).toEqual({ kind: 'not_found' });
   });
 });

@@ -132,7 +132,11 @@ def _handler(state: _State, schema: dict[str, Any] | None) -> type[BaseHTTPReque
             elif parts == ["openapi.json"] and schema is not None:
                 self._send(200, schema)
             elif len(parts) == 2 and parts[0] == "predictions" and parts[1] in state.records:
-                self._send(200, state.records[parts[1]])
+                record = dict(state.records[parts[1]])
+                running = state.running
+                if running is not None and running.id == parts[1]:
+                    record["progress"] = running.progress
+                self._send(200, record)
             else:
                 self._send(404, {"error": "not found"})
 

@@ -1,0 +1,73 @@
+"""Test clips derived from the shared audio, for pytest and for the end-to-end tests over the API.
+
+`python clips.py DIR` writes german.wav and two-speakers.wav into DIR and prints a JSON line with
+what the tests need to know about them (the boundary between the two speakers).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import wave
+from pathlib import Path
+
+import numpy as np
+from faster_whisper import decode_audio
+
+AUDIO = Path(__file__).resolve().parents[4] / "shared" / "testdata" / "audio"
+RATE = 16000
+
+
+def write_wav(path: Path, audio: np.ndarray) -> None:
+    pcm = (np.clip(audio, -1, 1) * 32767).astype("<i2")
+    with wave.open(str(path), "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(RATE)
+        out.writeframes(pcm.tobytes())
+
+
+def german_half(folder: Path) -> Path:
+    """multilingual.mp3 cut in the longest pause near its middle, between the two readings."""
+    audio = decode_audio(str(AUDIO / "multilingual.mp3"))
+    energy = np.sqrt(np.convolve(audio**2, np.ones(400) / 400, mode="same"))[::160]  # 10 ms steps
+    middle = slice(len(energy) // 3, 2 * len(energy) // 3)
+    quiet = energy[middle] < 0.1 * np.median(energy[energy > 0])
+    best, start = (0, 0), None
+    for i, q in enumerate(quiet):
+        start = (i if start is None else start) if q else None
+        if start is not None and i - start + 1 > best[0]:
+            best = (i - start + 1, start)
+    if best[0] < 50:
+        raise RuntimeError("no pause of half a second between the readings")
+    cut = (middle.start + best[1] + best[0] // 2) * 160
+    path = folder / "german.wav"
+    write_wav(path, audio[cut:])
+    return path
+
+
+def two_speakers(folder: Path) -> tuple[Path, float]:
+    """stereo_diarization.wav mixed to mono one channel after the other, and where the second starts.
+
+    The two channels speak at the same time; summed, the quieter voice is lost to any transcriber,
+    so the channels are mixed to mono in sequence: a two-speaker clip.
+    """
+    left, right = decode_audio(str(AUDIO / "stereo_diarization.wav"), split_stereo=True)
+
+    def voiced(channel: np.ndarray) -> np.ndarray:
+        loud = np.flatnonzero(np.abs(channel) > 0.02)
+        return channel[: loud[-1] + 1600] if loud.size else channel
+
+    left, right = voiced(left), voiced(right)
+    gap = np.zeros(RATE // 2, dtype=np.float32)
+    path = folder / "two-speakers.wav"
+    write_wav(path, np.concatenate([left, gap, right]))
+    return path, (len(left) + len(gap) / 2) / RATE
+
+
+if __name__ == "__main__":
+    target = Path(sys.argv[1])
+    target.mkdir(parents=True, exist_ok=True)
+    german_half(target)
+    _, boundary = two_speakers(target)
+    print(json.dumps({"boundary": boundary}))

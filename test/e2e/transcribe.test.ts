@@ -1,0 +1,160 @@
+import { createServer, type Server } from 'node:http';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { call, cancelPrediction, pollUntil, processNamed, untilTerminal } from '../support/api.ts';
+import { wordErrorRate, words } from '../support/wer.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const AUDIO = path.resolve(ROOT, '..', 'shared', 'testdata', 'audio');
+const GERMAN =
+  'Jedem, der dieses Software und die dazu gehörigen Dokumentationsdateien erhält, wird hiermit unentgeltlich ' +
+  'die Genehmigung erteilt, mit der Software uneingeschränkt zu verfahren. Dies umfasst insbesondere das Recht, ' +
+  'die Software zu verwenden, zu vervielfältigen, zu modifizieren, zusammenzufügen, zu veröffentlichen, zu verteilen, ' +
+  'unterzulizenzieren und/oder Kopien der Software zu verkaufen und diese Rechte unter folgenden Bedingungen anderen zu übertragen.';
+const LEFT = 'He began a confused complaint against the wizard, who had vanished behind the curtain on the left.';
+const RIGHT = 'The horizon seems extremely distant.';
+
+interface Transcript {
+  segments: { start: number; end: number; text: string; speaker?: string; words?: { word: string; start: number; end: number }[] }[];
+  transcription: string;
+  translation: string | null;
+  detected_language: string;
+}
+
+describe('openai/whisper-base over the API', () => {
+  let server: Server;
+  let base = '';
+  // Clips cut from the shared audio by the same code the model's pytest suite uses.
+  const clips = mkdtempSync(path.join(tmpdir(), 'prognoz-clips-'));
+  const { boundary } = JSON.parse(
+    execFileSync(path.join(ROOT, '.venv', 'bin', 'python'), [path.join(ROOT, 'models', 'transcribe', 'tests', 'clips.py'), clips], { encoding: 'utf8' }),
+  ) as { boundary: number };
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const name = path.basename(req.url ?? '');
+      readFile(path.join(AUDIO, name))
+        .catch(() => readFile(path.join(clips, name)))
+        .then(
+          (data) => res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(data),
+          () => res.writeHead(404).end('not found'),
+        );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    rmSync(clips, { recursive: true, force: true });
+  });
+
+  const transcribe = async (input: Record<string, unknown>): Promise<Transcript> => {
+    const created = await call('openai/whisper-base', { body: input });
+    expect(created.status).toBe(201);
+    const done = await untilTerminal(String(created.json.id), 180_000);
+    expect(done.status, done.error ?? '').toBe('succeeded');
+    return done.output as Transcript;
+  };
+
+  it('detects, transcribes and translates the German half of multilingual.mp3', async () => {
+    const output = await transcribe({ audio: `${base}/german.wav` });
+    expect(output.detected_language).toBe('de');
+    expect(wordErrorRate(GERMAN, output.transcription)).toBeLessThanOrEqual(0.25);
+    expect(output.translation?.toLowerCase()).toMatch(/\bsoftware\b/);
+  });
+
+  it('tells the two speakers of the diarization clip apart', async () => {
+    const output = await transcribe({ audio: `${base}/two-speakers.wav`, diarize: true, speakers: 2, word_timestamp: true });
+    const labelled = output.segments.flatMap((segment) => (segment.words ?? []).map((word) => ({ start: word.start, speaker: segment.speaker })));
+    expect(new Set(labelled.map((word) => word.speaker)).size).toBe(2);
+    for (const [sentence, part] of [
+      [LEFT, labelled.filter((word) => word.start < boundary)],
+      [RIGHT, labelled.filter((word) => word.start >= boundary)],
+    ] as const) {
+      expect(part.length).toBeGreaterThanOrEqual(words(sentence).length * 0.8);
+      const counts = new Map<string | undefined, number>();
+      for (const word of part) counts.set(word.speaker, (counts.get(word.speaker) ?? 0) + 1);
+      expect(Math.max(...counts.values()) / part.length).toBeGreaterThanOrEqual(0.85);
+    }
+    const first = labelled[0]?.speaker;
+    const last = labelled.at(-1)?.speaker;
+    expect(first).not.toBe(last);
+  });
+
+  it('transcribes jfk.flac: create, poll, output', async () => {
+    const created = await call('openai/whisper-base', { body: { audio: `${base}/jfk.flac`, word_timestamp: true } });
+    expect(created.status).toBe(201);
+    expect(created.json.input).toEqual({
+      audio: `${base}/jfk.flac`,
+      model: 'base',
+      diarize: false,
+      language: 'auto',
+      speakers: 1,
+      word_timestamp: true,
+    });
+
+    const done = await untilTerminal(String(created.json.id), 120_000);
+
+    expect(done.status).toBe('succeeded');
+    const output = done.output as Transcript;
+    expect(output.detected_language).toBe('en');
+    expect(output.translation).toBeNull();
+    expect(output.transcription.toLowerCase()).toContain('ask not what your country can do for you');
+    expect(output.segments[0]?.words?.length).toBeGreaterThan(10);
+    expect(done.cost).toBeGreaterThan(0);
+  });
+
+  it('rejects bad input with 422 before any work', async () => {
+    for (const [input, field] of [
+      [{ audio: 'data:audio/wav;base64,UklGRg==' }, 'audio'],
+      [{ audio: `${base}/jfk.flac`, language: 'xx' }, 'language'],
+      [{ audio: `${base}/jfk.flac`, speakers: 0 }, 'speakers'],
+      [{ audio: `${base}/jfk.flac`, model: 'large-v3' }, 'model'],
+      [{}, 'audio'],
+    ] as const) {
+      const response = await call<{ error: { code: string; fields: { field: string }[] } }>('openai/whisper-base', { body: input });
+      expect(response.status, JSON.stringify(input)).toBe(422);
+      expect(response.json.error.fields.map((f) => f.field)).toContain(field);
+    }
+  });
+
+  it('fails a prediction whose audio cannot be fetched, with a clear error', async () => {
+    const created = await call('openai/whisper-base', { body: { audio: `${base}/nothing-here.wav` } });
+    const done = await untilTerminal(String(created.json.id), 60_000);
+    expect(done.status).toBe('failed');
+    expect(done.error).toContain('HTTP 404');
+  });
+
+  it('reports progress while it runs, and a cancel stops the model within 2 s', async () => {
+    const created = await call('openai/whisper-base', { body: { audio: `${base}/multilingual.mp3` } });
+    const id = String(created.json.id);
+    const running = await pollUntil(id, (p) => p.status === 'processing' && (p.progress ?? 0) > 0, 90_000);
+    expect(running.progress).toBeGreaterThan(0);
+    expect(running.progress).toBeLessThan(1);
+
+    const canceled = await cancelPrediction(id);
+    const at = Date.now();
+    expect(canceled.json.status).toBe('canceled');
+    const model = await processNamed('model:openai/whisper-base');
+    let record: Record<string, unknown> = {};
+    while (record.status !== 'canceled' && Date.now() - at < 5000) {
+      record = (await (await fetch(`${model.url ?? ''}/predictions/${id}`)).json()) as Record<string, unknown>;
+      await sleep(50);
+    }
+    expect(record.status).toBe('canceled');
+    expect(Number(record.ended_at) - Number(record.canceled_at)).toBeLessThan(2);
+  });
+
+  it('publishes the model with its JSON Schema', async () => {
+    const response = await call<{ id: string; schema: { input: { properties: Record<string, unknown> }; output: { required: string[] } } }>('openai/whisper-base');
+    expect(response.status).toBe(200);
+    expect(response.json.id).toBe('openai/whisper-base');
+    expect(Object.keys(response.json.schema.input.properties)).toEqual(['audio', 'model', 'diarize', 'language', 'speakers', 'word_timestamp']);
+    expect(response.json.schema.output.required.sort()).toEqual(['detected_language', 'segments', 'transcription', 'translation']);
+  });
+});
