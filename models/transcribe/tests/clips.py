@@ -11,6 +11,7 @@ import sys
 import wave
 from pathlib import Path
 
+import av
 import numpy as np
 from faster_whisper import decode_audio
 
@@ -25,6 +26,25 @@ def write_wav(path: Path, audio: np.ndarray) -> None:
         out.setsampwidth(2)
         out.setframerate(RATE)
         out.writeframes(pcm.tobytes())
+
+
+def encoded(folder: Path, source: str, container: str, codec: str, extension: str) -> Path:
+    """The shared clip re-encoded with PyAV (FFmpeg), to check that common formats decode."""
+    audio = decode_audio(str(AUDIO / source))
+    path = folder / f"{Path(source).stem}.{extension}"
+    rate = 48000 if codec == "libopus" else RATE
+    if rate != RATE:
+        audio = np.interp(np.arange(int(len(audio) * rate / RATE)) * RATE / rate, np.arange(len(audio)), audio).astype(np.float32)
+    with av.open(str(path), "w", format=container) as out:
+        stream = out.add_stream(codec, rate=rate)
+        stream.layout = "mono"
+        frame = av.AudioFrame.from_ndarray(audio[None, :], format="flt", layout="mono")
+        frame.sample_rate = rate
+        for packet in stream.encode(frame):
+            out.mux(packet)
+        for packet in stream.encode(None):
+            out.mux(packet)
+    return path
 
 
 def german_half(folder: Path) -> Path:

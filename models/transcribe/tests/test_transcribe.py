@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from faster_whisper import decode_audio
 
-from clips import AUDIO, german_half, two_speakers, write_wav
+from clips import AUDIO, encoded, german_half, two_speakers, write_wav
 from prognoz_model import Canceled, ModelError, PredictionContext
 
 JFK = "And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country."
@@ -58,6 +58,13 @@ def test_jfk_english(predictor: Any, served: tuple[str, Path]) -> None:
             assert word["start"] < word["end"]
             assert segment["start"] - 0.01 <= word["start"] and word["end"] <= segment["end"] + 0.01
             assert 0 <= word["probability"] <= 1
+
+
+@pytest.mark.parametrize(("container", "codec", "extension"), [("ogg", "libopus", "ogg"), ("ipod", "aac", "m4a"), ("wav", "pcm_s16le", "wav")])
+def test_common_formats_decode(predictor: Any, served: tuple[str, Path], container: str, codec: str, extension: str) -> None:
+    path = encoded(served[1], "jfk.flac", container, codec, extension)
+    out = run(predictor, audio=f"{served[0]}/{path.name}")
+    assert wer(JFK, out["transcription"]) <= 0.10
 
 
 def test_no_word_times_unless_asked(predictor: Any, served: tuple[str, Path]) -> None:
