@@ -81,11 +81,20 @@ export class PrognozStack extends Stack {
       'get-prediction': routeFunction('get-prediction', 'GetPrediction'),
       'cancel-prediction': routeFunction('cancel-prediction', 'CancelPrediction'),
       'get-model': routeFunction('get-model', 'GetModel'),
+      'list-webhook-deliveries': routeFunction('list-webhook-deliveries', 'ListWebhookDeliveries'),
+      'redeliver-webhook': routeFunction('redeliver-webhook', 'RedeliverWebhook'),
+      'get-webhook-secret': routeFunction('get-webhook-secret', 'GetWebhookSecret'),
+      'rotate-webhook-secret': routeFunction('rotate-webhook-secret', 'RotateWebhookSecret'),
     };
     table.grantReadWriteData(handlers['create-prediction']);
     table.grantReadData(handlers['get-prediction']);
     table.grantReadWriteData(handlers['cancel-prediction']);
+    table.grantReadData(handlers['list-webhook-deliveries']);
+    table.grantReadData(handlers['get-webhook-secret']);
+    table.grantReadWriteData(handlers['rotate-webhook-secret']);
+    table.grantReadData(handlers['redeliver-webhook']);
     webhooks.queue.grantSendMessages(handlers['cancel-prediction']);
+    webhooks.queue.grantSendMessages(handlers['redeliver-webhook']);
     for (const workflow of workflows.values()) {
       workflow.stateMachine.grantStartExecution(handlers['create-prediction']);
       workflow.stateMachine.grantExecution(handlers['cancel-prediction'], 'states:StopExecution');

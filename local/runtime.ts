@@ -226,6 +226,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       localEndpoints: {
         processes: () => ({ processes: supervisor.status() }),
         health: () => ({ status: 'ok', running_executions: stepFunctions.runningCount() }),
+        queues: () => ({ sqsEndpoint: fauxqs.address, queues: [...queues].map(([logicalId, queue]) => ({ logicalId, url: queue.url })) }),
         // What the runtime executes, and the local value it gave each intrinsic of the template.
         definitions: () => ({
           machines: machines.map(({ logicalId, model, definition }) => ({ logicalId, model, definition })),

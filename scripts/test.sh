@@ -26,9 +26,10 @@ const attr = (name) => Number(new RegExp(`<testsuite [^>]*\\b${name}="(\\d+)"`).
 const pyFailed = attr('failures') + attr('errors');
 const pyPassed = attr('tests') - pyFailed - attr('skipped');
 const passed = vitest.numPassedTests + pyPassed;
-// A test file that fails to load counts as a failure too, though it ran no test.
-const failed = vitest.numFailedTests + vitest.numFailedTestSuites + pyFailed;
-console.log(`\nvitest: ${vitest.numPassedTests} passed, ${vitest.numFailedTests} failed (${vitest.numFailedTestSuites} files failed); pytest: ${pyPassed} passed, ${pyFailed} failed`);
+// A test file that fails without a failed test (it could not load) counts as a failure too.
+const brokenFiles = vitest.testResults.filter((file) => file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed')).length;
+const failed = vitest.numFailedTests + brokenFiles + pyFailed;
+console.log(`\nvitest: ${vitest.numPassedTests} passed, ${vitest.numFailedTests} failed (${brokenFiles} files broken); pytest: ${pyPassed} passed, ${pyFailed} failed`);
 console.log(`${passed} passed, ${failed} failed`);
 JS
 [ "$pytest_status" = 0 ] && [ "$vitest_status" = 0 ]

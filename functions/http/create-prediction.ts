@@ -24,6 +24,10 @@ export const handler = httpHandler(async (event) => {
   const body = parseBody(event);
   const { webhook: webhookField, ...fields } = body.value;
   const webhook = resolveWebhook(event.headers, webhookField, deps.webhookPolicy);
+  const refused = webhook === null ? null : await deps.checkWebhookHost(webhook);
+  if (refused !== null) {
+    throw new PrognozError('invalid_input', `the webhook address cannot be used: ${refused}`, { fields: [{ field: 'webhook', message: refused }] });
+  }
   const input = body.kind === 'form' ? coerceFormInput(model, fields as Record<string, string>) : fields;
 
   const created = await createPredictionUseCase(

@@ -1,5 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { dynamoAccountStore, type AccountStore } from '../../shared/adapters/account-store.ts';
+import { dynamoDeliveryLog, type DeliveryLog } from '../../shared/adapters/delivery-log.ts';
 import { dynamoPredictionStore, type PredictionStore } from '../../shared/adapters/prediction-store.ts';
+import { checkWebhookHost } from '../../shared/adapters/webhook-transport.ts';
+import type { AddressPolicy } from '../../shared/domain/addresses.ts';
 import { sqsWebhookNotifier, type WebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
 import { sfnWorkflowClient, type WorkflowClient } from '../../shared/adapters/workflow-client.ts';
 import { systemClock, type Clock } from '../../shared/domain/clock.ts';
@@ -16,7 +20,12 @@ export interface ApiDeps {
   readonly ids: IdGenerator;
   readonly sleep: (ms: number) => Promise<void>;
   readonly webhookPolicy: WebhookUrlPolicy;
+  readonly addressPolicy: AddressPolicy;
   readonly notifier: WebhookNotifier;
+  readonly accounts: AccountStore;
+  readonly deliveries: DeliveryLog;
+  /** Why a webhook's host may not be called, or null (resolves it). */
+  readonly checkWebhookHost: (url: string) => Promise<string | null>;
 }
 
 let deps: ApiDeps | undefined;
@@ -24,6 +33,8 @@ let deps: ApiDeps | undefined;
 export const apiDeps = (): ApiDeps => {
   if (deps) return deps;
   const config = apiConfigFromEnv();
+  const local = process.env.PROGNOZ_ALLOW_LOOPBACK === 'true';
+  const addressPolicy = { allowLoopback: local };
   deps = {
     config,
     store: dynamoPredictionStore(config.tableName),
@@ -31,8 +42,12 @@ export const apiDeps = (): ApiDeps => {
     clock: systemClock,
     ids: randomIds,
     sleep: (ms) => sleep(ms),
-    webhookPolicy: { allowLoopbackHttp: process.env.PROGNOZ_ALLOW_LOOPBACK === 'true' },
+    webhookPolicy: { allowLoopbackHttp: local },
+    addressPolicy,
     notifier: sqsWebhookNotifier(config.webhookQueueUrl),
+    accounts: dynamoAccountStore(config.tableName),
+    deliveries: dynamoDeliveryLog(config.tableName),
+    checkWebhookHost: (url) => checkWebhookHost(url, addressPolicy),
   };
   return deps;
 };

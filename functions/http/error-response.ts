@@ -15,6 +15,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   prediction_not_found: 404,
   method_not_allowed: 405,
   prediction_finished: 409,
+  webhook_not_dead_lettered: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   invalid_input: 422,

@@ -2,26 +2,30 @@ import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { dynamoAccountStore } from '../../shared/adapters/account-store.ts';
 import { sqs } from '../../shared/adapters/aws-clients.ts';
+import { dynamoDeliveryLog } from '../../shared/adapters/delivery-log.ts';
 import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts';
+import { guardedPoster } from '../../shared/adapters/webhook-transport.ts';
 import { tableNameFromEnv } from '../../shared/config.ts';
 import { systemClock } from '../../shared/domain/clock.ts';
-import { deliverWebhook, fetchPoster, type DeliveryDeps } from '../../shared/use-cases/deliver-webhook.ts';
+import { deliverWebhook, type DeliveryDeps } from '../../shared/use-cases/deliver-webhook.ts';
 import { webhookMessage } from '../../shared/workflow/messages.ts';
-import { RETRY_POLICY } from '../../shared/workflow/webhook-policy.ts';
+import { retryDelaysSeconds } from '../../shared/workflow/webhook-policy.ts';
 import { logger } from '../http/logger.ts';
-
 
 let deps: DeliveryDeps | undefined;
 const depsFromEnv = (): DeliveryDeps => {
   const table = tableNameFromEnv();
-  return (deps ??= { store: dynamoPredictionStore(table), accounts: dynamoAccountStore(table), clock: systemClock, post: fetchPoster });
+  return (deps ??= {
+    store: dynamoPredictionStore(table),
+    accounts: dynamoAccountStore(table),
+    log: dynamoDeliveryLog(table),
+    clock: systemClock,
+    post: guardedPoster({ allowLoopback: process.env.PROGNOZ_ALLOW_LOOPBACK === 'true' }),
+  });
 };
 
-/** Hides a failed message for the next delay, so retries back off instead of coming straight back. */
-const backOff = async (record: SQSRecord): Promise<void> => {
-  const attempts = Number(record.attributes.ApproximateReceiveCount);
-  const delays = RETRY_POLICY.retryDelaysSeconds;
-  const delay = delays[Math.min(Math.max(attempts, 1), delays.length) - 1] ?? delays[0];
+/** Hides a failed message for the next delay, so retries back off rather than come straight back. */
+const backOff = async (record: SQSRecord, delay: number): Promise<void> => {
   const queueUrl = process.env.PROGNOZ_WEBHOOK_QUEUE_URL;
   if (!queueUrl) return;
   await sqs().send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: record.receiptHandle, VisibilityTimeout: delay }));
@@ -31,12 +35,14 @@ const backOff = async (record: SQSRecord): Promise<void> => {
 export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
   const failures: string[] = [];
   for (const record of event.Records) {
+    const attempt = Math.max(1, Number(record.attributes.ApproximateReceiveCount) || 1);
     try {
       const message = webhookMessage.parse(JSON.parse(record.body));
-      const result = await deliverWebhook(depsFromEnv(), message);
-      logger.info('webhook attempt', { predictionId: message.predictionId, status: message.status, result: result.kind, attempt: record.attributes.ApproximateReceiveCount });
+      const result = await deliverWebhook(depsFromEnv(), message, attempt);
+      logger.info('webhook attempt', { predictionId: message.predictionId, event: message.status, attempt, result: result.kind });
       if (result.kind !== 'failed') continue;
-      await backOff(record);
+      // After the last attempt the message comes straight back, to be moved to the dead-letter queue.
+      await backOff(record, result.final ? 0 : (retryDelaysSeconds()[attempt - 1] ?? 0));
     } catch (error) {
       logger.error('webhook delivery broke', { messageId: record.messageId, error: error instanceof Error ? error.message : String(error) });
     }

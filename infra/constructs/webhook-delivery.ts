@@ -40,7 +40,7 @@ export class WebhookDelivery extends Construct {
       environment: { PROGNOZ_TABLE_NAME: props.table.tableName, PROGNOZ_WEBHOOK_QUEUE_URL: this.queue.queueUrl },
       timeout: senderTimeout,
     });
-    props.table.grantReadData(this.sender.fn);
+    props.table.grantReadWriteData(this.sender.fn); // reads predictions, writes the delivery log
     this.queue.grantConsumeMessages(this.sender.fn);
     this.sender.fn.addEventSource(
       new SqsEventSource(this.queue, { batchSize: RETRY_POLICY.batchSize, reportBatchItemFailures: true, maxConcurrency: 20 }),

@@ -18,6 +18,7 @@ export const ERROR_CODES = [
   'invalid_input',
   'webhook_conflict',
   'prediction_finished',
+  'webhook_not_dead_lettered',
   'internal_error',
 ] as const;
 

@@ -7,7 +7,20 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 export const signWebhook = (secret: string, webhookId: string, timestamp: number, body: string): string =>
   createHmac('sha256', secret).update(`${webhookId}.${timestamp}.${body}`, 'utf8').digest('base64');
 
-/** For receivers: constant-time comparison and a bound on clock difference. */
+/**
+ * The Standard Webhooks signature (`webhook-signature: v1,<sig>`), which the common verifier
+ * libraries check: the same content, keyed with the base64-decoded part of `whsec_…`.
+ */
+export const signStandardWebhook = (secret: string, webhookId: string, timestamp: number, body: string): string =>
+  `v1,${createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64')).update(`${webhookId}.${timestamp}.${body}`, 'utf8').digest('base64')}`;
+
+/** While a secret is being rotated both sign: the values are joined by commas (never in Base64). */
+export const joinSignatures = (signatures: readonly string[]): string => signatures.join(',');
+
+/**
+ * For receivers: accepts the delivery when any signature in `X-Webhook-SIGNATURE` matches, with
+ * a constant-time comparison, and the timestamp is within the tolerance of the receiver's clock.
+ */
 export const verifyWebhook = (
   secret: string,
   headers: { id: string; timestamp: string; signature: string },
@@ -17,8 +30,10 @@ export const verifyWebhook = (
   const timestamp = Number(headers.timestamp);
   if (!Number.isInteger(timestamp) || Math.abs(options.nowSeconds - timestamp) > (options.toleranceSeconds ?? 300)) return false;
   const expected = Buffer.from(signWebhook(secret, headers.id, timestamp, body));
-  const given = Buffer.from(headers.signature);
-  return expected.length === given.length && timingSafeEqual(expected, given);
+  return headers.signature.split(',').some((candidate) => {
+    const given = Buffer.from(candidate.trim());
+    return expected.length === given.length && timingSafeEqual(expected, given);
+  });
 };
 
 /** Stable across retries, different per event of a prediction. */

@@ -1,39 +1,18 @@
 import type { AccountStore } from '../adapters/account-store.ts';
+import type { DeliveryLog } from '../adapters/delivery-log.ts';
 import type { PredictionStore } from '../adapters/prediction-store.ts';
+import type { WebhookPoster } from '../adapters/webhook-transport.ts';
 import { toPredictionView } from '../api/prediction-view.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { PredictionId } from '../domain/ids.ts';
-import { signWebhook, webhookIdOf } from '../domain/webhook-signature.ts';
+import { joinSignatures, signStandardWebhook, signWebhook, webhookIdOf } from '../domain/webhook-signature.ts';
 import type { WebhookMessage } from '../workflow/messages.ts';
-
-/** Spec §6.5: a receiver has 10 seconds to answer. */
-export const WEBHOOK_TIMEOUT_MS = 10_000;
-
-export type PostOutcome = { readonly status: number } | { readonly error: string };
-
-/** Sends one request; never follows redirects (a 3xx is a failed attempt). */
-export type WebhookPoster = (url: string, request: { headers: Record<string, string>; body: string; timeoutMs: number }) => Promise<PostOutcome>;
-
-export const fetchPoster: WebhookPoster = async (url, request) => {
-  try {
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: request.headers,
-      body: request.body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(request.timeoutMs),
-    });
-    await response.body?.cancel();
-    return { status: response.status };
-  } catch (error) {
-    const timedOut = error instanceof Error && error.name === 'TimeoutError';
-    return { error: timedOut ? `no answer within ${request.timeoutMs / 1000} s` : String(error) };
-  }
-};
+import { RETRY_POLICY } from '../workflow/webhook-policy.ts';
 
 export interface DeliveryDeps {
   readonly store: PredictionStore;
   readonly accounts: AccountStore;
+  readonly log: DeliveryLog;
   readonly clock: Clock;
   readonly post: WebhookPoster;
 }
@@ -41,33 +20,52 @@ export interface DeliveryDeps {
 export type DeliveryResult =
   | { readonly kind: 'skipped'; readonly reason: string }
   | { readonly kind: 'delivered'; readonly status: number }
-  | { readonly kind: 'failed'; readonly reason: string };
+  | { readonly kind: 'failed'; readonly reason: string; readonly final: boolean };
+
+const MAX_ATTEMPTS = 1 + RETRY_POLICY.retryDelaysSeconds.length;
 
 /**
- * Delivers one webhook event: the prediction as GET returns it, without `cost` (spec §6.2),
- * signed per attempt with the owner's secret. 2xx is success; anything else is a failure the
- * caller retries.
+ * One attempt at delivering a webhook event: the prediction as GET returns it, without `cost`
+ * (spec §6.2), signed for this attempt with the owner's secret(s), recorded in the delivery log.
+ * 2xx is success; anything else, a timeout or a redirect is a failure the queue retries.
  */
-export const deliverWebhook = async (deps: DeliveryDeps, message: WebhookMessage): Promise<DeliveryResult> => {
+export const deliverWebhook = async (deps: DeliveryDeps, message: WebhookMessage, attempt: number): Promise<DeliveryResult> => {
   const prediction = await deps.store.get(message.predictionId as PredictionId);
   if (!prediction?.webhook) return { kind: 'skipped', reason: 'no webhook registered' };
-  const secret = await deps.accounts.signingSecret(prediction.owner);
-  if (secret === null) throw new Error(`account ${prediction.owner} has no signing secret`);
+  const startedMs = deps.clock.now();
+  const secrets = await deps.accounts.signingSecrets(prediction.owner, startedMs);
+  if (secrets === null) throw new Error(`account ${prediction.owner} has no signing secret`);
+  const signing = [secrets.current, ...(secrets.previous === null ? [] : [secrets.previous])];
+
   const body = JSON.stringify(toPredictionView(prediction, { includeCost: false }));
   const webhookId = webhookIdOf(prediction.id, message.status);
-  const timestamp = Math.floor(deps.clock.now() / 1000);
+  const timestamp = Math.floor(startedMs / 1000);
   const outcome = await deps.post(prediction.webhook, {
     headers: {
       'content-type': 'application/json',
       'user-agent': 'prognoz-webhooks/1',
       'x-webhook-id': webhookId,
       'x-webhook-timestamp': String(timestamp),
-      'x-webhook-signature': signWebhook(secret, webhookId, timestamp, body),
+      'x-webhook-signature': joinSignatures(signing.map((secret) => signWebhook(secret, webhookId, timestamp, body))),
+      'webhook-id': webhookId,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signing.map((secret) => signStandardWebhook(secret, webhookId, timestamp, body)).join(' '),
     },
     body,
-    timeoutMs: WEBHOOK_TIMEOUT_MS,
+    timeoutMs: RETRY_POLICY.attemptTimeoutSeconds * 1000,
   });
-  if ('error' in outcome) return { kind: 'failed', reason: outcome.error };
-  if (outcome.status >= 200 && outcome.status < 300) return { kind: 'delivered', status: outcome.status };
-  return { kind: 'failed', reason: `the receiver answered HTTP ${outcome.status}` };
+  const delivered = 'status' in outcome && outcome.status >= 200 && outcome.status < 300;
+  const final = !delivered && attempt >= MAX_ATTEMPTS;
+  await deps.log.record(prediction.id, {
+    webhookId,
+    event: message.status,
+    attempt,
+    atMs: startedMs,
+    durationMs: deps.clock.now() - startedMs,
+    statusCode: 'status' in outcome ? outcome.status : null,
+    error: 'error' in outcome ? outcome.error : null,
+    outcome: delivered ? 'delivered' : final ? 'dead_lettered' : 'failed',
+  });
+  if (delivered) return { kind: 'delivered', status: outcome.status };
+  return { kind: 'failed', reason: 'error' in outcome ? outcome.error : `the receiver answered HTTP ${outcome.status}`, final };
 };

@@ -1,6 +1,7 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/app.ts';
+import { ROUTES } from '../../shared/api/routes.ts';
 import { RETRY_POLICY } from '../../shared/workflow/webhook-policy.ts';
 
 const { stack } = buildApp({ bundle: false });
@@ -11,7 +12,7 @@ const resources = (type: string) => Object.values(template.findResources(type)) 
 describe('the API', () => {
   it('has the routes of the spec under /api/v1/, each behind the Bearer-token authorizer', () => {
     const methods = resources('AWS::ApiGateway::Method').filter((m) => m.Properties.HttpMethod !== 'ANY');
-    expect(methods.map((m) => m.Properties.HttpMethod).sort()).toEqual(['GET', 'GET', 'POST', 'POST']);
+    expect(methods.map((m) => m.Properties.HttpMethod).sort()).toEqual(ROUTES.map((route) => route.method).sort());
     for (const method of methods) {
       expect(method.Properties.AuthorizationType).toBe('CUSTOM');
       expect(method.Properties.AuthorizerId).toBeDefined();

@@ -20,6 +20,8 @@ declare module 'vitest' {
 /** One local runtime (emulators, workflow, worker, model server) for all e2e suites. */
 export default async function setup(project: TestProject) {
   const lines: string[] = [];
+  // Webhook retries 1, 2 and 3 s apart (instead of 5, 30, 120) so a suite sees all four attempts.
+  process.env.PROGNOZ_WEBHOOK_RETRY_DELAYS = '1,2,3';
   const runtime = await startLocalRuntime({ port: 0, log: (line) => lines.push(line) });
   project.provide('runtime', {
     apiUrl: runtime.apiUrl,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { signWebhook, verifyWebhook } from '../../shared/domain/webhook-signature.ts';
+import { joinSignatures, signStandardWebhook, signWebhook, verifyWebhook } from '../../shared/domain/webhook-signature.ts';
 
 // Computed independently (Python's hmac + base64) from spec §6.4.
 const VECTOR = {
@@ -13,6 +13,21 @@ const VECTOR = {
 describe('webhook signatures', () => {
   it('match the known test vector', () => {
     expect(signWebhook(VECTOR.secret, VECTOR.id, VECTOR.timestamp, VECTOR.body)).toBe(VECTOR.signature);
+  });
+
+  it('match the Standard Webhooks test vector in the webhook-signature header', () => {
+    expect(signStandardWebhook('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}')).toBe(
+      'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+    );
+  });
+
+  it('verify against either of two joined signatures during a rotation', () => {
+    const both = joinSignatures([signWebhook('whsec_new', 'id', VECTOR.timestamp, 'b'), signWebhook('whsec_old', 'id', VECTOR.timestamp, 'b')]);
+    const headers = { id: 'id', timestamp: String(VECTOR.timestamp), signature: both };
+    const now = { nowSeconds: VECTOR.timestamp };
+    expect(verifyWebhook('whsec_new', headers, 'b', now)).toBe(true);
+    expect(verifyWebhook('whsec_old', headers, 'b', now)).toBe(true);
+    expect(verifyWebhook('whsec_other', headers, 'b', now)).toBe(false);
   });
 
   it('verify only the exact body, id and timestamp, within the tolerance', () => {

@@ -1,0 +1,25 @@
+import { formatTimestamp } from '../../shared/domain/clock.ts';
+import { apiDeps } from './deps.ts';
+import { httpHandler } from './pipeline.ts';
+import { ownedPrediction } from './predictions.ts';
+import { json } from './respond.ts';
+
+/** GET /api/v1/predictions/{id}/webhooks: every delivery attempt, oldest first. */
+export const handler = httpHandler(async (event) => {
+  const deps = apiDeps();
+  const prediction = await ownedPrediction(event, deps.store);
+  const attempts = await deps.deliveries.list(prediction.id);
+  return json(200, {
+    webhook: prediction.webhook,
+    attempts: attempts.map((attempt) => ({
+      webhook_id: attempt.webhookId,
+      event: attempt.event,
+      attempt: attempt.attempt,
+      at: formatTimestamp(attempt.atMs),
+      duration_ms: attempt.durationMs,
+      status_code: attempt.statusCode,
+      error: attempt.error,
+      outcome: attempt.outcome,
+    })),
+  });
+});

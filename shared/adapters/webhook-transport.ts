@@ -1,0 +1,77 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { refusedAddress, type AddressPolicy } from '../domain/addresses.ts';
+
+export type PostOutcome = { readonly status: number } | { readonly error: string };
+
+export interface PostRequest {
+  readonly headers: Record<string, string>;
+  readonly body: string;
+  readonly timeoutMs: number;
+}
+
+/** Sends one webhook request; never follows a redirect (a 3xx is simply the answer). */
+export type WebhookPoster = (url: string, request: PostRequest) => Promise<PostOutcome>;
+
+/**
+ * Resolves like dns.lookup, but refuses a host whose address is not public, so the check holds
+ * for the very address the connection goes to (no second lookup can rebind it).
+ */
+const guardedLookup =
+  (policy: AddressPolicy): LookupFunction =>
+  (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, '', 0);
+      const refused = addresses.map((a) => refusedAddress(a.address, policy)).find((reason) => reason !== null);
+      if (refused) return callback(Object.assign(new Error(`${hostname}: ${refused}`), { code: 'EADDRNOTALLOWED' }), '', 0);
+      const [first] = addresses;
+      if (!first) return callback(new Error(`${hostname} has no address`), '', 0);
+      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      callback(null, first.address, first.family);
+    });
+  };
+
+export const guardedPoster =
+  (policy: AddressPolicy): WebhookPoster =>
+  (url, request) =>
+    new Promise((resolve) => {
+      const target = new URL(url);
+      const host = target.hostname.replace(/^\[|\]$/g, '');
+      if (isIP(host) !== 0) {
+        const refused = refusedAddress(host, policy);
+        if (refused) return resolve({ error: refused });
+      }
+      const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+      const req = send(target, {
+        method: 'POST',
+        headers: { ...request.headers, 'content-length': Buffer.byteLength(request.body) },
+        lookup: guardedLookup(policy),
+        timeout: request.timeoutMs,
+      });
+      const timer = setTimeout(() => req.destroy(new Error(`no answer within ${request.timeoutMs / 1000} s`)), request.timeoutMs);
+      req.on('response', (res) => {
+        clearTimeout(timer);
+        res.resume();
+        resolve({ status: res.statusCode ?? 0 });
+        req.destroy();
+      });
+      req.on('timeout', () => req.destroy(new Error(`no answer within ${request.timeoutMs / 1000} s`)));
+      req.on('error', (error) => {
+        clearTimeout(timer);
+        resolve({ error: error.message });
+      });
+      req.end(request.body);
+    });
+
+/** Checks a webhook host when it is registered: every address it resolves to must be allowed. */
+export const checkWebhookHost = async (url: string, policy: AddressPolicy): Promise<string | null> => {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host) !== 0) return refusedAddress(host, policy);
+  const addresses = await new Promise<LookupAddress[] | Error>((resolve) =>
+    dnsLookup(host, { all: true }, (error, found) => resolve(error ?? found)),
+  );
+  if (addresses instanceof Error) return `${host} does not resolve`;
+  return addresses.map((a) => refusedAddress(a.address, policy)).find((reason) => reason !== null) ?? null;
+};
