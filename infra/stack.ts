@@ -81,6 +81,7 @@ export class PrognozStack extends Stack {
       'get-prediction': routeFunction('get-prediction', 'GetPrediction'),
       'cancel-prediction': routeFunction('cancel-prediction', 'CancelPrediction'),
       'get-model': routeFunction('get-model', 'GetModel'),
+      'get-account': routeFunction('get-account', 'GetAccount'),
       'list-webhook-deliveries': routeFunction('list-webhook-deliveries', 'ListWebhookDeliveries'),
       'redeliver-webhook': routeFunction('redeliver-webhook', 'RedeliverWebhook'),
       'get-webhook-secret': routeFunction('get-webhook-secret', 'GetWebhookSecret'),
@@ -90,6 +91,7 @@ export class PrognozStack extends Stack {
     table.grantReadData(handlers['get-prediction']);
     table.grantReadWriteData(handlers['cancel-prediction']);
     table.grantReadData(handlers['list-webhook-deliveries']);
+    table.grantReadData(handlers['get-account']);
     table.grantReadData(handlers['get-webhook-secret']);
     table.grantReadWriteData(handlers['rotate-webhook-secret']);
     table.grantReadData(handlers['redeliver-webhook']);

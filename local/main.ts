@@ -1,5 +1,7 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT } from './paths.ts';
+import { LOCAL_RUNTIME_FILE } from '../cli/target.ts';
+import { LOCAL_REGION, REPO_ROOT } from './paths.ts';
 import { startLocalRuntime } from './runtime.ts';
 
 /** `npm start`: the whole service on this machine, until Ctrl-C. */
@@ -12,12 +14,17 @@ const runtime = await startLocalRuntime({
   ...(process.env.PROGNOZ_API_TOKEN ? { apiToken: process.env.PROGNOZ_API_TOKEN } : {}),
 });
 
+// Tells `npx prognoz` (the admin command line) how to reach this runtime while it runs.
+mkdirSync(path.dirname(LOCAL_RUNTIME_FILE), { recursive: true });
+writeFileSync(LOCAL_RUNTIME_FILE, JSON.stringify({ dynamoEndpoint: runtime.dynamoEndpoint, tableName: runtime.tableName, region: LOCAL_REGION }));
+
 console.log(`
 prognoz is running on the local runtime.
 
   API        ${runtime.apiUrl}
-  API token  ${runtime.apiToken}
+  API token  ${runtime.apiToken}   (account ${runtime.accountId})
   data       ${dataDir}
+  admin      npx prognoz accounts show ${runtime.accountId}
 
 Try it:
   export PROGNOZ_API_TOKEN=${runtime.apiToken}
@@ -34,6 +41,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     if (stopping) return;
     stopping = true;
     console.log('\nprognoz: stopping…');
+    rmSync(LOCAL_RUNTIME_FILE, { force: true });
     void runtime.stop().then(() => {
       console.log('prognoz: stopped.');
       process.exit(0);

@@ -9,7 +9,7 @@ import { sqs } from '../shared/adapters/aws-clients.ts';
 import { dynamoPredictionStore } from '../shared/adapters/prediction-store.ts';
 import { systemClock } from '../shared/domain/clock.ts';
 import { asAccountId } from '../shared/domain/ids.ts';
-import { generateToken } from '../shared/domain/tokens.ts';
+import { generateToken, looksLikeToken } from '../shared/domain/tokens.ts';
 import { findModel, MODELS } from '../shared/models/registry.ts';
 import { applyEvent } from '../shared/use-cases/apply-event.ts';
 import { startApiFront } from './api-front.ts';
@@ -54,6 +54,8 @@ export interface LocalRuntime {
 
 /** The account `npm start` creates; stable so that a restart keeps its predictions visible. */
 export const LOCAL_ACCOUNT_ID = '00000000-0000-4000-8000-000000000001';
+/** What the local account starts with: 1,000 ₽, so that it can run predictions at once. */
+const LOCAL_ACCOUNT_BALANCE_KOPECKS = 100_000;
 export const RESTART_ERROR = 'the local runtime stopped while this prediction was running; it was not finished';
 
 const pythonInterpreter = (): string => {
@@ -155,9 +157,12 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     }
 
     const accounts = dynamoAccountStore(tableName);
-    await accounts.createAccount(asAccountId(LOCAL_ACCOUNT_ID), systemClock.now()).catch((error: unknown) => {
+    await accounts.createAccount(asAccountId(LOCAL_ACCOUNT_ID), systemClock.now(), { balanceKopecks: LOCAL_ACCOUNT_BALANCE_KOPECKS }).catch((error: unknown) => {
       if (!(error instanceof Error && error.name === 'ConditionalCheckFailedException')) throw error;
     });
+    if (options.apiToken !== undefined && !looksLikeToken(options.apiToken)) {
+      throw new Error(`PROGNOZ_API_TOKEN is not a prognoz API token (pgz_… with a valid checksum); one that is: ${generateToken()}`);
+    }
     const apiToken = options.apiToken ?? generateToken();
     await accounts.addToken(asAccountId(LOCAL_ACCOUNT_ID), apiToken, systemClock.now());
 

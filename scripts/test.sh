@@ -7,7 +7,7 @@ trap 'rm -rf "$results"' EXIT
 
 echo "== typecheck"; tsc --noEmit -p .
 echo "== lint"; eslint .
-echo "== layer rules"; depcruise --config .dependency-cruiser.cjs infra functions shared worker local test bench
+echo "== layer rules"; depcruise --config .dependency-cruiser.cjs infra functions shared worker local cli test bench
 echo "== model servers (pytest)"
 set +e
 (cd models && ../.venv/bin/python -m pytest --junitxml="$results/pytest.xml")

@@ -1,10 +1,12 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
 import { formatTimestamp } from '../domain/clock.ts';
 import { asAccountId, type AccountId } from '../domain/ids.ts';
-import { generateSigningSecret, hashToken } from '../domain/tokens.ts';
+import { monthOf } from '../domain/money.ts';
+import { generateSigningSecret, hashToken, tokenHint } from '../domain/tokens.ts';
 import { dynamo } from './aws-clients.ts';
-import { accountKey, tokenKey } from './table-keys.ts';
+import { accountKey, OWNER_INDEX, spendKey, tokenKey } from './table-keys.ts';
 
 /** The secrets that sign an account's webhooks: the current one, and the one being rotated out. */
 export interface SigningSecrets {
@@ -14,14 +16,44 @@ export interface SigningSecrets {
   readonly previousValidUntilMs: number | null;
 }
 
+/** What the owner and the admin command line see of an account. Money in kopecks. */
+export interface AccountSummary {
+  readonly id: AccountId;
+  readonly createdAt: string;
+  readonly balanceKopecks: number;
+  /** null: no monthly limit. */
+  readonly monthlyLimitKopecks: number | null;
+  readonly month: string;
+  readonly spentThisMonthKopecks: number;
+}
+
+export interface TokenSummary {
+  readonly id: string;
+  /** The first characters only: the token itself is never stored. */
+  readonly hint: string;
+  readonly createdAt: string;
+  readonly revoked: boolean;
+}
+
+export interface NewAccount {
+  readonly balanceKopecks?: number;
+  readonly monthlyLimitKopecks?: number | null;
+}
+
 export interface AccountStore {
   /** Creates the account with its webhook signing secret. */
-  createAccount(id: AccountId, nowMs: number): Promise<void>;
+  createAccount(id: AccountId, nowMs: number, initial?: NewAccount): Promise<void>;
+  getAccount(id: AccountId, nowMs: number): Promise<AccountSummary | null>;
+  topUp(id: AccountId, kopecks: number): Promise<void>;
+  setMonthlyLimit(id: AccountId, kopecks: number | null): Promise<void>;
+  listTokens(id: AccountId): Promise<TokenSummary[]>;
+  /** False when the account has no such token. */
+  revokeToken(id: AccountId, tokenId: string): Promise<boolean>;
   signingSecrets(id: AccountId, nowMs: number): Promise<SigningSecrets | null>;
   /** A new current secret; the old one keeps signing for `graceMs`. */
   rotateSigningSecret(id: AccountId, nowMs: number, graceMs: number): Promise<SigningSecrets>;
-  /** Stores the token's hash (never the token) pointing at its account. Idempotent. */
-  addToken(account: AccountId, token: string, nowMs: number): Promise<void>;
+  /** Stores the token's hash (never the token) pointing at its account; returns the token's id. */
+  addToken(account: AccountId, token: string, nowMs: number): Promise<string>;
   /** The account behind a token, or null for an unknown or revoked one. */
   accountForToken(token: string): Promise<AccountId | null>;
 }
@@ -34,14 +66,98 @@ const secretsOf = (item: Record<string, unknown>, nowMs: number): SigningSecrets
 };
 
 export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentClient = dynamo()): AccountStore => ({
-  async createAccount(id, nowMs) {
+  async createAccount(id, nowMs, initial = {}) {
     await client.send(
       new PutCommand({
         TableName: tableName,
-        Item: { ...accountKey(id), type: 'account', id, created_at: formatTimestamp(nowMs), signing_secret: generateSigningSecret() },
+        Item: {
+          ...accountKey(id),
+          type: 'account',
+          id,
+          created_at: formatTimestamp(nowMs),
+          signing_secret: generateSigningSecret(),
+          balance_kopecks: initial.balanceKopecks ?? 0,
+          monthly_limit_kopecks: initial.monthlyLimitKopecks ?? null,
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
+  },
+  async getAccount(id, nowMs) {
+    const month = monthOf(nowMs);
+    const [account, spend] = await Promise.all([
+      client.send(new GetCommand({ TableName: tableName, Key: accountKey(id), ConsistentRead: true })),
+      client.send(new GetCommand({ TableName: tableName, Key: spendKey(id, month), ConsistentRead: true })),
+    ]);
+    const item = account.Item;
+    if (!item) return null;
+    return {
+      id,
+      createdAt: String(item.created_at),
+      balanceKopecks: Number(item.balance_kopecks ?? 0),
+      monthlyLimitKopecks: typeof item.monthly_limit_kopecks === 'number' ? item.monthly_limit_kopecks : null,
+      month,
+      spentThisMonthKopecks: Number(spend.Item?.spent_kopecks ?? 0),
+    };
+  },
+  async topUp(id, kopecks) {
+    if (!Number.isInteger(kopecks) || kopecks <= 0) throw new Error('a top-up is a positive whole number of kopecks');
+    await client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: accountKey(id),
+        UpdateExpression: 'ADD balance_kopecks :amount',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':amount': kopecks },
+      }),
+    );
+  },
+  async setMonthlyLimit(id, kopecks) {
+    if (kopecks !== null && (!Number.isInteger(kopecks) || kopecks < 0)) throw new Error('a limit is a whole number of kopecks, or none');
+    await client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: accountKey(id),
+        UpdateExpression: 'SET monthly_limit_kopecks = :limit',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':limit': kopecks },
+      }),
+    );
+  },
+  async listTokens(id) {
+    const { Items = [] } = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: OWNER_INDEX.name,
+        KeyConditionExpression: '#owner = :owner AND begins_with(#sort, :prefix)',
+        ExpressionAttributeNames: { '#owner': OWNER_INDEX.partition, '#sort': OWNER_INDEX.sort },
+        ExpressionAttributeValues: { ':owner': `ACCOUNT#${id}`, ':prefix': 'TOKEN#' },
+      }),
+    );
+    return Items.map((item) => ({
+      id: String(item.token_id),
+      hint: String(item.hint),
+      createdAt: String(item.created_at),
+      revoked: item.revoked === true,
+    }));
+  },
+  async revokeToken(id, tokenId) {
+    const { Items = [] } = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: OWNER_INDEX.name,
+        KeyConditionExpression: '#owner = :owner AND begins_with(#sort, :prefix)',
+        FilterExpression: 'token_id = :id',
+        ExpressionAttributeNames: { '#owner': OWNER_INDEX.partition, '#sort': OWNER_INDEX.sort },
+        ExpressionAttributeValues: { ':owner': `ACCOUNT#${id}`, ':prefix': 'TOKEN#', ':id': tokenId },
+      }),
+    );
+    const [found] = Items;
+    if (!found) return false;
+    await client.send(
+      new UpdateCommand({ TableName: tableName, Key: { pk: String(found.pk), sk: String(found.sk) }, UpdateExpression: 'SET revoked = :yes', ExpressionAttributeValues: { ':yes': true } }),
+    );
+    return true;
   },
   async signingSecrets(id, nowMs) {
     const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: accountKey(id), ConsistentRead: true }));
@@ -69,12 +185,25 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
     }
   },
   async addToken(account, token, nowMs) {
+    const tokenId = randomUUID();
+    const createdAt = formatTimestamp(nowMs);
     await client.send(
       new PutCommand({
         TableName: tableName,
-        Item: { ...tokenKey(hashToken(token)), type: 'token', account, created_at: formatTimestamp(nowMs), revoked: false },
+        Item: {
+          ...tokenKey(hashToken(token)),
+          gsi1pk: `ACCOUNT#${account}`,
+          gsi1sk: `TOKEN#${createdAt}#${tokenId}`,
+          type: 'token',
+          token_id: tokenId,
+          hint: tokenHint(token),
+          account,
+          created_at: createdAt,
+          revoked: false,
+        },
       }),
     );
+    return tokenId;
   },
   async accountForToken(token) {
     const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: tokenKey(hashToken(token)) }));

@@ -7,6 +7,7 @@ export const ROUTES = [
   { method: 'GET', path: '/api/v1/predictions/{id}', handler: 'get-prediction', entry: 'functions/http/get-prediction.ts' },
   { method: 'GET', path: '/api/v1/predictions/{id}/webhooks', handler: 'list-webhook-deliveries', entry: 'functions/http/webhook-deliveries.ts' },
   { method: 'POST', path: '/api/v1/predictions/{id}/webhooks/redeliver', handler: 'redeliver-webhook', entry: 'functions/http/redeliver-webhook.ts' },
+  { method: 'GET', path: '/api/v1/account', handler: 'get-account', entry: 'functions/http/get-account.ts' },
   { method: 'GET', path: '/api/v1/webhooks/default/secret', handler: 'get-webhook-secret', entry: 'functions/http/webhook-secret.ts' },
   { method: 'POST', path: '/api/v1/webhooks/default/secret/rotate', handler: 'rotate-webhook-secret', entry: 'functions/http/rotate-webhook-secret.ts' },
   { method: 'GET', path: '/api/v1/{company}/{model}', handler: 'get-model', entry: 'functions/http/get-model.ts' },

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { generateToken } from '../../shared/domain/tokens.ts';
 import { call, createOtherAccount, createPrediction, getPrediction, cancelPrediction, runtime } from '../support/api.ts';
 
 const ERROR_SHAPE = {
@@ -89,10 +90,14 @@ describe('authentication', () => {
     expect(response.json).toMatchObject({ ...ERROR_SHAPE, error: { code: 'missing_token' } });
   });
 
-  it('an unknown token is 401', async () => {
-    const response = await createPrediction({}, { token: 'pgz_this-is-not-a-real-token-at-all' });
-    expect(response.status).toBe(401);
-    expect(response.json).toMatchObject({ error: { code: 'invalid_token' } });
+  it('an unknown token, or one with a bad checksum, is 401', async () => {
+    const mine = runtime().apiToken;
+    const mistyped = `${mine.slice(0, -1)}${mine.endsWith('A') ? 'B' : 'A'}`;
+    for (const token of [generateToken(), 'pgz_this-is-not-a-real-token-at-all', mistyped]) {
+      const response = await createPrediction({}, { token });
+      expect(response.status).toBe(401);
+      expect(response.json).toMatchObject({ error: { code: 'invalid_token' } });
+    }
   });
 
   it('`Authorization: Token x` is 400', async () => {

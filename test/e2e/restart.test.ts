@@ -5,9 +5,10 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RESTART_ERROR } from '../../local/runtime.ts';
+import { generateToken } from '../../shared/domain/tokens.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
-const TOKEN = 'restart-test-token-0001';
+const TOKEN = generateToken();
 
 interface Started {
   readonly child: ChildProcess;

@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { dynamoAccountStore, type AccountSummary } from '../shared/adapters/account-store.ts';
+import { systemClock } from '../shared/domain/clock.ts';
+import { asAccountId } from '../shared/domain/ids.ts';
+import { formatRoubles, parseRoubles } from '../shared/domain/money.ts';
+import { generateToken } from '../shared/domain/tokens.ts';
+import { resolveTarget } from './target.ts';
+
+const USAGE = `prognoz — administer accounts and API tokens
+
+  npx prognoz accounts create [--balance ROUBLES] [--monthly-limit ROUBLES]
+  npx prognoz accounts show ACCOUNT
+  npx prognoz accounts topup ACCOUNT ROUBLES
+  npx prognoz accounts set-limit ACCOUNT (ROUBLES | none)
+  npx prognoz tokens create ACCOUNT
+  npx prognoz tokens list ACCOUNT
+  npx prognoz tokens revoke ACCOUNT TOKEN_ID
+
+Options: --json (machine-readable output), --stack NAME (a deployed stack),
+--table NAME (a table). Without them: the running local runtime (npm start).`;
+
+const accountJson = (account: AccountSummary) => ({
+  id: account.id,
+  created_at: account.createdAt,
+  balance: formatRoubles(account.balanceKopecks),
+  monthly_limit: account.monthlyLimitKopecks === null ? null : formatRoubles(account.monthlyLimitKopecks),
+  month: account.month,
+  spent_this_month: formatRoubles(account.spentThisMonthKopecks),
+});
+
+const run = async (argv: string[]): Promise<number> => {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      json: { type: 'boolean', default: false },
+      stack: { type: 'string' },
+      table: { type: 'string' },
+      balance: { type: 'string' },
+      'monthly-limit': { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const [group, command, ...args] = positionals;
+  if (values.help || !group || !command) {
+    console.log(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const target = await resolveTarget({ ...(values.stack ? { stack: values.stack } : {}), ...(values.table ? { table: values.table } : {}) });
+  const accounts = dynamoAccountStore(target.tableName, target.client);
+  const now = systemClock.now();
+  const print = (data: unknown, text: string) => console.log(values.json ? JSON.stringify(data) : text);
+  const needAccount = async () => {
+    const id = args[0];
+    if (!id) throw new Error('which account? give its id');
+    const account = await accounts.getAccount(asAccountId(id), now);
+    if (!account) throw new Error(`no account ${id} in ${target.description}`);
+    return account;
+  };
+  const show = (account: AccountSummary) =>
+    print(
+      accountJson(account),
+      `account   ${account.id}\nbalance   ${formatRoubles(account.balanceKopecks)} ₽\nthis month (${account.month})  ${formatRoubles(account.spentThisMonthKopecks)} ₽ spent, limit ${account.monthlyLimitKopecks === null ? 'none' : `${formatRoubles(account.monthlyLimitKopecks)} ₽`}`,
+    );
+
+  switch (`${group} ${command}`) {
+    case 'accounts create': {
+      const id = asAccountId(randomUUID());
+      const limit = values['monthly-limit'];
+      await accounts.createAccount(id, now, {
+        balanceKopecks: values.balance ? parseRoubles(values.balance) : 0,
+        monthlyLimitKopecks: limit === undefined || limit === 'none' ? null : parseRoubles(limit),
+      });
+      const account = await accounts.getAccount(id, now);
+      if (account) show(account);
+      return 0;
+    }
+    case 'accounts show':
+      show(await needAccount());
+      return 0;
+    case 'accounts topup': {
+      const account = await needAccount();
+      await accounts.topUp(account.id, parseRoubles(args[1] ?? ''));
+      show((await accounts.getAccount(account.id, now)) ?? account);
+      return 0;
+    }
+    case 'accounts set-limit': {
+      const account = await needAccount();
+      const limit = args[1];
+      if (limit === undefined) throw new Error('give a limit in roubles, or `none`');
+      await accounts.setMonthlyLimit(account.id, limit === 'none' ? null : parseRoubles(limit));
+      show((await accounts.getAccount(account.id, now)) ?? account);
+      return 0;
+    }
+    case 'tokens create': {
+      const account = await needAccount();
+      const token = generateToken();
+      const tokenId = await accounts.addToken(account.id, token, now);
+      print({ id: tokenId, account: account.id, token }, `token ${tokenId} for ${account.id}:\n\n  ${token}\n\nIt is shown this once; only its hash is kept.`);
+      return 0;
+    }
+    case 'tokens list': {
+      const account = await needAccount();
+      const tokens = await accounts.listTokens(account.id);
+      print(
+        tokens.map((t) => ({ id: t.id, hint: t.hint, created_at: t.createdAt, revoked: t.revoked })),
+        tokens.map((t) => `${t.id}  ${t.hint}  ${t.createdAt}${t.revoked ? '  revoked' : ''}`).join('\n') || 'no tokens',
+      );
+      return 0;
+    }
+    case 'tokens revoke': {
+      const account = await needAccount();
+      const tokenId = args[1];
+      if (!tokenId || !(await accounts.revokeToken(account.id, tokenId))) throw new Error(`account ${account.id} has no token ${tokenId ?? ''}`);
+      print({ id: tokenId, revoked: true }, `token ${tokenId} revoked`);
+      return 0;
+    }
+    default:
+      console.error(USAGE);
+      return 2;
+  }
+};
+
+run(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`prognoz: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,62 @@
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { call, runtime } from '../support/api.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const run = promisify(execFile);
+
+/** `npx prognoz …` as an operator runs it, pointed at the test runtime's table. */
+const prognoz = async (...args: string[]): Promise<unknown> => {
+  const { dynamoEndpoint, tableName } = runtime();
+  const { stdout } = await run(process.execPath, [path.join(ROOT, 'bin', 'prognoz.mjs'), ...args, '--table', tableName, '--json'], {
+    cwd: ROOT,
+    env: { ...process.env, AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' },
+  });
+  return JSON.parse(stdout) as unknown;
+};
+
+describe('npx prognoz (the admin command line)', () => {
+  it('creates an account, tops it up, sets its limit, and issues and revokes tokens', async () => {
+    const created = (await prognoz('accounts', 'create', '--balance', '12.50', '--monthly-limit', '100')) as { id: string; balance: string; monthly_limit: string };
+    expect(created).toMatchObject({ balance: '12.50', monthly_limit: '100.00' });
+
+    expect(await prognoz('accounts', 'topup', created.id, '0.50')).toMatchObject({ balance: '13.00' });
+    expect(await prognoz('accounts', 'set-limit', created.id, 'none')).toMatchObject({ monthly_limit: null });
+
+    const issued = (await prognoz('tokens', 'create', created.id)) as { id: string; token: string };
+    expect(issued.token).toMatch(/^pgz_[0-9A-Za-z]{36}$/);
+    const account = await call('account', { token: issued.token });
+    expect(account.status).toBe(200);
+    expect(account.json).toMatchObject({ id: created.id, balance: 13, monthly_limit: null, spent_this_month: 0, currency: 'RUB' });
+
+    const listed = (await prognoz('tokens', 'list', created.id)) as { id: string; hint: string; revoked: boolean }[];
+    expect(listed).toEqual([{ id: issued.id, hint: `${issued.token.slice(0, 8)}…`, created_at: expect.any(String) as string, revoked: false }]);
+
+    expect(await prognoz('tokens', 'revoke', created.id, issued.id)).toEqual({ id: issued.id, revoked: true });
+    const refused = await call('account', { token: issued.token });
+    expect(refused.status).toBe(401);
+
+    // Nothing in the table holds a token in plaintext: only hashes and short hints.
+    const { dynamoEndpoint, tableName, apiToken } = runtime();
+    const client = new DynamoDBClient({ endpoint: dynamoEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    let dump = '';
+    let startKey: Record<string, never> | undefined;
+    do {
+      const page = await client.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: startKey }));
+      dump += JSON.stringify(page.Items);
+      startKey = page.LastEvaluatedKey as Record<string, never> | undefined;
+    } while (startKey);
+    for (const token of [issued.token, apiToken]) {
+      expect(dump).not.toContain(token);
+      expect(dump).not.toContain(token.slice(8));
+    }
+  });
+
+  it('says what is wrong, with a non-zero exit', async () => {
+    await expect(prognoz('accounts', 'show', '00000000-0000-4000-8000-0000000000ff')).rejects.toMatchObject({ code: 1 });
+  });
+});
