@@ -31,7 +31,7 @@ export const handler = httpHandler(async (event) => {
   const input = body.kind === 'form' ? coerceFormInput(model, fields as Record<string, string>) : fields;
 
   const created = await createPredictionUseCase(
-    { store: deps.store, workflow: deps.workflow, stateMachineArn, clock: deps.clock, ids: deps.ids },
+    { store: deps.store, accounts: deps.accounts, workflow: deps.workflow, stateMachineArn, clock: deps.clock, ids: deps.ids },
     { model, owner: accountOf(event), input, webhook },
   );
   if (!created.ok) throw created.error;

@@ -9,6 +9,8 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   malformed_authorization: 400,
   webhook_conflict: 400,
   missing_token: 401,
+  insufficient_funds: 402,
+  monthly_limit_reached: 402,
   invalid_token: 401,
   route_not_found: 404,
   model_not_found: 404,

@@ -21,6 +21,8 @@ export interface AccountSummary {
   readonly id: AccountId;
   readonly createdAt: string;
   readonly balanceKopecks: number;
+  /** The balance less the holds of predictions in flight. */
+  readonly availableKopecks: number;
   /** null: no monthly limit. */
   readonly monthlyLimitKopecks: number | null;
   readonly month: string;
@@ -77,6 +79,8 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
           created_at: formatTimestamp(nowMs),
           signing_secret: generateSigningSecret(),
           balance_kopecks: initial.balanceKopecks ?? 0,
+          // The balance less the holds of predictions in flight: what a new one may reserve.
+          available_kopecks: initial.balanceKopecks ?? 0,
           monthly_limit_kopecks: initial.monthlyLimitKopecks ?? null,
         },
         ConditionExpression: 'attribute_not_exists(pk)',
@@ -95,6 +99,7 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
       id,
       createdAt: String(item.created_at),
       balanceKopecks: Number(item.balance_kopecks ?? 0),
+      availableKopecks: Number(item.available_kopecks ?? 0),
       monthlyLimitKopecks: typeof item.monthly_limit_kopecks === 'number' ? item.monthly_limit_kopecks : null,
       month,
       spentThisMonthKopecks: Number(spend.Item?.spent_kopecks ?? 0),
@@ -106,7 +111,7 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
       new UpdateCommand({
         TableName: tableName,
         Key: accountKey(id),
-        UpdateExpression: 'ADD balance_kopecks :amount',
+        UpdateExpression: 'ADD balance_kopecks :amount, available_kopecks :amount',
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: { ':amount': kopecks },
       }),

@@ -1,16 +1,28 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
-import type { AccountId, PredictionId } from '../domain/ids.ts';
-import { TERMINAL_STATUSES, type Prediction, type PredictionStatus } from '../domain/prediction.ts';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, ScanCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { maxCommittedFor } from '../domain/billing.ts';
+import { PrognozError } from '../domain/errors.ts';
+import type { PredictionId } from '../domain/ids.ts';
+import { isTerminal, TERMINAL_STATUSES, type Prediction, type PredictionStatus } from '../domain/prediction.ts';
+import { err, ok, type Result } from '../domain/result.ts';
 import { dynamo } from './aws-clients.ts';
-import { ownerIndexKey, predictionKey } from './table-keys.ts';
+import { fromItem, toItem } from './prediction-item.ts';
+import { accountKey, predictionKey, spendKey } from './table-keys.ts';
 
 /** The port through which everything reads and writes predictions. */
 export interface PredictionStore {
-  insert(prediction: Prediction): Promise<void>;
+  /**
+   * Records a new prediction and reserves its hold, in one transaction: the account's available
+   * funds must cover the hold (else `insufficient_funds`), and with a monthly limit the month's
+   * committed spend plus the hold must stay within it (else `monthly_limit_reached`).
+   */
+  insert(prediction: Prediction, limitKopecks: number | null): Promise<Result<void, PrognozError>>;
   get(id: PredictionId): Promise<Prediction | null>;
-  /** Writes `next` only if the stored status is still `expected`; false when it was not. */
+  /**
+   * Writes `next` only if the stored status is still `expected`; false when it was not. A move
+   * to a terminal status also charges its cost and releases its hold, in the same transaction,
+   * so a repeated finalize can never charge twice.
+   */
   replace(next: Prediction, expected: PredictionStatus): Promise<boolean>;
   /** Records the model's progress on a prediction that is still processing. */
   recordProgress(id: PredictionId, fraction: number): Promise<void>;
@@ -18,128 +30,99 @@ export interface PredictionStore {
   listActive(): Promise<Prediction[]>;
 }
 
-const base = {
-  id: z.uuid(),
-  model: z.string(),
-  owner: z.string(),
-  input: z.record(z.string(), z.unknown()),
-  webhook: z.string().nullable(),
-  source: z.literal('api'),
-  created_at: z.string(),
-};
-const finishedFields = {
-  started_at: z.string().nullable(),
-  completed_at: z.string().nullable(),
-  runtime_ms: z.number().int().nullable(),
-  cost_kopecks: z.number().int(),
-};
-
-const predictionItem = z.discriminatedUnion('status', [
-  z.object({ ...base, status: z.enum(['pending', 'starting', 'queued']) }),
-  z.object({ ...base, status: z.literal('processing'), started_at: z.string(), attempts: z.number().int(), progress: z.number().min(0).max(1).nullish() }),
-  z.object({ ...base, ...finishedFields, status: z.literal('succeeded'), output: z.unknown(), runtime_ms: z.number().int() }),
-  z.object({ ...base, ...finishedFields, status: z.literal('failed'), error: z.string() }),
-  z.object({ ...base, ...finishedFields, status: z.literal('canceled') }),
-]);
-
-const toItem = (p: Prediction): Record<string, unknown> => {
-  const common = {
-    ...predictionKey(p.id),
-    ...ownerIndexKey(p.owner, p.createdAt),
-    type: 'prediction',
-    id: p.id,
-    model: p.model,
-    owner: p.owner,
-    input: p.input,
-    webhook: p.webhook,
-    source: p.source,
-    created_at: p.createdAt,
-    status: p.status,
-    started_at: p.startedAt,
-  };
-  switch (p.status) {
-    case 'pending':
-    case 'starting':
-    case 'queued':
-      return common;
-    case 'processing':
-      return { ...common, attempts: p.attempts, progress: p.progress };
-    case 'succeeded':
-    case 'failed':
-    case 'canceled':
-      return {
-        ...common,
-        completed_at: p.completedAt,
-        runtime_ms: p.runtimeMs,
-        cost_kopecks: p.costKopecks,
-        ...(p.status === 'succeeded' ? { output: p.output } : {}),
-        ...(p.status === 'failed' ? { error: p.error } : {}),
-      };
-  }
-};
-
-const fromItem = (item: Record<string, unknown>): Prediction => {
-  const i = predictionItem.parse(item);
-  const common = {
-    id: i.id as PredictionId,
-    model: i.model,
-    owner: i.owner as AccountId,
-    input: i.input,
-    webhook: i.webhook,
-    source: i.source,
-    createdAt: i.created_at,
-  };
-  switch (i.status) {
-    case 'pending':
-    case 'starting':
-    case 'queued':
-      return { ...common, status: i.status, startedAt: null };
-    case 'processing':
-      return { ...common, status: i.status, startedAt: i.started_at, attempts: i.attempts, progress: i.progress ?? null };
-    case 'succeeded':
-    case 'failed':
-    case 'canceled': {
-      const done = {
-        ...common,
-        startedAt: i.started_at,
-        completedAt: i.completed_at,
-        runtimeMs: i.runtime_ms,
-        costKopecks: i.cost_kopecks,
-      };
-      if (i.status === 'succeeded') return { ...done, status: 'succeeded', output: i.output, runtimeMs: i.runtime_ms };
-      if (i.status === 'failed') return { ...done, status: 'failed', error: i.error };
-      return { ...done, status: 'canceled' };
-    }
-  }
-};
-
 export const dynamoPredictionStore = (
   tableName: string,
   client: DynamoDBDocumentClient = dynamo(),
 ): PredictionStore => ({
-  async insert(prediction) {
-    await client.send(
-      new PutCommand({ TableName: tableName, Item: toItem(prediction), ConditionExpression: 'attribute_not_exists(pk)' }),
-    );
+  async insert(prediction, limitKopecks) {
+    const { kopecks: hold, month } = prediction.hold;
+    const maxCommitted = maxCommittedFor(limitKopecks, hold);
+    const limitReached = new PrognozError('monthly_limit_reached', "this month's spending limit is reached; raise it or wait for next month");
+    if (maxCommitted !== null && maxCommitted < 0) return err(limitReached);
+    try {
+      await client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: tableName,
+                Key: accountKey(prediction.owner),
+                UpdateExpression: 'ADD available_kopecks :negativeHold',
+                ConditionExpression: 'available_kopecks >= :hold',
+                ExpressionAttributeValues: { ':hold': hold, ':negativeHold': -hold },
+              },
+            },
+            {
+              Update: {
+                TableName: tableName,
+                Key: spendKey(prediction.owner, month),
+                UpdateExpression: 'ADD committed_kopecks :hold SET #type = :spend',
+                ...(maxCommitted === null
+                  ? {}
+                  : { ConditionExpression: 'attribute_not_exists(committed_kopecks) OR committed_kopecks <= :max' }),
+                ExpressionAttributeNames: { '#type': 'type' },
+                ExpressionAttributeValues: { ':hold': hold, ':spend': 'spend', ...(maxCommitted === null ? {} : { ':max': maxCommitted }) },
+              },
+            },
+            { Put: { TableName: tableName, Item: toItem(prediction), ConditionExpression: 'attribute_not_exists(pk)' } },
+          ],
+        }),
+      );
+      return ok(undefined);
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const [account, spend] = (error.CancellationReasons ?? []).map((reason) => reason.Code === 'ConditionalCheckFailed');
+      if (account) return err(new PrognozError('insufficient_funds', 'the account has not enough funds left to start this prediction; top it up'));
+      if (spend) return err(limitReached);
+      throw error;
+    }
   },
   async get(id) {
     const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: predictionKey(id), ConsistentRead: true }));
     return Item ? fromItem(Item) : null;
   },
   async replace(next, expected) {
+    const put = {
+      TableName: tableName,
+      Item: toItem(next),
+      ConditionExpression: '#status = :expected',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':expected': expected },
+    };
     try {
+      if (!isTerminal(next)) {
+        await client.send(new PutCommand(put));
+        return true;
+      }
+      const cost = next.costKopecks;
+      const { kopecks: hold, month } = next.hold;
       await client.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: toItem(next),
-          ConditionExpression: '#status = :expected',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':expected': expected },
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: put },
+            {
+              Update: {
+                TableName: tableName,
+                Key: accountKey(next.owner),
+                UpdateExpression: 'ADD balance_kopecks :negativeCost, available_kopecks :release',
+                ExpressionAttributeValues: { ':negativeCost': -cost, ':release': hold - cost },
+              },
+            },
+            {
+              Update: {
+                TableName: tableName,
+                Key: spendKey(next.owner, month),
+                UpdateExpression: 'ADD spent_kopecks :cost, committed_kopecks :release',
+                ExpressionAttributeValues: { ':cost': cost, ':release': cost - hold },
+              },
+            },
+          ],
         }),
       );
       return true;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return false;
+      if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
       throw error;
     }
   },

@@ -17,6 +17,8 @@ export const ERROR_CODES = [
   'payload_too_large',
   'invalid_input',
   'webhook_conflict',
+  'insufficient_funds',
+  'monthly_limit_reached',
   'prediction_finished',
   'webhook_not_dead_lettered',
   'internal_error',

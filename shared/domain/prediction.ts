@@ -23,6 +23,14 @@ interface PredictionBase {
   readonly webhook: string | null;
   readonly source: 'api';
   readonly createdAt: string;
+  /** Funds reserved while in flight, in the month they count against; released when it ends. */
+  readonly hold: Hold;
+}
+
+export interface Hold {
+  readonly kopecks: number;
+  /** `2026-11`: the month whose spend and limit this prediction counts against. */
+  readonly month: string;
 }
 
 interface Waiting extends PredictionBase {
@@ -76,6 +84,7 @@ export interface NewPrediction {
   readonly input: Readonly<Record<string, unknown>>;
   readonly webhook: string | null;
   readonly nowMs: number;
+  readonly hold: Hold;
 }
 
 export const createPrediction = (spec: NewPrediction): Prediction => ({
@@ -86,6 +95,7 @@ export const createPrediction = (spec: NewPrediction): Prediction => ({
   webhook: spec.webhook,
   source: 'api',
   createdAt: formatTimestamp(spec.nowMs),
+  hold: spec.hold,
   status: 'starting',
   startedAt: null,
 });
@@ -111,6 +121,7 @@ const finished = (prediction: Prediction, atMs: number, runtimeMs: number | null
   webhook: prediction.webhook,
   source: prediction.source,
   createdAt: prediction.createdAt,
+  hold: prediction.hold,
   startedAt: prediction.startedAt,
   completedAt: formatTimestamp(atMs),
   runtimeMs,

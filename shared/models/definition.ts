@@ -10,6 +10,11 @@ export interface ModelDefinition {
   readonly output: z.ZodType;
   /** Roubles per second of model time, as an exact decimal string. */
   readonly pricePerSecond: string;
+  /**
+   * Model seconds reserved from the account's funds while a prediction is in flight: a create is
+   * refused (402) unless the funds, and the month's limit, cover this much (DESIGN §6, billing).
+   */
+  readonly holdSeconds: number;
   readonly timeouts: {
     /** Longest a run may take once dispatched, queue wait included (Step Functions TimeoutSeconds). */
     readonly runSeconds: number;

@@ -23,6 +23,7 @@ export const echoModel = {
       .optional(),
   }),
   pricePerSecond: '0.01',
+  holdSeconds: 30,
   timeouts: { runSeconds: 900, heartbeatSeconds: 10 },
   // A demo model: no GPU, a small instance, nothing kept warm.
   fleet: {

@@ -48,6 +48,7 @@ export const whisperBaseModel = {
     detected_language: z.string(),
   }),
   pricePerSecond: '0.05',
+  holdSeconds: 60,
   timeouts: { runSeconds: 3600, heartbeatSeconds: 30 },
   fleet: {
     instanceType: 'g5.xlarge',

@@ -56,10 +56,11 @@ export const pollUntil = async (
   id: string,
   done: (prediction: PredictionView) => boolean,
   timeoutMs = 30_000,
+  options: CallOptions = {},
 ): Promise<PredictionView> => {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const { json } = await getPrediction(id);
+    const { json } = await getPrediction(id, options);
     if (done(json)) return json;
     if (Date.now() > deadline) throw new Error(`prediction ${id} is still ${json.status} after ${timeoutMs} ms`);
     await sleep(100);
@@ -67,18 +68,21 @@ export const pollUntil = async (
 };
 
 export const TERMINAL = ['succeeded', 'failed', 'canceled'];
-export const untilTerminal = (id: string, timeoutMs?: number) => pollUntil(id, (p) => TERMINAL.includes(p.status), timeoutMs);
+export const untilTerminal = (id: string, timeoutMs?: number, options: CallOptions = {}) =>
+  pollUntil(id, (p) => TERMINAL.includes(p.status), timeoutMs, options);
 
-/** A second account with its own token, made through the same store the service uses. */
-export const createOtherAccount = async (): Promise<string> => {
-  const { dynamoEndpoint, tableName } = runtime();
-  const client = DynamoDBDocumentClient.from(
-    new DynamoDBClient({ endpoint: dynamoEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+/** A document client on the test runtime's DynamoDB Local. */
+export const localDynamo = (): DynamoDBDocumentClient =>
+  DynamoDBDocumentClient.from(
+    new DynamoDBClient({ endpoint: runtime().dynamoEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
   );
-  const accounts = dynamoAccountStore(tableName, client);
+
+/** Another account with its own token, made through the same store the service uses. */
+export const createOtherAccount = async (initial: { balanceKopecks?: number; monthlyLimitKopecks?: number | null } = { balanceKopecks: 10_000 }): Promise<string> => {
+  const accounts = dynamoAccountStore(runtime().tableName, localDynamo());
   const account = asAccountId(crypto.randomUUID());
   const token = generateToken();
-  await accounts.createAccount(account, Date.now());
+  await accounts.createAccount(account, Date.now(), initial);
   await accounts.addToken(account, token, Date.now());
   return token;
 };

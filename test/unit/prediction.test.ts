@@ -15,6 +15,7 @@ const fresh = (): Prediction =>
     input: { text: 'hi' },
     webhook: null,
     nowMs: T0,
+    hold: { kopecks: 30, month: '2026-11' },
   });
 
 const apply = (prediction: Prediction, ...events: PredictionEvent[]): Prediction =>

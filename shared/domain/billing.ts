@@ -1,0 +1,17 @@
+import type { ModelDefinition } from '../models/definition.ts';
+import { monthOf } from './money.ts';
+import type { Hold } from './prediction.ts';
+import { costInKopecks, roublesToMicro } from './pricing.ts';
+
+/** What a new prediction of this model reserves, and in which month. */
+export const holdFor = (model: Pick<ModelDefinition, 'holdSeconds' | 'pricePerSecond'>, nowMs: number): Hold => ({
+  kopecks: costInKopecks(model.holdSeconds * 1000, roublesToMicro(model.pricePerSecond)),
+  month: monthOf(nowMs),
+});
+
+/**
+ * The most the month may already have committed (spent plus holds in flight) for one more hold
+ * to fit under the limit; null when there is no limit.
+ */
+export const maxCommittedFor = (limitKopecks: number | null, holdKopecks: number): number | null =>
+  limitKopecks === null ? null : limitKopecks - holdKopecks;
