@@ -32,9 +32,13 @@ export const authorize = async (event: APIGatewayRequestAuthorizerEvent, store: 
     policyFor(event.methodArn, 'anonymous', { authError, authMessage });
   if (header.kind === 'missing') return deny('missing_token', 'an API token is required: `Authorization: Bearer <API_TOKEN>`');
   if (header.kind === 'malformed') return deny('malformed_authorization', `the Authorization header is malformed: ${header.reason}`);
-  const account = looksLikeToken(header.token) ? await store.accountForToken(header.token) : null;
-  if (account === null) return deny('invalid_token', 'the API token is not valid');
-  return policyFor(event.methodArn, account, { account });
+  const owner = looksLikeToken(header.token) ? await store.accountForToken(header.token) : null;
+  if (owner === null) return deny('invalid_token', 'the API token is not valid');
+  return policyFor(event.methodArn, owner.account, {
+    account: owner.account,
+    tokenId: owner.tokenId,
+    ...(owner.ratePerSecond !== null ? { ratePerSecond: owner.ratePerSecond } : {}),
+  });
 };
 
 export const handler = (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> =>

@@ -3,6 +3,7 @@ import { dynamoAccountStore, type AccountStore } from '../../shared/adapters/acc
 import { dynamoDeliveryLog, type DeliveryLog } from '../../shared/adapters/delivery-log.ts';
 import { dynamoPredictionStore, type PredictionStore } from '../../shared/adapters/prediction-store.ts';
 import { checkWebhookHost } from '../../shared/adapters/webhook-transport.ts';
+import { dynamoRateLimiter, type RateLimiter } from '../../shared/adapters/rate-limiter.ts';
 import type { AddressPolicy } from '../../shared/domain/addresses.ts';
 import { sqsWebhookNotifier, type WebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
 import { sfnWorkflowClient, type WorkflowClient } from '../../shared/adapters/workflow-client.ts';
@@ -26,7 +27,13 @@ export interface ApiDeps {
   readonly deliveries: DeliveryLog;
   /** Why a webhook's host may not be called, or null (resolves it). */
   readonly checkWebhookHost: (url: string) => Promise<string | null>;
+  readonly rateLimiter: RateLimiter;
+  /** Requests a second per token unless the account has its own rate. */
+  readonly ratePerSecond: number;
 }
+
+/** The default request rate per token (the whole account may make twice as many). */
+const DEFAULT_RATE_PER_SECOND = 100;
 
 let deps: ApiDeps | undefined;
 
@@ -48,6 +55,8 @@ export const apiDeps = (): ApiDeps => {
     accounts: dynamoAccountStore(config.tableName),
     deliveries: dynamoDeliveryLog(config.tableName),
     checkWebhookHost: (url) => checkWebhookHost(url, addressPolicy),
+    rateLimiter: dynamoRateLimiter(config.tableName),
+    ratePerSecond: Number(process.env.PROGNOZ_RATE_LIMIT_PER_SECOND ?? DEFAULT_RATE_PER_SECOND),
   };
   return deps;
 };

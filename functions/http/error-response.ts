@@ -20,6 +20,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   webhook_not_dead_lettered: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  rate_limited: 429,
   invalid_input: 422,
   internal_error: 500,
 };
@@ -31,6 +32,7 @@ export const errorResponse = (error: PrognozError, requestId: string): APIGatewa
     'content-type': 'application/json',
     'x-request-id': requestId,
     ...(error.details.allow ? { allow: error.details.allow.join(', ') } : {}),
+    ...(error.details.retryAfterSeconds !== undefined ? { 'retry-after': String(error.details.retryAfterSeconds) } : {}),
   },
   body: JSON.stringify({
     error: {

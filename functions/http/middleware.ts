@@ -3,6 +3,7 @@ import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { PrognozError, isPrognozError } from '../../shared/domain/errors.ts';
 import { asAccountId, type AccountId } from '../../shared/domain/ids.ts';
+import type { RateLimiter } from '../../shared/adapters/rate-limiter.ts';
 import { errorResponse } from './error-response.ts';
 import { logger } from './logger.ts';
 
@@ -46,6 +47,9 @@ export const errorShape = (): HttpMiddleware => ({
  */
 export interface AuthorizerContext {
   readonly account?: string;
+  readonly tokenId?: string;
+  /** API Gateway passes context values as strings or numbers. */
+  readonly ratePerSecond?: number | string;
   readonly authError?: 'missing_token' | 'malformed_authorization' | 'invalid_token';
   readonly authMessage?: string;
 }
@@ -53,6 +57,30 @@ export interface AuthorizerContext {
 export const requireAccount = (): HttpMiddleware => ({
   before: ({ event }) => {
     accountOf(event);
+  },
+});
+
+/**
+ * 429 when the token, or its account, makes requests faster than its rate (per second: the
+ * account's own, else PROGNOZ_RATE_LIMIT_PER_SECOND; the account as a whole gets twice that).
+ */
+export const rateLimit = (limiter: () => { limiter: RateLimiter; defaultPerSecond: number; now: () => number }): HttpMiddleware => ({
+  before: async ({ event }) => {
+    const context = (event.requestContext.authorizer ?? {}) as AuthorizerContext;
+    const { limiter: counters, defaultPerSecond, now } = limiter();
+    const perSecond = Number(context.ratePerSecond ?? defaultPerSecond) || defaultPerSecond;
+    const decision = await counters.take(
+      [
+        { key: `TOKEN#${context.tokenId ?? 'unknown'}`, limit: perSecond },
+        { key: `ACCOUNT#${accountOf(event)}`, limit: perSecond * 2 },
+      ],
+      now(),
+    );
+    if (!decision.allowed) {
+      throw new PrognozError('rate_limited', `too many requests: at most ${perSecond} a second; retry after ${decision.retryAfterSeconds} s`, {
+        retryAfterSeconds: decision.retryAfterSeconds,
+      });
+    }
   },
 });
 

@@ -2,7 +2,8 @@ import middy from '@middy/core';
 import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { errorShape, requestId, requireAccount } from './middleware.ts';
+import { apiDeps } from './deps.ts';
+import { errorShape, rateLimit, requestId, requireAccount } from './middleware.ts';
 
 export type HttpHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 
@@ -21,6 +22,13 @@ export const httpHandler = (handler: HttpHandler, options: HttpHandlerOptions = 
     .use(httpHeaderNormalizer())
     .use(requestId())
     .use(errorShape());
-  if (options.authenticated ?? true) pipeline.use(requireAccount());
+  if (options.authenticated ?? true) {
+    pipeline.use(requireAccount()).use(
+      rateLimit(() => {
+        const deps = apiDeps();
+        return { limiter: deps.rateLimiter, defaultPerSecond: deps.ratePerSecond, now: () => deps.clock.now() };
+      }),
+    );
+  }
   return pipeline.handler(handler);
 };

@@ -37,7 +37,15 @@ export interface TokenSummary {
   readonly revoked: boolean;
 }
 
+export interface TokenOwner {
+  readonly account: AccountId;
+  readonly tokenId: string;
+  /** Requests per second this account may make, when it has its own; else the service default. */
+  readonly ratePerSecond: number | null;
+}
+
 export interface NewAccount {
+  readonly ratePerSecond?: number;
   readonly balanceKopecks?: number;
   readonly monthlyLimitKopecks?: number | null;
 }
@@ -57,7 +65,7 @@ export interface AccountStore {
   /** Stores the token's hash (never the token) pointing at its account; returns the token's id. */
   addToken(account: AccountId, token: string, nowMs: number): Promise<string>;
   /** The account behind a token, or null for an unknown or revoked one. */
-  accountForToken(token: string): Promise<AccountId | null>;
+  accountForToken(token: string): Promise<TokenOwner | null>;
 }
 
 const secretsOf = (item: Record<string, unknown>, nowMs: number): SigningSecrets | null => {
@@ -82,6 +90,7 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
           // The balance less the holds of predictions in flight: what a new one may reserve.
           available_kopecks: initial.balanceKopecks ?? 0,
           monthly_limit_kopecks: initial.monthlyLimitKopecks ?? null,
+          ...(initial.ratePerSecond !== undefined ? { rate_limit_per_second: initial.ratePerSecond } : {}),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
@@ -213,6 +222,8 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
   async accountForToken(token) {
     const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: tokenKey(hashToken(token)) }));
     if (!Item || Item.revoked === true || typeof Item.account !== 'string') return null;
-    return asAccountId(Item.account);
+    const account = await client.send(new GetCommand({ TableName: tableName, Key: accountKey(Item.account), ProjectionExpression: 'rate_limit_per_second' }));
+    const rate = account.Item?.rate_limit_per_second;
+    return { account: asAccountId(Item.account), tokenId: String(Item.token_id ?? 'legacy'), ratePerSecond: typeof rate === 'number' ? rate : null };
   },
 });

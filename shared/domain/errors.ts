@@ -21,6 +21,7 @@ export const ERROR_CODES = [
   'monthly_limit_reached',
   'prediction_finished',
   'webhook_not_dead_lettered',
+  'rate_limited',
   'internal_error',
 ] as const;
 
@@ -41,6 +42,8 @@ export class PrognozError extends Error {
     readonly details: {
       readonly fields?: readonly FieldIssue[];
       readonly allow?: readonly string[];
+      /** Sent as `Retry-After` (429). */
+      readonly retryAfterSeconds?: number;
       /** Extra JSON the client gets next to the error, e.g. the current prediction on 409. */
       readonly body?: Readonly<Record<string, unknown>>;
     } = {},

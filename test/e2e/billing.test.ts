@@ -49,7 +49,7 @@ describe('billing', () => {
   });
 
   it('200 concurrent creates against a limit that allows 10 start at most 10', async () => {
-    const token = await createOtherAccount({ balanceKopecks: 100_000, monthlyLimitKopecks: 300 });
+    const token = await createOtherAccount({ balanceKopecks: 100_000, monthlyLimitKopecks: 300, ratePerSecond: 1000 });
     const responses = await Promise.all(Array.from({ length: 200 }, () => createPrediction({ text: 'race' }, { token })));
     const started = responses.filter((r) => r.status === 201);
     expect(started.length).toBeGreaterThanOrEqual(1);

@@ -78,7 +78,9 @@ export const localDynamo = (): DynamoDBDocumentClient =>
   );
 
 /** Another account with its own token, made through the same store the service uses. */
-export const createOtherAccount = async (initial: { balanceKopecks?: number; monthlyLimitKopecks?: number | null } = { balanceKopecks: 10_000 }): Promise<string> => {
+export const createOtherAccount = async (
+  initial: { balanceKopecks?: number; monthlyLimitKopecks?: number | null; ratePerSecond?: number } = { balanceKopecks: 10_000 },
+): Promise<string> => {
   const accounts = dynamoAccountStore(runtime().tableName, localDynamo());
   const account = asAccountId(crypto.randomUUID());
   const token = generateToken();

@@ -1,0 +1,47 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { dynamo } from './aws-clients.ts';
+
+export interface RateDecision {
+  readonly allowed: boolean;
+  /** Seconds until the window that refused the request ends. */
+  readonly retryAfterSeconds: number;
+}
+
+export interface RateLimiter {
+  /** Counts one request against each key's window; refused when any key is over its limit. */
+  take(buckets: readonly { key: string; limit: number }[], nowMs: number): Promise<RateDecision>;
+}
+
+const WINDOW_MS = 1000;
+
+/**
+ * Fixed one-second windows counted in DynamoDB, so that the limit holds across every API
+ * instance (and in the local runtime alike). Counters expire by TTL a minute later.
+ */
+export const dynamoRateLimiter = (tableName: string, client: DynamoDBDocumentClient = dynamo()): RateLimiter => ({
+  async take(buckets, nowMs) {
+    const window = Math.floor(nowMs / WINDOW_MS);
+    const retryAfterSeconds = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - nowMs) / 1000));
+    const results = await Promise.all(
+      buckets.map(async ({ key, limit }) => {
+        try {
+          await client.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: { pk: `RATE#${key}`, sk: String(window) },
+              UpdateExpression: 'ADD requests :one SET expires_at = :expires',
+              ConditionExpression: 'attribute_not_exists(requests) OR requests < :limit',
+              ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':expires': Math.floor(nowMs / 1000) + 60 },
+            }),
+          );
+          return true;
+        } catch (error) {
+          if (error instanceof ConditionalCheckFailedException) return false;
+          throw error;
+        }
+      }),
+    );
+    return { allowed: results.every(Boolean), retryAfterSeconds };
+  },
+});
