@@ -223,7 +223,7 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
     const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: tokenKey(hashToken(token)) }));
     if (!Item || Item.revoked === true || typeof Item.account !== 'string') return null;
     const account = await client.send(new GetCommand({ TableName: tableName, Key: accountKey(Item.account), ProjectionExpression: 'rate_limit_per_second' }));
-    const rate = account.Item?.rate_limit_per_second;
+    const rate: unknown = account.Item?.rate_limit_per_second;
     return { account: asAccountId(Item.account), tokenId: String(Item.token_id ?? 'legacy'), ratePerSecond: typeof rate === 'number' ? rate : null };
   },
 });
