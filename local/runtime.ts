@@ -39,6 +39,8 @@ export interface LocalRuntimeOptions {
   /** The API token to create (PROGNOZ_API_TOKEN); a new one is generated when absent. */
   readonly apiToken?: string;
   readonly log?: (line: string) => void;
+  /** More JSON endpoints under /_local/ (the tests read their captured logs there). */
+  readonly localEndpoints?: Readonly<Record<string, () => unknown>>;
 }
 
 export interface LocalRuntime {
@@ -230,6 +232,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       port: options.port,
       localEndpoints: {
         processes: () => ({ processes: supervisor.status() }),
+        ...options.localEndpoints,
         health: () => ({ status: 'ok', running_executions: stepFunctions.runningCount() }),
         queues: () => ({ sqsEndpoint: fauxqs.address, queues: [...queues].map(([logicalId, queue]) => ({ logicalId, url: queue.url })) }),
         // What the runtime executes, and the local value it gave each intrinsic of the template.

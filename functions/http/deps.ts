@@ -4,6 +4,7 @@ import { dynamoDeliveryLog, type DeliveryLog } from '../../shared/adapters/deliv
 import { dynamoPredictionStore, type PredictionStore } from '../../shared/adapters/prediction-store.ts';
 import { checkWebhookHost } from '../../shared/adapters/webhook-transport.ts';
 import { dynamoRateLimiter, type RateLimiter } from '../../shared/adapters/rate-limiter.ts';
+import { dynamoRequestLog, type RequestLog } from '../../shared/adapters/request-log.ts';
 import type { AddressPolicy } from '../../shared/domain/addresses.ts';
 import { sqsWebhookNotifier, type WebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
 import { sfnWorkflowClient, type WorkflowClient } from '../../shared/adapters/workflow-client.ts';
@@ -28,6 +29,7 @@ export interface ApiDeps {
   /** Why a webhook's host may not be called, or null (resolves it). */
   readonly checkWebhookHost: (url: string) => Promise<string | null>;
   readonly rateLimiter: RateLimiter;
+  readonly requestLog: RequestLog;
   /** Requests a second per token unless the account has its own rate. */
   readonly ratePerSecond: number;
 }
@@ -56,6 +58,7 @@ export const apiDeps = (): ApiDeps => {
     deliveries: dynamoDeliveryLog(config.tableName),
     checkWebhookHost: (url) => checkWebhookHost(url, addressPolicy),
     rateLimiter: dynamoRateLimiter(config.tableName),
+    requestLog: dynamoRequestLog(config.tableName),
     ratePerSecond: Number(process.env.PROGNOZ_RATE_LIMIT_PER_SECOND ?? DEFAULT_RATE_PER_SECOND),
   };
   return deps;

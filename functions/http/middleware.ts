@@ -4,6 +4,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { PrognozError, isPrognozError } from '../../shared/domain/errors.ts';
 import { asAccountId, type AccountId } from '../../shared/domain/ids.ts';
 import type { RateLimiter } from '../../shared/adapters/rate-limiter.ts';
+import type { RequestLog } from '../../shared/adapters/request-log.ts';
 import { errorResponse } from './error-response.ts';
 import { logger } from './logger.ts';
 
@@ -81,6 +82,19 @@ export const rateLimit = (limiter: () => { limiter: RateLimiter; defaultPerSecon
         retryAfterSeconds: decision.retryAfterSeconds,
       });
     }
+  },
+});
+
+/** With `x-log-request: true`, keeps the request for diagnostics under its request id (a week). */
+export const keepRequestWhenAllowed = (requestLog: () => { log: RequestLog; now: () => number }): HttpMiddleware => ({
+  before: async ({ event }) => {
+    if (event.headers['x-log-request']?.trim().toLowerCase() !== 'true') return;
+    const { log, now } = requestLog();
+    const headers = Object.fromEntries(Object.entries(event.headers).filter(([name]) => name !== 'authorization')) as Record<string, string>;
+    await log.keep(
+      { requestId: requestIdOf(event), account: accountOf(event), method: event.httpMethod, path: event.path, headers, body: event.body },
+      now(),
+    );
   },
 });
 

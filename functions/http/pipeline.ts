@@ -3,7 +3,7 @@ import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { apiDeps } from './deps.ts';
-import { errorShape, rateLimit, requestId, requireAccount } from './middleware.ts';
+import { errorShape, keepRequestWhenAllowed, rateLimit, requestId, requireAccount } from './middleware.ts';
 
 export type HttpHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 
@@ -27,6 +27,11 @@ export const httpHandler = (handler: HttpHandler, options: HttpHandlerOptions = 
       rateLimit(() => {
         const deps = apiDeps();
         return { limiter: deps.rateLimiter, defaultPerSecond: deps.ratePerSecond, now: () => deps.clock.now() };
+      }),
+    ).use(
+      keepRequestWhenAllowed(() => {
+        const deps = apiDeps();
+        return { log: deps.requestLog, now: () => deps.clock.now() };
       }),
     );
   }

@@ -30,9 +30,16 @@ export interface PredictionStore {
   listActive(): Promise<Prediction[]>;
 }
 
+/** Days a finished prediction (its input and output with it) is kept: PROGNOZ_RETENTION_DAYS, default 30. */
+export const retentionSecondsFromEnv = (env: NodeJS.ProcessEnv = process.env): number => Math.round(Number(env.PROGNOZ_RETENTION_DAYS ?? 30) * 86_400);
+
+const expired = (item: Record<string, unknown>, nowMs: number): boolean =>
+  typeof item.expires_at === 'number' && item.expires_at * 1000 <= nowMs;
+
 export const dynamoPredictionStore = (
   tableName: string,
   client: DynamoDBDocumentClient = dynamo(),
+  retentionSeconds: number = retentionSecondsFromEnv(),
 ): PredictionStore => ({
   async insert(prediction, limitKopecks) {
     const { kopecks: hold, month } = prediction.hold;
@@ -79,12 +86,13 @@ export const dynamoPredictionStore = (
   },
   async get(id) {
     const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: predictionKey(id), ConsistentRead: true }));
-    return Item ? fromItem(Item) : null;
+    // TTL deletes expired items days late: an expired prediction is gone as far as anyone can see.
+    return Item && !expired(Item, Date.now()) ? fromItem(Item) : null;
   },
   async replace(next, expected) {
     const put = {
       TableName: tableName,
-      Item: toItem(next),
+      Item: { ...toItem(next), ...(isTerminal(next) ? { expires_at: Math.floor(Date.now() / 1000) + retentionSeconds } : {}) },
       ConditionExpression: '#status = :expected',
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: { ':expected': expected },

@@ -20,9 +20,18 @@ declare module 'vitest' {
 /** One local runtime (emulators, workflow, worker, model server) for all e2e suites. */
 export default async function setup(project: TestProject) {
   const lines: string[] = [];
+  // Every line this process and the runtime's children print is kept, for the privacy test.
+  for (const stream of [process.stdout, process.stderr]) {
+    const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
+    stream.write = ((chunk: unknown, ...rest: unknown[]) => {
+      lines.push(String(chunk));
+      return write(chunk, ...rest);
+    });
+  }
+  process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';
   // Webhook retries 1, 2 and 3 s apart (instead of 5, 30, 120) so a suite sees all four attempts.
   process.env.PROGNOZ_WEBHOOK_RETRY_DELAYS = '1,2,3';
-  const runtime = await startLocalRuntime({ port: 0, log: (line) => lines.push(line) });
+  const runtime = await startLocalRuntime({ port: 0, log: (line) => lines.push(line), localEndpoints: { logs: () => ({ lines }) } });
   project.provide('runtime', {
     apiUrl: runtime.apiUrl,
     apiToken: runtime.apiToken,
@@ -33,6 +42,5 @@ export default async function setup(project: TestProject) {
   });
   return async () => {
     await runtime.stop();
-    if (process.env.PROGNOZ_TEST_LOGS === 'true') console.log(lines.join('\n'));
   };
 }

@@ -1,0 +1,67 @@
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts';
+import { predictionKey } from '../../shared/adapters/table-keys.ts';
+import { asAccountId, newPredictionId } from '../../shared/domain/ids.ts';
+import { createPrediction as newPrediction } from '../../shared/domain/prediction.ts';
+import { applyEvent } from '../../shared/use-cases/apply-event.ts';
+import { call, createPrediction, localDynamo, runtime, untilTerminal } from '../support/api.ts';
+
+const logs = async (): Promise<string> => ((await (await fetch(`${runtime().origin}/_local/logs`)).json()) as { lines: string[] }).lines.join('\n');
+
+describe('privacy', () => {
+  it('no input or output value reaches any log line without x-log-request: true', async () => {
+    const canary = `canary-${randomUUID()}`;
+    const ok = await createPrediction({ text: canary }, { headers: { prefer: 'wait' } });
+    const failed = await createPrediction({ text: canary, fail: true }, { headers: { prefer: 'wait' } });
+    const invalid = await createPrediction({ text: canary, sleep: 'x' });
+    const form = await call('prognoz/echo', { body: `text=${canary}`, headers: { 'content-type': 'application/x-www-form-urlencoded', prefer: 'wait' } });
+
+    expect([ok.json.status, failed.json.status, invalid.status, form.json.status]).toEqual(['succeeded', 'failed', 422, 'succeeded']);
+    expect(ok.json.output).toEqual({ text: canary });
+    await sleep(1000);
+    const captured = await logs();
+    // The logs are captured (the worker logged these predictions by id), and hold no value.
+    expect(captured).toContain(ok.json.id);
+    expect(captured).not.toContain(canary);
+  });
+
+  it('with x-log-request: true the request is kept under its x-request-id, for a bounded time, and still not logged', async () => {
+    const canary = `canary-${randomUUID()}`;
+    const requestId = randomUUID();
+    const created = await createPrediction({ text: canary }, { headers: { 'x-log-request': 'true', 'x-request-id': requestId } });
+    await untilTerminal(created.json.id);
+
+    const { Items = [] } = await localDynamo().send(
+      new QueryCommand({ TableName: runtime().tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `REQUESTLOG#${requestId}` } }),
+    );
+    expect(Items).toHaveLength(1);
+    expect(String(Items[0]?.body)).toContain(canary);
+    expect(Items[0]?.headers).not.toHaveProperty('authorization');
+    const expiresAt = Number(Items[0]?.expires_at);
+    expect(expiresAt * 1000 - Date.now()).toBeGreaterThan(6 * 86_400_000);
+    expect(expiresAt * 1000 - Date.now()).toBeLessThanOrEqual(7 * 86_400_000);
+    expect(await logs()).not.toContain(canary);
+  });
+
+  it('finished predictions expire after the retention period, even before TTL deletes them', async () => {
+    const store = dynamoPredictionStore(runtime().tableName, localDynamo(), 1);
+    const id = newPredictionId();
+    const now = Date.now();
+    const created = await store.insert(
+      newPrediction({ id, model: 'prognoz/echo', owner: asAccountId(runtime().accountId), input: { text: 'soon gone' }, webhook: null, nowMs: now, hold: { kopecks: 0, month: new Date(now).toISOString().slice(0, 7) } }),
+      null,
+    );
+    expect(created.ok).toBe(true);
+    await applyEvent(store, id, { type: 'succeeded', atMs: Date.now(), output: { text: 'soon gone' }, runtimeMs: 1 });
+    expect((await store.get(id))?.status).toBe('succeeded');
+
+    await sleep(1500);
+
+    expect(await store.get(id)).toBeNull();
+    const raw = await localDynamo().send(new GetCommand({ TableName: runtime().tableName, Key: predictionKey(id) }));
+    expect(raw.Item?.expires_at).toEqual(expect.any(Number));
+  });
+});
