@@ -14,6 +14,7 @@ import { findModel, MODELS } from '../shared/models/registry.ts';
 import { applyEvent } from '../shared/use-cases/apply-event.ts';
 import { startApiFront } from './api-front.ts';
 import { startDynamoDbLocal } from './dynamodb-local.ts';
+import { startSerializedProxy } from './serialized-proxy.ts';
 import { pollEventSource } from './event-sources.ts';
 import { freePort } from './free-port.ts';
 import { LOCAL_REGION, REPO_ROOT } from './paths.ts';
@@ -84,6 +85,8 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
   try {
     const dynamoLocal = await startDynamoDbLocal(options.dataDir ? { dataDir: options.dataDir } : {});
     cleanups.push(() => dynamoLocal.stop());
+    const dynamoProxy = await startSerializedProxy(dynamoLocal.endpoint);
+    cleanups.push(() => closeServer(dynamoProxy.server));
     const fauxqs = await startFauxqs({ port: 0, logger: false, defaultRegion: LOCAL_REGION });
     cleanups.push(() => fauxqs.stop());
 
@@ -92,7 +95,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       AWS_REGION: LOCAL_REGION,
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
-      AWS_ENDPOINT_URL_DYNAMODB: dynamoLocal.endpoint,
+      AWS_ENDPOINT_URL_DYNAMODB: dynamoProxy.endpoint,
       AWS_ENDPOINT_URL_SQS: fauxqs.address,
     };
     Object.assign(process.env, awsEnv);
@@ -249,7 +252,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       apiToken,
       accountId: LOCAL_ACCOUNT_ID,
       tableName,
-      dynamoEndpoint: dynamoLocal.endpoint,
+      dynamoEndpoint: dynamoProxy.endpoint,
       stepFunctions,
       processes: () => supervisor.status(),
       stop,

@@ -24,7 +24,10 @@ export default async function setup(project: TestProject) {
   for (const stream of [process.stdout, process.stderr]) {
     const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
     stream.write = ((chunk: unknown, ...rest: unknown[]) => {
-      lines.push(String(chunk));
+      const text = String(chunk);
+      lines.push(text);
+      // The service's own JSON log lines are kept, not shown: the reporter's output stays readable.
+      if (text.startsWith('{"level"') && process.env.PROGNOZ_TEST_LOGS !== 'true') return true;
       return write(chunk, ...rest);
     });
   }
