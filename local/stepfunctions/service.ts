@@ -37,8 +37,6 @@ export class LocalStepFunctions {
   private readonly machines: Map<string, LocalStateMachine>;
   private readonly executions = new Map<string, Execution>();
   private server: Server | undefined;
-  /** Called with every execution that ends, for logs and tests. */
-  onExecutionEnd: (execution: { arn: string; status: ExecutionStatus; error?: string; cause?: string }) => void = () => undefined;
 
   constructor(
     machines: readonly LocalStateMachine[],
@@ -106,7 +104,6 @@ export class LocalStepFunctions {
       .finally(() => {
         execution.stopDate ??= new Date();
         this.tokens.close(token);
-        this.onExecutionEnd(execution);
         this.forgetOldExecutions();
       });
     return { executionArn: arn, startDate: startDate.getTime() / 1000 };
