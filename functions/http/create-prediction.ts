@@ -23,7 +23,7 @@ export const handler = httpHandler(async (event) => {
   const wait = parseWaitPreference(event.headers);
   const body = parseBody(event);
   const { webhook: webhookField, ...fields } = body.value;
-  const webhook = resolveWebhook(event.headers, webhookField, deps.webhookPolicy);
+  const webhook = resolveWebhook(event.headers, webhookField, deps.addressPolicy);
   const refused = webhook === null ? null : await deps.checkWebhookHost(webhook);
   if (refused !== null) {
     throw new PrognozError('invalid_input', `the webhook address cannot be used: ${refused}`, { fields: [{ field: 'webhook', message: refused }] });

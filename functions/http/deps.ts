@@ -10,7 +10,6 @@ import { sqsWebhookNotifier, type WebhookNotifier } from '../../shared/adapters/
 import { sfnWorkflowClient, type WorkflowClient } from '../../shared/adapters/workflow-client.ts';
 import { systemClock, type Clock } from '../../shared/domain/clock.ts';
 import { randomIds, type IdGenerator } from '../../shared/domain/ids.ts';
-import type { WebhookUrlPolicy } from '../../shared/domain/webhook-url.ts';
 import { apiConfigFromEnv, type ApiConfig } from '../../shared/config.ts';
 
 /** What the API handlers need, built once per process from the environment. */
@@ -21,7 +20,6 @@ export interface ApiDeps {
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly sleep: (ms: number) => Promise<void>;
-  readonly webhookPolicy: WebhookUrlPolicy;
   readonly addressPolicy: AddressPolicy;
   readonly notifier: WebhookNotifier;
   readonly accounts: AccountStore;
@@ -51,7 +49,6 @@ export const apiDeps = (): ApiDeps => {
     clock: systemClock,
     ids: randomIds,
     sleep: (ms) => sleep(ms),
-    webhookPolicy: { allowLoopbackHttp: local },
     addressPolicy,
     notifier: sqsWebhookNotifier(config.webhookQueueUrl),
     accounts: dynamoAccountStore(config.tableName),

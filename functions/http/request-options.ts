@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { PrognozError } from '../../shared/domain/errors.ts';
-import { checkWebhookUrl, type WebhookUrlPolicy } from '../../shared/domain/webhook-url.ts';
+import type { AddressPolicy } from '../../shared/domain/addresses.ts';
+import { checkWebhookUrl } from '../../shared/domain/webhook-url.ts';
 
 export const DEFAULT_SYNC_WAIT_SECONDS = 30;
 const MAX_SYNC_WAIT_SECONDS = 60;
@@ -45,7 +46,7 @@ export const parseWaitPreference = (headers: APIGatewayProxyEvent['headers']): W
 export const resolveWebhook = (
   headers: APIGatewayProxyEvent['headers'],
   bodyField: unknown,
-  policy: WebhookUrlPolicy,
+  policy: AddressPolicy,
 ): string | null => {
   if (bodyField !== undefined && typeof bodyField !== 'string') {
     throw new PrognozError('invalid_input', 'the webhook must be a string URL', {

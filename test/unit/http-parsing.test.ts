@@ -37,8 +37,8 @@ describe('Prefer and Request-Timeout', () => {
 });
 
 describe('webhook registration', () => {
-  const local = { allowLoopbackHttp: true };
-  const cloud = { allowLoopbackHttp: false };
+  const local = { allowLoopback: true };
+  const cloud = { allowLoopback: false };
 
   it('accepts any one of the three variants, or the same address twice', () => {
     const url = 'https://example.com/hook';
