@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { AUTHORIZER_ENTRY, UNMATCHED_ENTRY, matchRoute } from '../shared/api/routes.ts';
 import { invokeLocal } from './lambda-host.ts';
+import { localMeter } from './meter.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './paths.ts';
 
 const STAGE = 'prod';
@@ -59,6 +60,7 @@ export const startApiFront = async (options: ApiFrontOptions): Promise<{ url: st
       const headers = singleValued(req);
       const match = matchRoute(method, url.pathname);
       const resource = match.kind === 'found' ? match.route.path : '/{proxy+}';
+      localMeter.apiRequest(method, resource);
       const requestId = randomUUID();
       const query = url.searchParams.size > 0 ? Object.fromEntries(url.searchParams) : null;
       const requestContext = {

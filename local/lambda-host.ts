@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
+import { localMeter } from './meter.ts';
 import { REPO_ROOT } from './paths.ts';
 
 type Handler = ((event: unknown, context: unknown) => Promise<unknown>) & { [STREAMING]?: true };
@@ -74,6 +75,11 @@ export const invokeLocal = async (entry: string, event: unknown, timeoutSeconds 
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
   };
   const copy = JSON.parse(JSON.stringify(event)) as unknown;
-  const result = handler[STREAMING] ? await invokeStreaming(handler, copy, context) : await handler(copy, context);
-  return result === undefined ? null : (JSON.parse(JSON.stringify(result)) as unknown);
+  const started = performance.now();
+  try {
+    const result = handler[STREAMING] ? await invokeStreaming(handler, copy, context) : await handler(copy, context);
+    return result === undefined ? null : (JSON.parse(JSON.stringify(result)) as unknown);
+  } finally {
+    localMeter.lambdaInvocation(entry, performance.now() - started);
+  }
 };

@@ -14,11 +14,12 @@ import { findModel, MODELS } from '../shared/models/registry.ts';
 import { applyEvent } from '../shared/use-cases/apply-event.ts';
 import { startApiFront } from './api-front.ts';
 import { startDynamoDbLocal } from './dynamodb-local.ts';
-import { startSerializedProxy } from './serialized-proxy.ts';
 import { pollEventSource } from './event-sources.ts';
 import { freePort } from './free-port.ts';
 import { LOCAL_REGION, REPO_ROOT } from './paths.ts';
 import { provisionQueues, provisionTables } from './provision.ts';
+import { CAPACITY_OPERATIONS, localMeter } from './meter.ts';
+import { startServiceProxy } from './service-proxy.ts';
 import { LocalStepFunctions } from './stepfunctions/service.ts';
 import { Supervisor, type ProcessStatus } from './supervisor.ts';
 import {
@@ -85,10 +86,19 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
   try {
     const dynamoLocal = await startDynamoDbLocal(options.dataDir ? { dataDir: options.dataDir } : {});
     cleanups.push(() => dynamoLocal.stop());
-    const dynamoProxy = await startSerializedProxy(dynamoLocal.endpoint);
+    const dynamoProxy = await startServiceProxy(dynamoLocal.endpoint, {
+      serialize: true,
+      prepare: askForConsumedCapacity,
+      observe: (operation, request, response, status) => localMeter.dynamoCall(operation, parseJson(request), status === 200 ? parseJson(response) : {}),
+    });
     cleanups.push(() => closeServer(dynamoProxy.server));
     const fauxqs = await startFauxqs({ port: 0, logger: false, defaultRegion: LOCAL_REGION });
     cleanups.push(() => fauxqs.stop());
+    const sqsProxy = await startServiceProxy(fauxqs.address, {
+      serialize: false,
+      observe: (action, _request, response) => localMeter.sqsCall(action, parseJson(response)),
+    });
+    cleanups.push(() => closeServer(sqsProxy.server));
 
     // The SDK reads these, so every part (handlers here, worker children) reaches the emulators.
     const awsEnv: Record<string, string> = {
@@ -96,7 +106,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
       AWS_ENDPOINT_URL_DYNAMODB: dynamoProxy.endpoint,
-      AWS_ENDPOINT_URL_SQS: fauxqs.address,
+      AWS_ENDPOINT_URL_SQS: sqsProxy.endpoint,
     };
     Object.assign(process.env, awsEnv);
 
@@ -235,6 +245,8 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       port: options.port,
       localEndpoints: {
         processes: () => ({ processes: supervisor.status() }),
+        // Calls made of each AWS service so far, for the cost model of `npm run bench`.
+        meter: () => localMeter.snapshot(),
         ...options.localEndpoints,
         health: () => ({ status: 'ok', running_executions: stepFunctions.runningCount() }),
         queues: () => ({ sqsEndpoint: fauxqs.address, queues: [...queues].map(([logicalId, queue]) => ({ logicalId, url: queue.url })) }),
@@ -282,6 +294,23 @@ const functionEnvironment = (template: CfnTemplate, bindings: LocalBindings): Re
     }
   }
   return env;
+};
+
+const parseJson = (body: Buffer): Record<string, unknown> => {
+  try {
+    const value: unknown = JSON.parse(body.toString('utf8'));
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+};
+
+/** Every DynamoDB call asks for its consumed capacity, which the meter reads from the answer. */
+const askForConsumedCapacity = (operation: string, body: Buffer): Buffer => {
+  if (!CAPACITY_OPERATIONS.has(operation)) return body;
+  const request = parseJson(body);
+  if (request.ReturnConsumedCapacity !== undefined) return body;
+  return Buffer.from(JSON.stringify({ ...request, ReturnConsumedCapacity: 'TOTAL' }));
 };
 
 const unknownResource = (what: string): never => {

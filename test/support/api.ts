@@ -6,42 +6,14 @@ import { dynamoAccountStore } from '../../shared/adapters/account-store.ts';
 import { asAccountId } from '../../shared/domain/ids.ts';
 import { generateToken } from '../../shared/domain/tokens.ts';
 import type { PredictionView } from '../../shared/api/prediction-view.ts';
+import { apiCall, type ApiResponse, type CallOptions } from './http-client.ts';
 
 export const runtime = () => inject('runtime');
 
-export interface ApiResponse<T = Record<string, unknown>> {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly json: T;
-  readonly ms: number;
-}
-
-export interface CallOptions {
-  readonly method?: string;
-  /** An object is sent as JSON unless a content type says otherwise; a string is sent as is. */
-  readonly body?: unknown;
-  readonly headers?: Record<string, string>;
-  /** null sends no Authorization header. */
-  readonly token?: string | null;
-}
+export type { ApiResponse, CallOptions } from './http-client.ts';
 
 /** One real HTTP call to the local runtime's API. */
-export const call = async <T = Record<string, unknown>>(path: string, options: CallOptions = {}): Promise<ApiResponse<T>> => {
-  const { apiUrl, apiToken } = runtime();
-  const token = options.token === undefined ? apiToken : options.token;
-  const headers: Record<string, string> = { ...options.headers };
-  if (token !== null) headers.authorization = `Bearer ${token}`;
-  let body: string | undefined;
-  if (typeof options.body === 'string') body = options.body;
-  else if (options.body !== undefined) {
-    body = JSON.stringify(options.body);
-    headers['content-type'] ??= 'application/json';
-  }
-  const started = performance.now();
-  const response = await fetch(new URL(path.replace(/^\//, ''), apiUrl), { method: options.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, json: JSON.parse(text) as T, ms: performance.now() - started };
-};
+export const call = <T = Record<string, unknown>>(path: string, options: CallOptions = {}): Promise<ApiResponse<T>> => apiCall<T>(runtime(), path, options);
 
 export const createPrediction = (input: Record<string, unknown>, options: CallOptions = {}) =>
   call<PredictionView>('prognoz/echo', { ...options, method: 'POST', body: input });

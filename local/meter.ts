@@ -1,0 +1,130 @@
+/**
+ * Counts what the service asks of each AWS service while it runs on the local runtime, so that
+ * `npm run bench` can price a prediction from calls that really happened rather than from a
+ * model of them. Served at /_local/meter; a caller diffs two snapshots.
+ */
+
+export interface DynamoUsage {
+  calls: number;
+  readUnits: number;
+  writeUnits: number;
+}
+
+export interface LambdaUsage {
+  invocations: number;
+  /** Wall time of the invocations, the proxy for billed duration. */
+  totalMs: number;
+}
+
+export interface MeterSnapshot {
+  /** API requests by `METHOD resource`. */
+  readonly api: Record<string, number>;
+  /** Invocations by function entry (the source file the template names). */
+  readonly lambda: Record<string, LambdaUsage>;
+  readonly dynamodb: Record<string, DynamoUsage>;
+  /** SQS requests by action; a long poll that returned nothing is counted apart. */
+  readonly sqs: Record<string, number>;
+  readonly stepFunctions: { executions: number; transitions: number; api: Record<string, number> };
+}
+
+/** An empty receive is idle polling, a cost of time rather than of any prediction. */
+export const EMPTY_RECEIVE = 'ReceiveMessage (empty)';
+
+const TRANSACT_WRITE_UNIT_BYTES = 1024;
+const TRANSACT_READ_UNIT_BYTES = 4096;
+
+const emptySnapshot = (): MeterSnapshot => ({ api: {}, lambda: {}, dynamodb: {}, sqs: {}, stepFunctions: { executions: 0, transitions: 0, api: {} } });
+
+const bump = (counts: Record<string, number>, key: string, by = 1) => {
+  counts[key] = (counts[key] ?? 0) + by;
+};
+
+type Json = Record<string, unknown>;
+
+/**
+ * DynamoDB Local reports consumed capacity for single-item operations as DynamoDB does, but not
+ * for transactions (one Put in a transaction reports 4 units, two Puts also 4). Transactions are
+ * therefore priced by DynamoDB's rule: two units per item per 1 KB written (4 KB read), the
+ * size taken from the item as the request or answer carries it.
+ */
+export const transactionUnits = (operation: string, request: Json, response: Json): { readUnits: number; writeUnits: number } => {
+  const units = (value: unknown, unitBytes: number) => 2 * Math.max(1, Math.ceil(Buffer.byteLength(JSON.stringify(value ?? {})) / unitBytes));
+  if (operation === 'TransactWriteItems') {
+    const items = (request.TransactItems ?? []) as Json[];
+    return { readUnits: 0, writeUnits: items.reduce((sum, item) => sum + units(Object.values(item)[0], TRANSACT_WRITE_UNIT_BYTES), 0) };
+  }
+  const answers = (response.Responses ?? []) as Json[];
+  return { readUnits: answers.reduce((sum, answer) => sum + units(answer.Item, TRANSACT_READ_UNIT_BYTES), 0), writeUnits: 0 };
+};
+
+const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem']);
+
+export class CallMeter {
+  private readonly counts = emptySnapshot();
+
+  apiRequest(method: string, resource: string): void {
+    bump(this.counts.api, `${method} ${resource}`);
+  }
+
+  lambdaInvocation(entry: string, ms: number): void {
+    const usage = (this.counts.lambda[entry] ??= { invocations: 0, totalMs: 0 });
+    usage.invocations += 1;
+    usage.totalMs += ms;
+  }
+
+  /** One DynamoDB call, with its request and answer (which carries ConsumedCapacity when asked). */
+  dynamoCall(operation: string, request: Json, response: Json): void {
+    const usage = (this.counts.dynamodb[operation] ??= { calls: 0, readUnits: 0, writeUnits: 0 });
+    usage.calls += 1;
+    if (operation.startsWith('Transact')) {
+      const units = transactionUnits(operation, request, response);
+      usage.readUnits += units.readUnits;
+      usage.writeUnits += units.writeUnits;
+      return;
+    }
+    const consumed = response.ConsumedCapacity;
+    const entries: Json[] = Array.isArray(consumed) ? (consumed as Json[]) : consumed ? [consumed as Json] : [];
+    const total = entries.reduce((sum, entry) => sum + Number(entry.CapacityUnits ?? 0), 0);
+    if (WRITES.has(operation)) usage.writeUnits += total;
+    else usage.readUnits += total;
+  }
+
+  sqsCall(action: string, response: Json): void {
+    const empty = action === 'ReceiveMessage' && !((response.Messages as unknown[] | undefined)?.length);
+    bump(this.counts.sqs, empty ? EMPTY_RECEIVE : action);
+  }
+
+  stepFunctionsCall(operation: string): void {
+    bump(this.counts.stepFunctions.api, operation);
+  }
+
+  executionStarted(): void {
+    this.counts.stepFunctions.executions += 1;
+  }
+
+  /** A state entered or retried: what Standard workflows bill. */
+  stateTransition(): void {
+    this.counts.stepFunctions.transitions += 1;
+  }
+
+  snapshot(): MeterSnapshot {
+    return structuredClone(this.counts);
+  }
+}
+
+/** The runtime's one meter: the API front, the Lambda host and the emulators' proxies all count into it. */
+export const localMeter = new CallMeter();
+
+/** Operations that accept ReturnConsumedCapacity; the proxy asks DynamoDB Local for it on each. */
+export const CAPACITY_OPERATIONS = new Set([
+  'GetItem',
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'Query',
+  'Scan',
+  'BatchGetItem',
+  'BatchWriteItem',
+  'TransactWriteItems',
+  'TransactGetItems',
+]);

@@ -1,0 +1,61 @@
+import { Agent, createServer, request, type Server } from 'node:http';
+
+export interface ServiceProxyOptions {
+  /**
+   * One request at a time, in arrival order. DynamoDB serializes conflicting writes to an item
+   * (concurrent transactions on it are refused or ordered); DynamoDB Local, under concurrent
+   * requests, lets conditional writes interleave, so limits that rely on conditions (funds,
+   * rates) could be overrun locally.
+   */
+  readonly serialize: boolean;
+  /** May rewrite a request's body before it is forwarded (operation from X-Amz-Target). */
+  readonly prepare?: (operation: string, body: Buffer) => Buffer;
+  /** Sees each request and its answer, for the call meter. */
+  readonly observe: (operation: string, request: Buffer, response: Buffer, status: number) => void;
+}
+
+/**
+ * Sits between the service and an emulator that speaks an AWS JSON protocol (DynamoDB Local,
+ * fauxqs), so that the local runtime can order and count the calls the service makes.
+ */
+export const startServiceProxy = async (target: string, options: ServiceProxyOptions): Promise<{ endpoint: string; server: Server }> => {
+  const upstream = new URL(target);
+  // Connections to the emulator are kept open: a new one per call costs more than the call.
+  const agent = new Agent({ keepAlive: true });
+  let queue: Promise<void> = Promise.resolve();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const operation = String(req.headers['x-amz-target'] ?? '').split('.').at(-1) ?? '';
+      const body = options.prepare ? options.prepare(operation, Buffer.concat(chunks)) : Buffer.concat(chunks);
+      const headers = { ...req.headers, 'content-length': String(body.length) };
+      const forward = () =>
+        new Promise<void>((done) => {
+          const outgoing = request({ hostname: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers, agent }, (answer) => {
+            const answerChunks: Buffer[] = [];
+            answer.on('data', (chunk: Buffer) => answerChunks.push(chunk));
+            answer.on('end', () => {
+              const answerBody = Buffer.concat(answerChunks);
+              res.writeHead(answer.statusCode ?? 502, answer.headers).end(answerBody);
+              options.observe(operation, body, answerBody, answer.statusCode ?? 502);
+              done();
+            });
+            answer.on('error', () => done());
+          });
+          outgoing.on('error', (error) => {
+            if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/x-amz-json-1.0' });
+            res.end(JSON.stringify({ __type: 'InternalFailure', message: error.message }));
+            done();
+          });
+          outgoing.end(body);
+        });
+      if (options.serialize) queue = queue.then(forward);
+      else void forward();
+    });
+  });
+  server.on('close', () => agent.destroy());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  return { endpoint: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`, server };
+};

@@ -1,0 +1,39 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import type { MeterSnapshot } from '../../local/meter.ts';
+import { createPrediction, runtime } from '../support/api.ts';
+
+const meter = async (): Promise<MeterSnapshot> => (await (await fetch(`${runtime().origin}/_local/meter`)).json()) as MeterSnapshot;
+const definitions = async () =>
+  (await (await fetch(`${runtime().origin}/_local/definitions`)).json()) as { machines: { model: string; definition: { States: Record<string, unknown> } }[] };
+
+describe('the local runtime’s call meter (the cost model of npm run bench reads it)', () => {
+  it('counts what one prediction asks of API Gateway, Lambda, Step Functions, DynamoDB and SQS', async () => {
+    const before = await meter();
+    const created = await createPrediction({ text: 'metered' }, { headers: { prefer: 'wait' } });
+    expect(created.json.status).toBe('succeeded');
+    // The worker deletes its message once it has reported: wait for that last call.
+    let after = await meter();
+    for (let i = 0; i < 100 && (after.sqs.DeleteMessage ?? 0) === (before.sqs.DeleteMessage ?? 0); i++) {
+      await sleep(50);
+      after = await meter();
+    }
+
+    expect(after.api['POST /api/v1/{company}/{model}']).toBe((before.api['POST /api/v1/{company}/{model}'] ?? 0) + 1);
+    expect(after.stepFunctions.executions - before.stepFunctions.executions).toBe(1);
+    const echo = (await definitions()).machines.find((machine) => machine.model === 'prognoz/echo');
+    const transitions = after.stepFunctions.transitions - before.stepFunctions.transitions;
+    expect(transitions).toBeGreaterThanOrEqual(3);
+    expect(transitions).toBeLessThanOrEqual(Object.keys(echo?.definition.States ?? {}).length);
+    expect(after.lambda['functions/workflow/finalize.ts']?.invocations).toBe((before.lambda['functions/workflow/finalize.ts']?.invocations ?? 0) + 1);
+    expect(after.lambda['functions/http/create-prediction.ts']?.totalMs).toBeGreaterThan(before.lambda['functions/http/create-prediction.ts']?.totalMs ?? 0);
+    // The hold at create and the charge at finalize: two transactions of two items at least.
+    const transactions = (after.dynamodb.TransactWriteItems?.calls ?? 0) - (before.dynamodb.TransactWriteItems?.calls ?? 0);
+    const transactionUnits = (after.dynamodb.TransactWriteItems?.writeUnits ?? 0) - (before.dynamodb.TransactWriteItems?.writeUnits ?? 0);
+    expect(transactions).toBeGreaterThanOrEqual(2);
+    expect(transactionUnits).toBeGreaterThanOrEqual(8);
+    expect((after.dynamodb.GetItem?.readUnits ?? 0) - (before.dynamodb.GetItem?.readUnits ?? 0)).toBeGreaterThan(0);
+    expect((after.sqs.SendMessage ?? 0) - (before.sqs.SendMessage ?? 0)).toBeGreaterThanOrEqual(1);
+    expect((after.sqs.ReceiveMessage ?? 0) - (before.sqs.ReceiveMessage ?? 0)).toBeGreaterThanOrEqual(1);
+  });
+});
