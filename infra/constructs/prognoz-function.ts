@@ -8,7 +8,7 @@ import { tag } from './metadata.ts';
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '..', '..');
 
-/** How every Lambda is bundled; scripts/bundle-sizes.ts measures with the same settings. */
+/** How every Lambda is bundled; bench/bundles.ts bundles with the same settings. */
 export const LAMBDA_BUNDLING = {
   target: 'node24',
   minify: true,

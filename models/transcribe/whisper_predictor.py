@@ -19,6 +19,8 @@ from weights import resolve_model
 #: Audio inputs larger than this are refused before decoding.
 MAX_AUDIO_BYTES = int(os.environ.get("PROGNOZ_MAX_AUDIO_BYTES", 200 * 1024 * 1024))
 _DONE = object()
+#: Decoding settings of every pass; the benchmark's direct faster-whisper call uses the same.
+DECODE_OPTIONS: dict[str, Any] = {"beam_size": 5}
 
 
 def _cancelable(context: PredictionContext, produce: Callable[[], Iterator[Any]], workers: list[threading.Thread]) -> Iterator[Any]:
@@ -108,7 +110,7 @@ class TranscribePredictor:
         want_words = bool(input.get("word_timestamp", False))
         speakers = int(input.get("speakers", 1))
 
-        transcribed, info = model.transcribe(audio, language=language, task="transcribe", word_timestamps=want_words or diarize, beam_size=5)
+        transcribed, info = model.transcribe(audio, language=language, task="transcribe", word_timestamps=want_words or diarize, **DECODE_OPTIONS)
         detected = info.language
         share = 0.5 if detected != "en" else 1.0  # a translation pass follows for other languages
         segments: list[Any] = []
@@ -118,7 +120,7 @@ class TranscribePredictor:
 
         translation: str | None = None
         if detected != "en":
-            translated, _ = model.transcribe(audio, language=detected, task="translate", beam_size=5)
+            translated, _ = model.transcribe(audio, language=detected, task="translate", **DECODE_OPTIONS)
             parts = []
             for segment in _cancelable(context, lambda: translated, self._workers):
                 parts.append(segment.text.strip())

@@ -1,0 +1,68 @@
+import { spawn } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import type { FunctionBundle } from './bundles.ts';
+import { median } from './stats.ts';
+
+export interface ColdStart {
+  readonly entry: string;
+  readonly bundleKiB: number;
+  readonly memoryMiB: number;
+  /** Median time to import the bundle (its module code and init) in a fresh Node process. */
+  readonly loadInitMs: number;
+  /** Median of the whole fresh process, spawn to exit: what a cold start adds before the handler runs. */
+  readonly processMs: number;
+}
+
+export interface ColdStartReport {
+  readonly runs: number;
+  /** The same fresh process importing nothing: Node's own start, the floor of every figure. */
+  readonly bareNodeMs: number;
+  readonly functions: readonly ColdStart[];
+}
+
+// The globals the Lambda Node.js runtime gives response-streaming handlers, before any import.
+const LAMBDA_GLOBALS = 'globalThis.awslambda = { ...globalThis.awslambda, streamifyResponse: (f) => f, HttpResponseStream: { from: (s) => s } };';
+
+// Prints how long the import took, measured inside the fresh process.
+const probe = (file: string | null) =>
+  file === null
+    ? 'console.log(JSON.stringify({ ms: 0 }))'
+    : `${LAMBDA_GLOBALS} const t = performance.now(); await import(${JSON.stringify(pathToFileURL(file).href)}); console.log(JSON.stringify({ ms: performance.now() - t }));`;
+
+const runOnce = (file: string | null, environment: Record<string, string>): Promise<{ loadInitMs: number; processMs: number }> =>
+  new Promise((resolve, reject) => {
+    const started = performance.now();
+    // As Lambda starts it: the function's environment, with its NODE_OPTIONS (source maps).
+    const child = spawn(process.execPath, ['--input-type=module', '-e', probe(file)], {
+      env: { PATH: process.env.PATH ?? '', AWS_REGION: 'eu-central-1', AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench', ...environment },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.once('exit', (code) => {
+      const processMs = performance.now() - started;
+      if (code !== 0) return reject(new Error(`loading ${file ?? 'nothing'} failed (${String(code)}): ${err.trim()}`));
+      resolve({ loadInitMs: (JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as { ms: number }).ms, processMs });
+    });
+  });
+
+/** Section 4: per function, bundle size and the median of `runs` fresh loads. */
+export const measureColdStarts = async (bundles: readonly FunctionBundle[], runs: number): Promise<ColdStartReport> => {
+  const bare: number[] = [];
+  for (let i = 0; i < runs; i++) bare.push((await runOnce(null, {})).processMs);
+  const functions: ColdStart[] = [];
+  for (const bundle of bundles) {
+    const samples: { loadInitMs: number; processMs: number }[] = [];
+    for (let i = 0; i < runs; i++) samples.push(await runOnce(bundle.file, bundle.environment));
+    functions.push({
+      entry: bundle.entry,
+      bundleKiB: bundle.bytes / 1024,
+      memoryMiB: bundle.memoryMiB,
+      loadInitMs: median(samples.map((s) => s.loadInitMs)),
+      processMs: median(samples.map((s) => s.processMs)),
+    });
+  }
+  return { runs, bareNodeMs: median(bare), functions };
+};

@@ -1,0 +1,207 @@
+import { createServer } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { PredictionView } from '../shared/api/prediction-view.ts';
+import type { MeterSnapshot } from '../local/meter.ts';
+import { EMPTY_RECEIVE } from '../local/meter.ts';
+import { apiCall, type ApiTarget } from '../test/support/http-client.ts';
+import type { AwsPrices } from './aws-prices.ts';
+
+/** What one prediction asked of each AWS service, averaged over a scenario's predictions. */
+export interface CallsPerPrediction {
+  readonly apiRequests: number;
+  readonly lambdaInvocations: Record<string, number>;
+  readonly lambdaGbSeconds: number;
+  readonly dynamoCalls: Record<string, number>;
+  readonly dynamoReadUnits: number;
+  readonly dynamoWriteUnits: number;
+  readonly sqsRequests: Record<string, number>;
+  readonly stateTransitions: number;
+}
+
+export interface ScenarioCost {
+  readonly scenario: string;
+  readonly description: string;
+  readonly predictions: number;
+  readonly perPrediction: CallsPerPrediction;
+  /** Dollars per 1,000 predictions, by service, and their total (GPU and model instances excluded). */
+  readonly dollarsPerThousand: Record<'apiGateway' | 'lambda' | 'stepFunctions' | 'dynamodb' | 'sqs' | 'total', number>;
+}
+
+const sum = (values: Iterable<number>) => [...values].reduce((a, b) => a + b, 0);
+const perEach = (counts: Record<string, number>, n: number): Record<string, number> =>
+  Object.fromEntries(Object.entries(counts).map(([key, value]) => [key, value / n] as const));
+
+/** after − before, key by key. */
+export const meterDelta = (after: MeterSnapshot, before: MeterSnapshot): MeterSnapshot => {
+  const minus = (a: Record<string, number>, b: Record<string, number>) =>
+    Object.fromEntries(Object.entries(a).map(([key, value]) => [key, value - (b[key] ?? 0)] as const).filter(([, value]) => value !== 0));
+  return {
+    api: minus(after.api, before.api),
+    lambda: Object.fromEntries(
+      Object.entries(after.lambda)
+        .map(([entry, usage]) => [entry, { invocations: usage.invocations - (before.lambda[entry]?.invocations ?? 0), totalMs: usage.totalMs - (before.lambda[entry]?.totalMs ?? 0) }] as const)
+        .filter(([, usage]) => usage.invocations !== 0),
+    ),
+    dynamodb: Object.fromEntries(
+      Object.entries(after.dynamodb)
+        .map(([op, usage]) => {
+          const was = before.dynamodb[op] ?? { calls: 0, readUnits: 0, writeUnits: 0 };
+          return [op, { calls: usage.calls - was.calls, readUnits: usage.readUnits - was.readUnits, writeUnits: usage.writeUnits - was.writeUnits }] as const;
+        })
+        .filter(([, usage]) => usage.calls !== 0),
+    ),
+    sqs: minus(after.sqs, before.sqs),
+    stepFunctions: {
+      executions: after.stepFunctions.executions - before.stepFunctions.executions,
+      transitions: after.stepFunctions.transitions - before.stepFunctions.transitions,
+      api: minus(after.stepFunctions.api, before.stepFunctions.api),
+    },
+  };
+};
+
+/** Per prediction; Lambda GB-s from each function's configured memory and its measured wall time. */
+export const callsPerPrediction = (delta: MeterSnapshot, predictions: number, memoryMiBOf: (entry: string) => number): CallsPerPrediction => {
+  const sqs = Object.fromEntries(Object.entries(delta.sqs).filter(([action]) => action !== EMPTY_RECEIVE));
+  return {
+    apiRequests: sum(Object.values(delta.api)) / predictions,
+    lambdaInvocations: perEach(Object.fromEntries(Object.entries(delta.lambda).map(([entry, usage]) => [entry, usage.invocations])), predictions),
+    lambdaGbSeconds: sum(Object.entries(delta.lambda).map(([entry, usage]) => (memoryMiBOf(entry) / 1024) * (usage.totalMs / 1000))) / predictions,
+    dynamoCalls: perEach(Object.fromEntries(Object.entries(delta.dynamodb).map(([op, usage]) => [op, usage.calls])), predictions),
+    dynamoReadUnits: sum(Object.values(delta.dynamodb).map((usage) => usage.readUnits)) / predictions,
+    dynamoWriteUnits: sum(Object.values(delta.dynamodb).map((usage) => usage.writeUnits)) / predictions,
+    sqsRequests: perEach(sqs, predictions),
+    stateTransitions: delta.stepFunctions.transitions / predictions,
+  };
+};
+
+export const dollarsPerThousand = (calls: CallsPerPrediction, prices: AwsPrices): ScenarioCost['dollarsPerThousand'] => {
+  const lambdaRequests = sum(Object.values(calls.lambdaInvocations));
+  const parts = {
+    apiGateway: (calls.apiRequests * prices.apiGatewayRestPerMillionRequests) / 1e6,
+    lambda: (lambdaRequests * prices.lambdaPerMillionRequests) / 1e6 + calls.lambdaGbSeconds * prices.lambdaArmPerGbSecond,
+    stepFunctions: (calls.stateTransitions * prices.stepFunctionsPerThousandTransitions) / 1000,
+    dynamodb: (calls.dynamoWriteUnits * prices.dynamoPerMillionWriteUnits + calls.dynamoReadUnits * prices.dynamoPerMillionReadUnits) / 1e6,
+    sqs: (sum(Object.values(calls.sqsRequests)) * prices.sqsPerMillionRequests) / 1e6,
+  };
+  const perThousand = Object.fromEntries(Object.entries(parts).map(([key, dollars]) => [key, dollars * 1000])) as Omit<ScenarioCost['dollarsPerThousand'], 'total'>;
+  return { ...perThousand, total: sum(Object.values(perThousand)) };
+};
+
+export interface RuntimeEndpoints {
+  readonly target: ApiTarget;
+  /** The local runtime's origin, for its /_local/ endpoints (not metered). */
+  readonly origin: string;
+}
+
+const localJson = async <T>(origin: string, name: string): Promise<T> => (await (await fetch(`${origin}/_local/${name}`)).json()) as T;
+
+export const meterSnapshot = (origin: string) => localJson<MeterSnapshot>(origin, 'meter');
+
+/** Waits until no execution runs. */
+const settle = async (origin: string): Promise<void> => {
+  for (;;) {
+    const { running_executions: running } = await localJson<{ running_executions: number }>(origin, 'health');
+    if (running === 0) return;
+    await sleep(25);
+  }
+};
+
+/** Long enough for the calls that follow an execution's end (message deletes, acks, heartbeats). */
+const TRAILING_CALLS_MS = 2000;
+
+const create = async (target: ApiTarget, input: Record<string, unknown>): Promise<PredictionView> => {
+  const created = await apiCall<PredictionView>(target, 'prognoz/echo', { body: input });
+  if (created.status !== 201) throw new Error(`create answered ${created.status}: ${JSON.stringify(created.json)}`);
+  return created.json;
+};
+
+const expectStatus = async (target: ApiTarget, id: string, status: string): Promise<void> => {
+  const { json } = await apiCall<PredictionView>(target, `predictions/${id}`);
+  if (json.status !== status) throw new Error(`prediction ${id} is ${json.status}, not ${status}`);
+};
+
+/** The echo model server's own record: it has the prediction once the model runs it. */
+const untilModelRuns = async (modelUrl: string, id: string): Promise<void> => {
+  for (let i = 0; i < 400; i++) {
+    if ((await fetch(`${modelUrl}/predictions/${id}`)).status === 200) return;
+    await sleep(25);
+  }
+  throw new Error(`the model never started ${id}`);
+};
+
+/**
+ * Section 5: runs each scenario `predictions` times, one prediction at a time, and reads what the
+ * local runtime's meter counted. Each ends with the one GET a caller makes for the result.
+ */
+export const measureCosts = async (
+  endpoints: RuntimeEndpoints,
+  echoModelUrl: string,
+  predictions: number,
+  memoryMiBOf: (entry: string) => number,
+  prices: AwsPrices,
+): Promise<ScenarioCost[]> => {
+  const { target, origin } = endpoints;
+  const deliveries: string[] = [];
+  const receiver = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      deliveries.push(String(req.headers['x-webhook-id']));
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const address = receiver.address();
+  const hook = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/hook`;
+
+  const scenarios: { scenario: string; description: string; once: () => Promise<void> }[] = [
+    {
+      scenario: 'succeeded',
+      description: 'create (async), model runs, succeeded; one GET of the result',
+      once: async () => {
+        const { id } = await create(target, { text: 'cost', sleep: 0 });
+        await settle(origin);
+        await expectStatus(target, id, 'succeeded');
+      },
+    },
+    {
+      scenario: 'succeeded + webhook',
+      description: 'as above, with a webhook delivered once (2xx at the first attempt)',
+      once: async () => {
+        const before = deliveries.length;
+        const { id } = await create(target, { text: 'cost', sleep: 0, webhook: hook });
+        await settle(origin);
+        while (deliveries.length === before) await sleep(25);
+        await expectStatus(target, id, 'succeeded');
+      },
+    },
+    {
+      scenario: 'canceled',
+      description: 'create (async), canceled 1 s after the model started; one GET of the result',
+      once: async () => {
+        const { id } = await create(target, { text: 'cost', sleep: 30 });
+        await untilModelRuns(echoModelUrl, id);
+        await sleep(1000);
+        const canceled = await apiCall(target, `predictions/${id}/cancel`, { method: 'POST' });
+        if (canceled.status !== 200) throw new Error(`cancel answered ${canceled.status}`);
+        await settle(origin);
+        await expectStatus(target, id, 'canceled');
+      },
+    },
+  ];
+
+  try {
+    const results: ScenarioCost[] = [];
+    for (const { scenario, description, once } of scenarios) {
+      const before = await meterSnapshot(origin);
+      for (let i = 0; i < predictions; i++) await once();
+      await sleep(TRAILING_CALLS_MS);
+      const delta = meterDelta(await meterSnapshot(origin), before);
+      const perPrediction = callsPerPrediction(delta, predictions, memoryMiBOf);
+      results.push({ scenario, description, predictions, perPrediction, dollarsPerThousand: dollarsPerThousand(perPrediction, prices) });
+    }
+    return results;
+  } finally {
+    receiver.closeAllConnections();
+    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+  }
+};

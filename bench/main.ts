@@ -1,0 +1,141 @@
+/**
+ * `npm run bench [-- --quick]`: how fast and how cheap prognoz is, measured side by side with
+ * this machine's ceilings in one run. Writes bench/results/<date>.json and <date>.md.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { LOCAL_REGION, REPO_ROOT } from '../local/paths.ts';
+import { dynamoAccountStore } from '../shared/adapters/account-store.ts';
+import { asAccountId } from '../shared/domain/ids.ts';
+import { generateToken } from '../shared/domain/tokens.ts';
+import { AWS_PRICES } from './aws-prices.ts';
+import { bundleFunctions, lambdaFunctions } from './bundles.ts';
+import { measureColdStarts } from './cold-start.ts';
+import { measureControlPlane, measureSyncOverhead, warmUp } from './control-plane.ts';
+import { measureCosts } from './cost.ts';
+import { runtimeProcesses, withPeakRss } from './memory.ts';
+import { startReadyChild } from './processes.ts';
+import { renderReport, type BenchReport } from './report.ts';
+import { makeLongClip, measureTranscription } from './transcription.ts';
+
+const MODES = {
+  quick: { warmUpSeconds: 3, secondsPerLevel: 4, syncRequests: 30, costPredictions: 3, transcriptionRepeats: 1, coldStartRuns: 10 },
+  full: { warmUpSeconds: 10, secondsPerLevel: 15, syncRequests: 200, costPredictions: 10, transcriptionRepeats: 3, coldStartRuns: 10 },
+} as const;
+const CONCURRENCY = [1, 8, 32] as const;
+
+const { values: args } = parseArgs({ options: { quick: { type: 'boolean', default: false }, out: { type: 'string', default: path.join(REPO_ROOT, 'bench', 'results') } } });
+const mode = args.quick ? 'quick' : 'full';
+const settings = MODES[mode];
+const benchStarted = performance.now();
+const log = (line: string) => console.log(`[${((performance.now() - benchStarted) / 1000).toFixed(0).padStart(4)} s] ${line}`);
+const python = process.env.PROGNOZ_PYTHON ?? path.join(REPO_ROOT, '.venv', 'bin', 'python');
+if (!existsSync(python)) throw new Error(`no Python environment at ${python}: run npm install first`);
+const tsx = ['--import', 'tsx'];
+const childLog = (prefix: string) => (line: string) => {
+  if (process.env.PROGNOZ_BENCH_VERBOSE === 'true') console.log(`${prefix} ${line}`);
+};
+
+const machine = {
+  cores: os.availableParallelism(),
+  cpu: os.cpus()[0]?.model ?? 'unknown',
+  memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+  os: `${os.type()} ${os.release()} ${os.arch()}`,
+  node: process.version,
+  python: execFileSync(python, ['--version']).toString().trim(),
+  commit: execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT }).toString().trim(),
+};
+log(`prognoz bench (${mode}) on ${machine.cores} cores, ${machine.cpu}, Node ${machine.node}`);
+
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'prognoz-bench-'));
+log('starting the local runtime and the bare HTTP server…');
+const runtime = await startReadyChild<{ apiUrl: string; apiToken: string; tableName: string; dynamoEndpoint: string; origin: string }>(
+  process.execPath,
+  [...tsx, path.join(REPO_ROOT, 'bench', 'runtime-process.ts')],
+  { timeoutMs: 180_000, log: childLog('[runtime]') },
+);
+const bare = await startReadyChild<{ url: string }>(process.execPath, [...tsx, path.join(REPO_ROOT, 'bench', 'bare-server.ts')], {
+  timeoutMs: 30_000,
+  log: childLog('[bare]'),
+});
+
+let report: BenchReport;
+try {
+  // An account of its own, funded and unthrottled: the benchmark measures the service, not its limits.
+  const documents = DynamoDBDocumentClient.from(
+    new DynamoDBClient({ endpoint: runtime.ready.dynamoEndpoint, region: LOCAL_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+  );
+  const accounts = dynamoAccountStore(runtime.ready.tableName, documents);
+  const account = asAccountId(crypto.randomUUID());
+  const apiToken = generateToken();
+  await accounts.createAccount(account, Date.now(), { balanceKopecks: 10 ** 12, monthlyLimitKopecks: null, ratePerSecond: 1_000_000 });
+  await accounts.addToken(account, apiToken, Date.now());
+  const target = { apiUrl: runtime.ready.apiUrl, apiToken };
+  const processes = await runtimeProcesses(runtime.ready.origin, runtime.pid);
+  // The runtime's own processes in every phase; of the workers and model servers, the phase's model's.
+  const pick = (model: string) => processes.filter((p) => !/^(worker|model):/.test(p.role) || p.role.endsWith(`:${model}`));
+
+  log(`warming up (${settings.warmUpSeconds} s)…`);
+  await warmUp(target, settings.warmUpSeconds);
+  log(`control plane: ${CONCURRENCY.join(', ')} clients, ${settings.secondsPerLevel} s each, against prognoz and the bare server`);
+  const control = await withPeakRss(pick('prognoz/echo'), async () => {
+    const plane = await measureControlPlane(target, runtime.ready.origin, `${bare.ready.url}api/v1/`, CONCURRENCY, settings.secondsPerLevel, log);
+    log(`synchronous overhead: ${settings.syncRequests} Prefer: SYNC predictions…`);
+    const sync = await measureSyncOverhead(target, settings.syncRequests);
+    return { plane, sync };
+  });
+
+  log(`cost model: ${settings.costPredictions} predictions per scenario, calls counted by the local runtime's meter`);
+  const memoryByEntry = new Map(lambdaFunctions().map((fn) => [fn.entry, fn.memoryMiB]));
+  const echoModel = processes.find((p) => p.role === 'model:prognoz/echo');
+  const { processes: listed } = (await (await fetch(`${runtime.ready.origin}/_local/processes`)).json()) as { processes: { name: string; url?: string }[] };
+  const echoUrl = listed.find((p) => p.name === 'model:prognoz/echo')?.url;
+  if (!echoModel || !echoUrl) throw new Error('the echo model server is not running');
+  const costs = await measureCosts({ target, origin: runtime.ready.origin }, echoUrl, settings.costPredictions, (entry) => memoryByEntry.get(entry) ?? 512, AWS_PRICES);
+
+  log('transcription: service vs faster-whisper called directly…');
+  const { long } = await makeLongClip(python, scratch);
+  const clips = [
+    { name: 'jfk.flac', file: path.join(REPO_ROOT, '..', 'shared', 'testdata', 'audio', 'jfk.flac') },
+    { name: 'jfk.flac + multilingual.mp3', file: long },
+  ];
+  const transcription = await withPeakRss(pick('openai/whisper-base'), () => measureTranscription(target, python, clips, settings.transcriptionRepeats, log));
+
+  await runtime.stop();
+  await bare.stop();
+  log(`Lambda cold start proxy: bundling, then ${settings.coldStartRuns} fresh loads per function…`);
+  const bundles = await bundleFunctions(path.join(REPO_ROOT, 'bench', '.bundles'));
+  const coldStarts = await measureColdStarts(bundles, settings.coldStartRuns);
+
+  report = {
+    date: new Date().toISOString(),
+    mode,
+    durationSeconds: (performance.now() - benchStarted) / 1000,
+    machine,
+    settings,
+    controlPlane: control.value.plane,
+    sync: control.value.sync,
+    transcription: transcription.value,
+    coldStarts,
+    costs: { prices: AWS_PRICES, scenarios: costs },
+    memory: { controlPlane: control.peaks, transcription: { ...transcription.peaks, 'direct faster-whisper (python)': transcription.value.directPeakRssMiB } },
+  };
+} finally {
+  await runtime.stop();
+  await bare.stop();
+  rmSync(scratch, { recursive: true, force: true });
+  rmSync(path.join(REPO_ROOT, 'bench', '.bundles'), { recursive: true, force: true });
+}
+
+mkdirSync(args.out, { recursive: true });
+const day = report.date.slice(0, 10);
+const jsonFile = path.join(args.out, `${day}.json`);
+const markdownFile = path.join(args.out, `${day}.md`);
+writeFileSync(jsonFile, `${JSON.stringify(report, null, 2)}\n`);
+writeFileSync(markdownFile, renderReport(report));
+log(`done in ${report.durationSeconds.toFixed(0)} s: ${path.relative(process.cwd(), markdownFile)}, ${path.relative(process.cwd(), jsonFile)}`);

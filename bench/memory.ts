@@ -1,0 +1,27 @@
+import { childPids, commandLine, peakRssMiB, resetPeakRss } from './processes.ts';
+
+export interface TrackedProcess {
+  readonly role: string;
+  readonly pid: number;
+}
+
+/** Peak RSS (MiB) of each process over one phase of the benchmark. */
+export type PhasePeaks = Record<string, number | null>;
+
+/** The runtime's processes worth watching: itself (API, workflow, Lambdas), DynamoDB Local, workers and model servers. */
+export const runtimeProcesses = async (origin: string, runtimePid: number): Promise<TrackedProcess[]> => {
+  const { processes } = (await (await fetch(`${origin}/_local/processes`)).json()) as { processes: { name: string; pid: number | null }[] };
+  const java = childPids(runtimePid).find((pid) => commandLine(pid).includes('dynamodbv2.local'));
+  return [
+    { role: 'API process (local runtime: API front, Lambdas, workflow)', pid: runtimePid },
+    ...(java ? [{ role: 'DynamoDB Local (Java)', pid: java }] : []),
+    ...processes.flatMap((p) => (p.pid === null ? [] : [{ role: p.name, pid: p.pid }])),
+  ];
+};
+
+/** Runs a phase between a reset and a read of the kernel's peak-RSS mark of each process. */
+export const withPeakRss = async <T>(processes: readonly TrackedProcess[], phase: () => Promise<T>): Promise<{ value: T; peaks: PhasePeaks }> => {
+  for (const { pid } of processes) resetPeakRss(pid);
+  const value = await phase();
+  return { value, peaks: Object.fromEntries(processes.map(({ role, pid }) => [role, peakRssMiB(pid)])) };
+};

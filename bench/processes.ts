@@ -1,0 +1,85 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+
+export interface ReadyChild<T> {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  /** The JSON object the child printed on the line that said it was ready. */
+  readonly ready: T;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a process that prints one JSON line starting with `{"ready"` once it serves; other
+ * output goes to `log`. Failing to get there within `timeoutMs` is an error.
+ */
+export const startReadyChild = async <T>(
+  command: string,
+  args: readonly string[],
+  options: { env?: Record<string, string>; timeoutMs: number; log: (line: string) => void },
+): Promise<ReadyChild<T>> => {
+  const child = spawn(command, [...args], { env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  createInterface({ input: child.stderr }).on('line', options.log);
+  const lines = createInterface({ input: child.stdout });
+  const ready = await new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${command} ${args.join(' ')} was not ready in ${options.timeoutMs} ms`)), options.timeoutMs);
+    child.once('exit', (code) => reject(new Error(`${command} ${args.join(' ')} exited (${String(code)}) before it was ready`)));
+    lines.on('line', (line) => {
+      if (!line.startsWith('{"ready"')) return options.log(line);
+      clearTimeout(timer);
+      resolve((JSON.parse(line) as { ready: T }).ready);
+    });
+  });
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(killer);
+  };
+  return { child, pid: child.pid ?? 0, ready, stop };
+};
+
+const statusField = (pid: number, field: string): number | null => {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+      .split('\n')
+      .find((entry) => entry.startsWith(`${field}:`));
+    return line ? Number(line.split(/\s+/)[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * Peak resident memory of a process, in MiB, since the last `resetPeakRss` (Linux: VmHWM, which
+ * writing 5 to clear_refs resets). The peak is the kernel's own, so no short spike is missed.
+ */
+export const peakRssMiB = (pid: number): number | null => statusField(pid, 'VmHWM');
+
+export const resetPeakRss = (pid: number): void => {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+  } catch {
+    // Not Linux, or not our process: the peak is then the process's lifetime peak.
+  }
+};
+
+/** The direct children of a process (Linux). */
+export const childPids = (pid: number): number[] => {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+};
+
+export const commandLine = (pid: number): string => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+  } catch {
+    return '';
+  }
+};

@@ -1,0 +1,165 @@
+import type { AwsPrices } from './aws-prices.ts';
+import type { ColdStartReport } from './cold-start.ts';
+import type { ControlPlaneResult, SyncResult } from './control-plane.ts';
+import type { ScenarioCost } from './cost.ts';
+import type { PhasePeaks } from './memory.ts';
+import type { Summary } from './stats.ts';
+import type { TranscriptionResult } from './transcription.ts';
+
+export interface BenchReport {
+  readonly date: string;
+  readonly mode: 'quick' | 'full';
+  readonly durationSeconds: number;
+  readonly machine: Record<string, string | number>;
+  readonly settings: Record<string, number>;
+  readonly controlPlane: ControlPlaneResult;
+  readonly sync: SyncResult;
+  readonly transcription: TranscriptionResult;
+  readonly coldStarts: ColdStartReport;
+  readonly costs: { prices: AwsPrices; scenarios: readonly ScenarioCost[] };
+  readonly memory: { controlPlane: PhasePeaks; transcription: PhasePeaks };
+}
+
+/** Three significant digits, no exponent for the sizes that appear here. */
+const n = (value: number | null | undefined, digits = 3): string => {
+  if (value === null || value === undefined || !Number.isFinite(value)) return '—';
+  if (value === 0) return '0';
+  const magnitude = Math.floor(Math.log10(Math.abs(value)));
+  const decimals = Math.max(0, digits - 1 - magnitude);
+  return value.toFixed(Math.min(decimals, 8));
+};
+const p50p99 = (s: Summary) => `${n(s.p50)} / ${n(s.p99)}`;
+const table = (head: readonly string[], rows: readonly (readonly string[])[]) =>
+  [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
+const counts = (record: Record<string, number>) =>
+  Object.entries(record)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([key, value]) => `${key} ${n(value)}`)
+    .join(', ') || '—';
+const sum = (record: Record<string, number>) => Object.values(record).reduce((a, b) => a + b, 0);
+
+export const renderReport = (r: BenchReport): string => {
+  const m = r.machine;
+  const plane = r.controlPlane;
+  const out: string[] = [];
+  out.push(`# prognoz benchmark — ${r.date.slice(0, 10)} (${r.mode})`);
+  out.push('');
+  out.push(
+    `Machine: **${m.cores} cores** (${m.cpu}), ${m.memoryGiB} GiB, ${m.os}; **Node ${m.node}**, ${m.python}; commit \`${m.commit}\`. ` +
+      `The whole run took ${n(r.durationSeconds)} s. Every comparison is made in this same run, on this machine: read the ratios, not the absolute figures.`,
+  );
+
+  out.push('', '## 1. Control plane — local runtime, `prognoz/echo` with `sleep: 0`', '');
+  out.push(
+    `Closed loop: each client creates a prediction (async), polls it every ${plane.pollMs} ms until it ends, and starts the next; ${plane.secondsPerLevel} s per level. ` +
+      'The bare server is Node’s own HTTP server answering a fixed prediction-shaped JSON body to the same POST-then-GET shape: this machine’s ceiling. Latencies in ms, p50 / p99. ' +
+      'Every API request costs the local runtime several DynamoDB Local calls (authorizer, rate windows, the item), served one at a time (`local/service-proxy.ts`): ' +
+      'where DynamoDB calls/s stays flat as clients grow, DynamoDB Local is the ceiling, not the service’s code.',
+  );
+  out.push('');
+  out.push(
+    table(
+      ['clients', 'predictions/s', 'requests/s', 'create', 'get', 'create → terminal (client)', 'create → terminal (recorded)', 'DynamoDB calls/s', 'bare requests/s', 'bare POST', 'bare GET', 'req/s ÷ bare', 'create p50 ÷ bare'],
+      plane.levels.map(({ prognoz, bare, ratios }) => [
+        String(prognoz.concurrency),
+        n(prognoz.completedPerSecond),
+        n(prognoz.requestsPerSecond),
+        p50p99(prognoz.createMs),
+        p50p99(prognoz.getMs),
+        p50p99(prognoz.terminalMs),
+        p50p99(prognoz.serverTerminalMs),
+        n(prognoz.dynamoCallsPerSecond),
+        n(bare.requestsPerSecond),
+        p50p99(bare.postMs),
+        p50p99(bare.getMs),
+        n(ratios.requestsPerSecond, 2),
+        `${n(ratios.createP50)}×`,
+      ]),
+    ),
+  );
+
+  const s = r.sync;
+  out.push('', '## 2. Synchronous overhead — `Prefer: SYNC`', '');
+  out.push(`${s.requests} synchronous predictions one after another; overhead = latency − the prediction's own \`runtime\`, request by request. ms, p50 / p99.`, '');
+  out.push(table(['latency', 'model runtime', 'overhead'], [[p50p99(s.latencyMs), p50p99(s.modelMs), p50p99(s.overheadMs)]]));
+
+  const t = r.transcription;
+  out.push('', `## 3. Transcription — \`${t.model}\``, '');
+  out.push(
+    `Service: create → \`succeeded\` seen by the client (polling every 50 ms), warm model server, audio fetched over local HTTP. ` +
+      `Direct: faster-whisper called in-process on the same file with the same settings (${Object.entries(t.settings).map(([k, v]) => `${k} ${String(v)}`).join(', ')}), ` +
+      `warm, decode included. Median of ${t.repeats}. RTF = processing seconds per second of audio.`,
+    '',
+  );
+  out.push(
+    table(
+      ['clip', 'audio s', 'service s', 'direct s', 'service ÷ direct', 'service RTF', 'direct RTF', 'model runtime s', 'recorded s', 'language'],
+      t.clips.map((c) => [c.name, n(c.audioSeconds), n(c.serviceSeconds), n(c.directSeconds), `${n(c.serviceOverDirect)}×`, n(c.serviceRtf), n(c.directRtf), n(c.modelRuntimeSeconds), n(c.serviceRecordedSeconds), c.language]),
+    ),
+  );
+  out.push('', `Model load (direct process): ${n(t.directLoadSeconds)} s.`);
+
+  const c = r.coldStarts;
+  out.push('', '## 4. Lambda cold start proxy', '');
+  out.push(
+    `Each function bundled as the CDK app bundles it (esbuild, minified ESM, source maps, AWS SDK v3 external), then imported in a fresh Node ${m.node} process with its deployed environment ` +
+      `(NODE_OPTIONS included); median of ${c.runs}. A fresh Node process that imports nothing takes **${n(c.bareNodeMs)} ms**.`,
+    '',
+  );
+  out.push(
+    table(
+      ['function', 'bundle KiB', 'memory MiB', 'load + init ms', 'fresh process ms'],
+      c.functions.map((f) => [`\`${f.entry}\``, n(f.bundleKiB), String(f.memoryMiB), n(f.loadInitMs), n(f.processMs)]),
+    ),
+  );
+
+  const prices = r.costs.prices;
+  out.push('', '## 5. Cost model — dollars per 1,000 predictions, GPU excluded', '');
+  out.push(
+    'Calls counted by the local runtime’s meter while it ran each scenario on the synthesized state machine (one prediction at a time): state transitions as Standard ' +
+      'workflows bill them (states entered and retried), Lambda invocations and their wall time (as billed duration, at each function’s configured memory, arm64), DynamoDB ' +
+      'request units (DynamoDB Local’s consumed capacity; transactions by DynamoDB’s rule of 2 units per item per KB), SQS requests (idle long polls left out: a cost of time, ' +
+      `not of predictions), API Gateway requests. The authorizer is counted on every request, an upper bound: API Gateway caches its answer for 60 s. Prices: ${prices.region}, checked ${prices.checked} (\`bench/aws-prices.ts\`).`,
+    '',
+  );
+  out.push(
+    table(
+      ['scenario', 'state transitions', 'API requests', 'Lambda invocations', 'Lambda GB-s', 'DynamoDB calls', 'RRU', 'WRU', 'SQS requests', '$ API GW', '$ Lambda', '$ Step Functions', '$ DynamoDB', '$ SQS', '**$ total / 1,000**'],
+      r.costs.scenarios.map((sc) => {
+        const p = sc.perPrediction;
+        const d = sc.dollarsPerThousand;
+        return [
+          sc.scenario,
+          n(p.stateTransitions),
+          n(p.apiRequests),
+          n(sum(p.lambdaInvocations)),
+          n(p.lambdaGbSeconds),
+          n(sum(p.dynamoCalls)),
+          n(p.dynamoReadUnits),
+          n(p.dynamoWriteUnits),
+          n(sum(p.sqsRequests)),
+          n(d.apiGateway),
+          n(d.lambda),
+          n(d.stepFunctions),
+          n(d.dynamodb),
+          n(d.sqs),
+          `**${n(d.total)}**`,
+        ];
+      }),
+    ),
+  );
+  out.push('');
+  for (const sc of r.costs.scenarios) {
+    const p = sc.perPrediction;
+    out.push(
+      `- **${sc.scenario}** (${sc.description}; ${sc.predictions} predictions): Lambda ${counts(p.lambdaInvocations)}; DynamoDB ${counts(p.dynamoCalls)}; SQS ${counts(p.sqsRequests)}.`,
+    );
+  }
+
+  out.push('', '## 6. Memory — peak RSS, MiB', '');
+  out.push('The kernel’s own high-water mark (VmHWM), reset at the start of each phase.', '');
+  const roles = [...new Set([...Object.keys(r.memory.controlPlane), ...Object.keys(r.memory.transcription)])];
+  out.push(table(['process', 'during control plane (1, 2)', 'during transcription (3)'], roles.map((role) => [role, n(r.memory.controlPlane[role] ?? null), n(r.memory.transcription[role] ?? null)])));
+  out.push('');
+  return out.join('\n');
+};

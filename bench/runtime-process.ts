@@ -1,0 +1,18 @@
+import { startLocalRuntime } from '../local/runtime.ts';
+
+/**
+ * The local runtime in a process of its own, in memory, as the benchmark's system under test:
+ * its memory is then measured apart from the load generator's. Prints one ready line.
+ */
+const runtime = await startLocalRuntime({ port: 0, log: (line) => console.error(line) });
+const ready = {
+  apiUrl: runtime.apiUrl,
+  apiToken: runtime.apiToken,
+  tableName: runtime.tableName,
+  dynamoEndpoint: runtime.dynamoEndpoint,
+  origin: new URL(runtime.apiUrl).origin,
+};
+console.log(JSON.stringify({ ready }));
+process.once('SIGTERM', () => {
+  void runtime.stop().then(() => process.exit(0));
+});

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { AWS_PRICES } from '../../bench/aws-prices.ts';
+import { callsPerPrediction, dollarsPerThousand, meterDelta } from '../../bench/cost.ts';
+import { median, percentile, summarize } from '../../bench/stats.ts';
+import { CallMeter, EMPTY_RECEIVE, transactionUnits } from '../../local/meter.ts';
+
+describe('the local runtime call meter', () => {
+  it('prices a transaction by DynamoDB’s rule: 2 units per item per KB written', () => {
+    const small = { Put: { TableName: 't', Item: { pk: { S: 'a' } } } };
+    const large = { Update: { TableName: 't', Key: { pk: { S: 'b' } }, ExpressionAttributeValues: { ':v': { S: 'x'.repeat(2500) } } } };
+    expect(transactionUnits('TransactWriteItems', { TransactItems: [small] }, {})).toEqual({ readUnits: 0, writeUnits: 2 });
+    expect(transactionUnits('TransactWriteItems', { TransactItems: [small, large] }, {})).toEqual({ readUnits: 0, writeUnits: 2 + 6 });
+    expect(transactionUnits('TransactGetItems', {}, { Responses: [{ Item: { pk: { S: 'a' } } }, {}] })).toEqual({ readUnits: 4, writeUnits: 0 });
+  });
+
+  it('reads single-item capacity from the answer, as writes or reads by operation', () => {
+    const meter = new CallMeter();
+    meter.dynamoCall('GetItem', {}, { ConsumedCapacity: { TableName: 't', CapacityUnits: 0.5 } });
+    meter.dynamoCall('UpdateItem', {}, { ConsumedCapacity: { TableName: 't', CapacityUnits: 3 } });
+    meter.dynamoCall('UpdateItem', {}, {}); // refused by its condition: counted, no units reported
+    meter.dynamoCall('TransactWriteItems', { TransactItems: [{ Put: { Item: {} } }, { ConditionCheck: {} }] }, { ConsumedCapacity: [{ CapacityUnits: 4 }] });
+    expect(meter.snapshot().dynamodb).toEqual({
+      GetItem: { calls: 1, readUnits: 0.5, writeUnits: 0 },
+      UpdateItem: { calls: 2, readUnits: 0, writeUnits: 3 },
+      TransactWriteItems: { calls: 1, readUnits: 0, writeUnits: 4 },
+    });
+  });
+
+  it('counts an empty long poll apart from a receive that brought messages', () => {
+    const meter = new CallMeter();
+    meter.sqsCall('ReceiveMessage', {});
+    meter.sqsCall('ReceiveMessage', { Messages: [] });
+    meter.sqsCall('ReceiveMessage', { Messages: [{ Body: '{}' }] });
+    meter.sqsCall('DeleteMessage', {});
+    expect(meter.snapshot().sqs).toEqual({ [EMPTY_RECEIVE]: 2, ReceiveMessage: 1, DeleteMessage: 1 });
+  });
+
+  it('hands out copies: a snapshot does not move with later calls', () => {
+    const meter = new CallMeter();
+    const before = meter.snapshot();
+    meter.stateTransition();
+    meter.lambdaInvocation('functions/workflow/finalize.ts', 40);
+    expect(before.stepFunctions.transitions).toBe(0);
+    expect(meter.snapshot().lambda).toEqual({ 'functions/workflow/finalize.ts': { invocations: 1, totalMs: 40 } });
+  });
+});
+
+describe('the cost model', () => {
+  const scenario = () => {
+    const meter = new CallMeter();
+    const before = meter.snapshot();
+    for (let i = 0; i < 2; i++) {
+      meter.apiRequest('POST', '/api/v1/{company}/{model}');
+      meter.apiRequest('GET', '/api/v1/predictions/{id}');
+      meter.lambdaInvocation('functions/http/create-prediction.ts', 100);
+      meter.lambdaInvocation('functions/workflow/finalize.ts', 50);
+      meter.dynamoCall('GetItem', {}, { ConsumedCapacity: { CapacityUnits: 1 } });
+      meter.dynamoCall('TransactWriteItems', { TransactItems: [{ Put: { Item: {} } }, { Update: {} }] }, {});
+      meter.sqsCall('SendMessage', {});
+      meter.sqsCall('ReceiveMessage', {});
+      meter.executionStarted();
+      for (let t = 0; t < 5; t++) meter.stateTransition();
+    }
+    return meterDelta(meter.snapshot(), before);
+  };
+
+  it('turns two predictions’ calls into the calls of one', () => {
+    const perPrediction = callsPerPrediction(scenario(), 2, (entry) => (entry.includes('finalize') ? 256 : 512));
+    expect(perPrediction).toEqual({
+      apiRequests: 2,
+      lambdaInvocations: { 'functions/http/create-prediction.ts': 1, 'functions/workflow/finalize.ts': 1 },
+      lambdaGbSeconds: 0.5 * 0.1 + 0.25 * 0.05,
+      dynamoCalls: { GetItem: 1, TransactWriteItems: 1 },
+      dynamoReadUnits: 1,
+      dynamoWriteUnits: 4,
+      sqsRequests: { SendMessage: 1 },
+      stateTransitions: 5,
+    });
+  });
+
+  it('prices them with the list prices, per 1,000 predictions', () => {
+    const dollars = dollarsPerThousand(callsPerPrediction(scenario(), 2, () => 1024), AWS_PRICES);
+    expect(dollars.stepFunctions).toBeCloseTo(5 * 0.025, 10);
+    expect(dollars.apiGateway).toBeCloseTo((2 * 3.5) / 1000, 10);
+    expect(dollars.lambda).toBeCloseTo((2 * 0.2) / 1000 + 1000 * 0.15 * 0.0000133334, 10);
+    expect(dollars.dynamodb).toBeCloseTo((4 * 0.625 + 1 * 0.125) / 1000, 10);
+    expect(dollars.sqs).toBeCloseTo(0.4 / 1000, 10);
+    expect(dollars.total).toBeCloseTo(dollars.apiGateway + dollars.lambda + dollars.stepFunctions + dollars.dynamodb + dollars.sqs, 10);
+  });
+});
+
+describe('benchmark statistics', () => {
+  it('takes nearest-rank percentiles and the median', () => {
+    const values = Array.from({ length: 100 }, (_, i) => 100 - i);
+    expect(percentile([...values].sort((a, b) => a - b), 50)).toBe(50);
+    expect(percentile([...values].sort((a, b) => a - b), 99)).toBe(99);
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(summarize([2, 4]).mean).toBe(3);
+    expect(summarize([]).p50).toBeNaN();
+  });
+});
