@@ -17,6 +17,8 @@ export const isoToMs = (iso: string): number => {
 };
 
 interface Iteration {
+  /** null when the prediction succeeded; else how it ended. */
+  readonly failure: string | null;
   readonly createMs: number;
   readonly getMs: readonly number[];
   /** Create sent to terminal status seen, by this client (poll every POLL_MS). */
@@ -28,8 +30,11 @@ interface Iteration {
 export interface LevelResult {
   readonly concurrency: number;
   readonly seconds: number;
+  /** Predictions that ended `succeeded`, and per second. */
   readonly completed: number;
   readonly completedPerSecond: number;
+  /** Predictions that ended otherwise, by how they ended: under load they tell where the service breaks. */
+  readonly failed: Record<string, number>;
   readonly requestsPerSecond: number;
   readonly createMs: Summary;
   readonly getMs: Summary;
@@ -73,8 +78,8 @@ const predictionLifecycle = async (target: ApiTarget): Promise<Iteration> => {
     getMs.push(got.ms);
     view = got.json;
   }
-  if (view.status !== 'succeeded') throw new Error(`prediction ${view.id} ended ${view.status}: ${String(view.error)}`);
   return {
+    failure: view.status === 'succeeded' ? null : `${view.status}: ${String(view.error)}`,
     createMs: created.ms,
     getMs,
     terminalMs: performance.now() - started,
@@ -111,11 +116,15 @@ export const measureControlPlane = async (
     const after = await meterSnapshot(origin);
     const dynamoCalls = (snapshot: typeof after) => Object.values(snapshot.dynamodb).reduce((sum, usage) => sum + usage.calls, 0);
     const requests = service.results.reduce((sum, it) => sum + 1 + it.getMs.length, 0);
+    const succeeded = service.results.filter((it) => it.failure === null).length;
+    const failed: Record<string, number> = {};
+    for (const { failure } of service.results) if (failure !== null) failed[failure] = (failed[failure] ?? 0) + 1;
     const prognoz: LevelResult = {
       concurrency,
       seconds: service.seconds,
-      completed: service.results.length,
-      completedPerSecond: service.perSecond,
+      completed: succeeded,
+      completedPerSecond: succeeded / service.seconds,
+      failed,
       requestsPerSecond: requests / service.seconds,
       createMs: summarize(service.results.map((it) => it.createMs)),
       getMs: summarize(service.results.flatMap((it) => it.getMs)),
@@ -135,8 +144,9 @@ export const measureControlPlane = async (
       createP50: prognoz.createMs.p50 / bare.postMs.p50,
       getP50: prognoz.getMs.p50 / bare.getMs.p50,
     };
+    const failedCount = Object.values(failed).reduce((a, b) => a + b, 0);
     log(
-      `  ${String(concurrency).padStart(2)} clients: ${prognoz.completedPerSecond.toFixed(1)} predictions/s, ${prognoz.requestsPerSecond.toFixed(0)} req/s ` +
+      `  ${String(concurrency).padStart(2)} clients: ${prognoz.completedPerSecond.toFixed(1)} predictions/s${failedCount > 0 ? ` (${failedCount} failed)` : ''}, ${prognoz.requestsPerSecond.toFixed(0)} req/s ` +
         `(bare ${bare.requestsPerSecond.toFixed(0)} req/s), create p50 ${prognoz.createMs.p50.toFixed(1)} ms, get p50 ${prognoz.getMs.p50.toFixed(1)} ms`,
     );
     results.push({ prognoz, bare, ratios });

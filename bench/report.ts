@@ -59,10 +59,11 @@ export const renderReport = (r: BenchReport): string => {
   out.push('');
   out.push(
     table(
-      ['clients', 'predictions/s', 'requests/s', 'create', 'get', 'create → terminal (client)', 'create → terminal (recorded)', 'DynamoDB calls/s', 'bare requests/s', 'bare POST', 'bare GET', 'req/s ÷ bare', 'create p50 ÷ bare'],
+      ['clients', 'predictions/s', 'failed', 'requests/s', 'create', 'get', 'create → terminal (client)', 'create → terminal (recorded)', 'DynamoDB calls/s', 'bare requests/s', 'bare POST', 'bare GET', 'req/s ÷ bare', 'create p50 ÷ bare'],
       plane.levels.map(({ prognoz, bare, ratios }) => [
         String(prognoz.concurrency),
         n(prognoz.completedPerSecond),
+        String(Object.values(prognoz.failed).reduce((a, b) => a + b, 0)),
         n(prognoz.requestsPerSecond),
         p50p99(prognoz.createMs),
         p50p99(prognoz.getMs),
@@ -77,6 +78,10 @@ export const renderReport = (r: BenchReport): string => {
       ]),
     ),
   );
+
+  for (const { prognoz } of plane.levels) {
+    for (const [how, count] of Object.entries(prognoz.failed)) out.push('', `- ${prognoz.concurrency} clients: ${count} ended ${how}`);
+  }
 
   const s = r.sync;
   out.push('', '## 2. Synchronous overhead — `Prefer: SYNC`', '');
