@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PredictionView } from '../shared/api/prediction-view.ts';
+import { parseTimestamp } from '../shared/domain/clock.ts';
 import { apiCall, type ApiTarget } from '../test/support/http-client.ts';
-import { meterSnapshot } from './cost.ts';
+import { meterSnapshot } from './local-endpoints.ts';
 import { runClosedLoop, timed } from './load.ts';
 import { summarize, type Summary } from './stats.ts';
 
@@ -9,12 +10,6 @@ import { summarize, type Summary } from './stats.ts';
 const POLL_MS = 20;
 const TERMINAL = new Set(['succeeded', 'failed', 'canceled']);
 const ECHO_INPUT = { text: 'bench', sleep: 0 };
-
-/** `created_at`-style timestamps carry microseconds, which Date.parse does not promise to read. */
-export const isoToMs = (iso: string): number => {
-  const [whole = '', fraction = '0'] = iso.replace(/Z$/, '').split('.');
-  return Date.parse(`${whole}Z`) + Number(`0.${fraction}`) * 1000;
-};
 
 interface Iteration {
   /** null when the prediction succeeded; else how it ended. */
@@ -83,7 +78,7 @@ const predictionLifecycle = async (target: ApiTarget): Promise<Iteration> => {
     createMs: created.ms,
     getMs,
     terminalMs: performance.now() - started,
-    serverTerminalMs: view.completed_at ? isoToMs(view.completed_at) - isoToMs(view.created_at) : null,
+    serverTerminalMs: view.completed_at ? parseTimestamp(view.completed_at) - parseTimestamp(view.created_at) : null,
   };
 };
 

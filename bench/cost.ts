@@ -5,6 +5,7 @@ import type { MeterSnapshot } from '../local/meter.ts';
 import { EMPTY_RECEIVE } from '../local/meter.ts';
 import { apiCall, type ApiTarget } from '../test/support/http-client.ts';
 import type { AwsPrices } from './aws-prices.ts';
+import { localJson, meterSnapshot } from './local-endpoints.ts';
 
 /** What one prediction asked of each AWS service, averaged over a scenario's predictions. */
 export interface CallsPerPrediction {
@@ -92,10 +93,6 @@ export interface RuntimeEndpoints {
   /** The local runtime's origin, for its /_local/ endpoints (not metered). */
   readonly origin: string;
 }
-
-const localJson = async <T>(origin: string, name: string): Promise<T> => (await (await fetch(`${origin}/_local/${name}`)).json()) as T;
-
-export const meterSnapshot = (origin: string) => localJson<MeterSnapshot>(origin, 'meter');
 
 /** Waits until no execution runs. */
 const settle = async (origin: string): Promise<void> => {

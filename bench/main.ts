@@ -18,6 +18,7 @@ import { bundleFunctions, lambdaFunctions } from './bundles.ts';
 import { measureColdStarts } from './cold-start.ts';
 import { measureControlPlane, measureSyncOverhead, warmUp } from './control-plane.ts';
 import { measureCosts } from './cost.ts';
+import { localProcesses } from './local-endpoints.ts';
 import { runtimeProcesses, withPeakRss } from './memory.ts';
 import { startReadyChild } from './processes.ts';
 import { renderReport, type BenchReport } from './report.ts';
@@ -92,10 +93,8 @@ try {
 
   log(`cost model: ${settings.costPredictions} predictions per scenario, calls counted by the local runtime's meter`);
   const memoryByEntry = new Map(lambdaFunctions().map((fn) => [fn.entry, fn.memoryMiB]));
-  const echoModel = processes.find((p) => p.role === 'model:prognoz/echo');
-  const { processes: listed } = (await (await fetch(`${runtime.ready.origin}/_local/processes`)).json()) as { processes: { name: string; url?: string }[] };
-  const echoUrl = listed.find((p) => p.name === 'model:prognoz/echo')?.url;
-  if (!echoModel || !echoUrl) throw new Error('the echo model server is not running');
+  const echoUrl = (await localProcesses(runtime.ready.origin)).find((p) => p.name === 'model:prognoz/echo')?.url;
+  if (!echoUrl) throw new Error('the echo model server is not running');
   const costs = await measureCosts({ target, origin: runtime.ready.origin }, echoUrl, settings.costPredictions, (entry) => memoryByEntry.get(entry) ?? 512, AWS_PRICES);
 
   log('transcription: service vs faster-whisper called directly…');

@@ -1,3 +1,4 @@
+import { localProcesses } from './local-endpoints.ts';
 import { childPids, commandLine, peakRssMiB, resetPeakRss } from './processes.ts';
 
 export interface TrackedProcess {
@@ -10,7 +11,7 @@ export type PhasePeaks = Record<string, number | null>;
 
 /** The runtime's processes worth watching: itself (API, workflow, Lambdas), DynamoDB Local, workers and model servers. */
 export const runtimeProcesses = async (origin: string, runtimePid: number): Promise<TrackedProcess[]> => {
-  const { processes } = (await (await fetch(`${origin}/_local/processes`)).json()) as { processes: { name: string; pid: number | null }[] };
+  const processes = await localProcesses(origin);
   const java = childPids(runtimePid).find((pid) => commandLine(pid).includes('dynamodbv2.local'));
   return [
     { role: 'API process (local runtime: API front, Lambdas, workflow)', pid: runtimePid },

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type { PredictionView } from '../shared/api/prediction-view.ts';
+import { parseTimestamp } from '../shared/domain/clock.ts';
 import { apiCall, type ApiTarget } from '../test/support/http-client.ts';
-import { isoToMs } from './control-plane.ts';
 import { serveFiles } from './file-server.ts';
 import { median } from './stats.ts';
 
@@ -64,7 +64,7 @@ const transcribeThroughService = async (target: ApiTarget, audioUrl: string) => 
   if (view.status !== 'succeeded' || !view.completed_at) throw new Error(`transcription ${view.id} ended ${view.status}: ${String(view.error)}`);
   return {
     seconds,
-    recordedSeconds: (isoToMs(view.completed_at) - isoToMs(view.created_at)) / 1000,
+    recordedSeconds: (parseTimestamp(view.completed_at) - parseTimestamp(view.created_at)) / 1000,
     runtimeSeconds: view.runtime ?? Number.NaN,
   };
 };

@@ -1,11 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import type { MeterSnapshot } from '../../local/meter.ts';
+import { localJson, meterSnapshot } from '../../bench/local-endpoints.ts';
 import { createPrediction, runtime } from '../support/api.ts';
 
-const meter = async (): Promise<MeterSnapshot> => (await (await fetch(`${runtime().origin}/_local/meter`)).json()) as MeterSnapshot;
-const definitions = async () =>
-  (await (await fetch(`${runtime().origin}/_local/definitions`)).json()) as { machines: { model: string; definition: { States: Record<string, unknown> } }[] };
+const meter = () => meterSnapshot(runtime().origin);
+const definitions = () => localJson<{ machines: { model: string; definition: { States: Record<string, unknown> } }[] }>(runtime().origin, 'definitions');
 
 describe('the local runtime’s call meter (the cost model of npm run bench reads it)', () => {
   it('counts what one prediction asks of API Gateway, Lambda, Step Functions, DynamoDB and SQS', async () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
+import { localProcesses } from '../../bench/local-endpoints.ts';
 import { RESTART_ERROR } from '../../local/runtime.ts';
 import { generateToken } from '../../shared/domain/tokens.ts';
 
@@ -71,11 +72,11 @@ describe('the local runtime (npm start)', () => {
       await sleep(100);
     }
     const origin = new URL(first.apiUrl).origin;
-    const children = ((await (await fetch(`${origin}/_local/processes`)).json()) as { processes: { pid: number }[] }).processes;
+    const children = await localProcesses(origin);
 
     expect(await stopRuntime(first)).toBe(0);
     expect(first.output()).toContain('prognoz: stopped.');
-    expect(children.filter((child) => alive(child.pid))).toEqual([]);
+    expect(children.filter((child) => child.pid !== null && alive(child.pid))).toEqual([]);
 
     const second = await startRuntime(dataDir);
     try {

@@ -6,6 +6,8 @@ import { dynamoAccountStore } from '../../shared/adapters/account-store.ts';
 import { asAccountId } from '../../shared/domain/ids.ts';
 import { generateToken } from '../../shared/domain/tokens.ts';
 import type { PredictionView } from '../../shared/api/prediction-view.ts';
+import { localProcesses } from '../../bench/local-endpoints.ts';
+import type { ProcessStatus } from '../../local/supervisor.ts';
 import { apiCall, type ApiResponse, type CallOptions } from './http-client.ts';
 
 export const runtime = () => inject('runtime');
@@ -61,17 +63,9 @@ export const createOtherAccount = async (
   return token;
 };
 
-export interface ProcessInfo {
-  readonly name: string;
-  readonly pid: number | null;
-  readonly restarts: number;
-  readonly url?: string;
-}
+export type ProcessInfo = ProcessStatus;
 
-export const processes = async (): Promise<ProcessInfo[]> => {
-  const response = await fetch(`${runtime().origin}/_local/processes`);
-  return ((await response.json()) as { processes: ProcessInfo[] }).processes;
-};
+export const processes = (): Promise<ProcessInfo[]> => localProcesses(runtime().origin);
 
 export const processNamed = async (prefix: string): Promise<ProcessInfo> => {
   const found = (await processes()).find((p) => p.name.startsWith(prefix));
