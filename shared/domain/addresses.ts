@@ -1,38 +1,102 @@
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import table from './blocked-addresses.json' with { type: 'json' };
 
-/** Addresses a server-side request must never reach outside the local runtime. */
-const NON_PUBLIC = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) {
-  NON_PUBLIC.addSubnet(network, prefix, 'ipv4');
+/**
+ * Which addresses a server-side request may reach, from the table in blocked-addresses.json that the
+ * Python fetcher (models/common/prognoz_model/fetch.py) reads too. The longest matching range decides;
+ * an IPv6 form that embeds an IPv4 address is judged by that IPv4 address.
+ *
+ * Ranges are matched as integers here rather than with node:net's BlockList, whose IPv4 rules also
+ * match IPv4-mapped IPv6 addresses and whose `::ffff:0:0/96` rule matches every IPv4 address.
+ */
+export type AddressVerdict = 'public' | 'loopback' | 'private';
+
+type Family = 4 | 6;
+
+interface Range {
+  readonly family: Family;
+  readonly base: bigint;
+  readonly prefix: number;
+  /** A blocked range's verdict, or the bit at which an embedded IPv4 address starts. */
+  readonly rule: { readonly verdict: 'loopback' | 'private' } | { readonly ipv4AtBit: number };
 }
-for (const [network, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96]] as const) {
-  NON_PUBLIC.addSubnet(network, prefix, 'ipv6');
-}
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
 
-const unmapped = (address: string): string => {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  return mapped?.[1] ?? address;
+const WIDTH = { 4: 32, 6: 128 } as const;
+
+const parseIpv4 = (address: string): bigint =>
+  address.split('.').reduce((value, octet) => (value << 8n) | BigInt(octet), 0n);
+
+/** A valid IPv6 address (isIP === 6, zone removed) as a 128-bit integer. */
+const parseIpv6 = (address: string): bigint => {
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(address)?.[1];
+  const hex = dotted === undefined ? address : address.slice(0, -dotted.length) + toHexGroups(parseIpv4(dotted));
+  const [head = '', tail] = hex.split('::');
+  const groups = (part: string): string[] => (part === '' ? [] : part.split(':'));
+  const all =
+    tail === undefined
+      ? groups(head)
+      : [...groups(head), ...Array<string>(8 - groups(head).length - groups(tail).length).fill('0'), ...groups(tail)];
+  return all.reduce((value, group) => (value << 16n) | BigInt(`0x${group}`), 0n);
 };
 
-const family = (address: string) => (isIP(address) === 6 ? 'ipv6' : 'ipv4');
+const toHexGroups = (ipv4: bigint): string => `${(ipv4 >> 16n).toString(16)}:${(ipv4 & 0xffffn).toString(16)}`;
 
-export const isLoopbackAddress = (address: string): boolean => {
-  const plain = unmapped(address);
-  return LOOPBACK.check(plain, family(plain));
+/** An IP address as an integer; an IPv6 zone (`fe80::1%eth0`) is dropped, the address alone decides. */
+const parse = (address: string): { family: Family; value: bigint } | null => {
+  const family = isIP(address);
+  if (family === 4) return { family, value: parseIpv4(address) };
+  if (family === 6) return { family, value: parseIpv6(address.replace(/%.*$/, '')) };
+  return null;
 };
 
-/** Private, loopback, link-local, carrier-grade NAT, multicast, reserved. */
-export const isPublicAddress = (address: string): boolean => {
-  const plain = unmapped(address);
-  if (isIP(plain) === 0) return false;
-  return !NON_PUBLIC.check(plain, family(plain));
+const compile = (
+  family: Family,
+  entry: { range: string; verdict?: string; ipv4AtBit?: number },
+): Range => {
+  const [network = '', length = ''] = entry.range.split('/');
+  const parsed = parse(network);
+  const prefix = Number(length);
+  const width = WIDTH[family];
+  if (parsed?.family !== family || !/^\d+$/.test(length) || prefix > width) {
+    throw new Error(`blocked-addresses.json: ${entry.range} is not an IPv${family} range`);
+  }
+  if (parsed.value & ((1n << BigInt(width - prefix)) - 1n)) {
+    throw new Error(`blocked-addresses.json: ${entry.range} has bits set past its prefix`);
+  }
+  const { verdict, ipv4AtBit } = entry;
+  if (verdict === 'loopback' || verdict === 'private') return { family, base: parsed.value, prefix, rule: { verdict } };
+  if (family === 6 && verdict === undefined && ipv4AtBit !== undefined && Number.isInteger(ipv4AtBit) && ipv4AtBit >= prefix && ipv4AtBit <= 96) {
+    return { family, base: parsed.value, prefix, rule: { ipv4AtBit } };
+  }
+  throw new Error(`blocked-addresses.json: ${entry.range} needs a verdict (private or loopback) or, when it embeds IPv4, ipv4AtBit`);
 };
+
+/** Longest prefix first, so the first match is the one that decides. */
+const RANGES: readonly Range[] = [
+  ...table.ipv4.map((entry) => compile(4, entry)),
+  ...table.ipv6.map((entry) => compile(6, entry)),
+  ...table.ipv6Embedding.map((entry) => compile(6, entry)),
+].sort((a, b) => b.prefix - a.prefix);
+
+const judge = (family: Family, value: bigint): AddressVerdict => {
+  const width = WIDTH[family];
+  const range = RANGES.find((r) => r.family === family && value >> BigInt(width - r.prefix) === r.base >> BigInt(width - r.prefix));
+  if (range === undefined) return 'public';
+  if ('verdict' in range.rule) return range.rule.verdict;
+  return judge(4, (value >> BigInt(width - range.rule.ipv4AtBit - 32)) & 0xffffffffn);
+};
+
+/** public, loopback, or private (everything else that is blocked, and whatever is not an IP address). */
+export const addressVerdict = (address: string): AddressVerdict => {
+  const parsed = parse(address);
+  return parsed === null ? 'private' : judge(parsed.family, parsed.value);
+};
+
+/** 127.0.0.0/8 and ::1, also when embedded in IPv6 (`::ffff:127.0.0.1`); false for a host name. */
+export const isLoopbackAddress = (address: string): boolean => addressVerdict(address) === 'loopback';
+
+/** Not private, loopback, link-local, carrier-grade NAT, multicast, documentation or reserved. */
+export const isPublicAddress = (address: string): boolean => addressVerdict(address) === 'public';
 
 export interface AddressPolicy {
   /** The local runtime reaches loopback (its own receivers); nothing else private, ever. */
@@ -41,7 +105,7 @@ export interface AddressPolicy {
 
 /** Why an address may not be reached, or null when it may. */
 export const refusedAddress = (address: string, policy: AddressPolicy): string | null => {
-  if (isPublicAddress(address)) return null;
-  if (policy.allowLoopback && isLoopbackAddress(address)) return null;
+  const verdict = addressVerdict(address);
+  if (verdict === 'public' || (verdict === 'loopback' && policy.allowLoopback)) return null;
   return `${address} is a private, loopback or link-local address`;
 };

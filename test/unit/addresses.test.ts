@@ -1,32 +1,38 @@
 import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { checkWebhookHost, guardedPoster } from '../../shared/adapters/webhook-transport.ts';
-import { isPublicAddress, refusedAddress } from '../../shared/domain/addresses.ts';
+import {
+  addressVerdict,
+  isLoopbackAddress,
+  isPublicAddress,
+  refusedAddress,
+  type AddressVerdict,
+} from '../../shared/domain/addresses.ts';
+import fixture from '../fixtures/address-cases.json' with { type: 'json' };
 
-describe('address classes', () => {
-  it.each([
-    ['8.8.8.8', true],
-    ['2606:4700:4700::1111', true],
-    ['10.1.2.3', false],
-    ['172.20.0.1', false],
-    ['192.168.0.10', false],
-    ['127.0.0.1', false],
-    ['169.254.169.254', false],
-    ['100.64.0.1', false],
-    ['0.0.0.0', false],
-    ['::1', false],
-    ['fe80::1', false],
-    ['fd00::1', false],
-    ['::ffff:10.0.0.1', false],
-    ['::ffff:8.8.8.8', true],
-  ])('%s is public: %s', (address, expected) => {
-    expect(isPublicAddress(address)).toBe(expected);
+/** The cases the Python fetcher is tested against too (models/common/tests/test_fetch.py). */
+const cases = fixture.cases.map(({ address, verdict }) => [address, verdict as AddressVerdict] as const);
+
+describe('address verdicts, shared with the Python fetcher', () => {
+  it('has cases for every verdict', () => {
+    expect(new Set(cases.map(([, verdict]) => verdict))).toEqual(new Set(['public', 'loopback', 'private']));
+  });
+
+  it.each(cases)('%s is %s', (address, verdict) => {
+    expect(addressVerdict(address)).toBe(verdict);
+    expect(isPublicAddress(address)).toBe(verdict === 'public');
+    expect(isLoopbackAddress(address)).toBe(verdict === 'loopback');
+  });
+
+  it.each(cases)('%s (%s) is refused by policy: cloud always unless public, local runtime unless public or loopback', (address, verdict) => {
+    expect(refusedAddress(address, { allowLoopback: false }) === null).toBe(verdict === 'public');
+    expect(refusedAddress(address, { allowLoopback: true }) === null).toBe(verdict !== 'private');
   });
 
   it('lets the local runtime reach loopback, and nothing else that is private', () => {
     expect(refusedAddress('127.0.0.1', { allowLoopback: true })).toBeNull();
     expect(refusedAddress('::1', { allowLoopback: true })).toBeNull();
-    expect(refusedAddress('10.0.0.1', { allowLoopback: true })).not.toBeNull();
+    expect(refusedAddress('10.0.0.1', { allowLoopback: true })).toContain('10.0.0.1');
     expect(refusedAddress('127.0.0.1', { allowLoopback: false })).not.toBeNull();
   });
 });
