@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from './aws-clients.ts';
+import { rateWindowKey } from './table-keys.ts';
 
 export interface RateDecision {
   readonly allowed: boolean;
@@ -9,7 +10,11 @@ export interface RateDecision {
 }
 
 export interface RateLimiter {
-  /** Counts one request against each key's window; refused when any key is over its limit. */
+  /**
+   * Counts one request against each key's window in order, stopping at the first that refuses
+   * it: a window never counts a request that an earlier one refused (the account's window does
+   * not count what the token's refused).
+   */
   take(buckets: readonly { key: string; limit: number }[], nowMs: number): Promise<RateDecision>;
 }
 
@@ -23,25 +28,22 @@ export const dynamoRateLimiter = (tableName: string, client: DynamoDBDocumentCli
   async take(buckets, nowMs) {
     const window = Math.floor(nowMs / WINDOW_MS);
     const retryAfterSeconds = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - nowMs) / 1000));
-    const results = await Promise.all(
-      buckets.map(async ({ key, limit }) => {
-        try {
-          await client.send(
-            new UpdateCommand({
-              TableName: tableName,
-              Key: { pk: `RATE#${key}`, sk: String(window) },
-              UpdateExpression: 'ADD requests :one SET expires_at = :expires',
-              ConditionExpression: 'attribute_not_exists(requests) OR requests < :limit',
-              ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':expires': Math.floor(nowMs / 1000) + 60 },
-            }),
-          );
-          return true;
-        } catch (error) {
-          if (error instanceof ConditionalCheckFailedException) return false;
-          throw error;
-        }
-      }),
-    );
-    return { allowed: results.every(Boolean), retryAfterSeconds };
+    for (const { key, limit } of buckets) {
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: rateWindowKey(key, window),
+            UpdateExpression: 'ADD requests :one SET expires_at = :expires',
+            ConditionExpression: 'attribute_not_exists(requests) OR requests < :limit',
+            ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':expires': Math.floor(nowMs / 1000) + 60 },
+          }),
+        );
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return { allowed: false, retryAfterSeconds };
+        throw error;
+      }
+    }
+    return { allowed: true, retryAfterSeconds };
   },
 });

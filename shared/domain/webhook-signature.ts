@@ -14,24 +14,22 @@ export const signWebhook = (secret: string, webhookId: string, timestamp: number
 export const signStandardWebhook = (secret: string, webhookId: string, timestamp: number, body: string): string =>
   `v1,${createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64')).update(`${webhookId}.${timestamp}.${body}`, 'utf8').digest('base64')}`;
 
-/** While a secret is being rotated both sign: the values are joined by commas (never in Base64). */
-export const joinSignatures = (signatures: readonly string[]): string => signatures.join(',');
-
 /**
- * For receivers: accepts the delivery when any signature in `X-Webhook-SIGNATURE` matches, with
- * a constant-time comparison, and the timestamp is within the tolerance of the receiver's clock.
+ * For receivers (spec §6.4): accepts the delivery when `X-Webhook-SIGNATURE`, compared whole and
+ * in constant time, is the signature by one of `secrets` (a receiver in the middle of a rotation
+ * may hold both), and the timestamp is within the tolerance of the receiver's clock.
  */
 export const verifyWebhook = (
-  secret: string,
+  secrets: string | readonly string[],
   headers: { id: string; timestamp: string; signature: string },
   body: string,
   options: { nowSeconds: number; toleranceSeconds?: number },
 ): boolean => {
   const timestamp = Number(headers.timestamp);
   if (!Number.isInteger(timestamp) || Math.abs(options.nowSeconds - timestamp) > (options.toleranceSeconds ?? 300)) return false;
-  const expected = Buffer.from(signWebhook(secret, headers.id, timestamp, body));
-  return headers.signature.split(',').some((candidate) => {
-    const given = Buffer.from(candidate.trim());
+  const given = Buffer.from(headers.signature);
+  return (typeof secrets === 'string' ? [secrets] : secrets).some((secret) => {
+    const expected = Buffer.from(signWebhook(secret, headers.id, timestamp, body));
     return expected.length === given.length && timingSafeEqual(expected, given);
   });
 };

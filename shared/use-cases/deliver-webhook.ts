@@ -1,16 +1,18 @@
 import type { AccountStore } from '../adapters/account-store.ts';
 import type { DeliveryLog } from '../adapters/delivery-log.ts';
-import type { PredictionStore } from '../adapters/prediction-store.ts';
 import type { WebhookPoster } from '../adapters/webhook-transport.ts';
-import { toPredictionView } from '../api/prediction-view.ts';
+import { presentPrediction } from '../api/prediction-view.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { PredictionId } from '../domain/ids.ts';
-import { joinSignatures, signStandardWebhook, signWebhook, webhookIdOf } from '../domain/webhook-signature.ts';
+import { signStandardWebhook, signWebhook, webhookIdOf } from '../domain/webhook-signature.ts';
+import type { OutputStore } from '../ports/output-store.ts';
+import type { PredictionStore } from '../ports/prediction-store.ts';
 import type { WebhookMessage } from '../workflow/messages.ts';
 import { RETRY_POLICY } from '../workflow/webhook-policy.ts';
 
 export interface DeliveryDeps {
   readonly store: PredictionStore;
+  readonly outputs: Pick<OutputStore, 'get'>;
   readonly accounts: AccountStore;
   readonly log: DeliveryLog;
   readonly clock: Clock;
@@ -26,8 +28,10 @@ const MAX_ATTEMPTS = 1 + RETRY_POLICY.retryDelaysSeconds.length;
 
 /**
  * One attempt at delivering a webhook event: the prediction as GET returns it, without `cost`
- * (spec §6.2), signed for this attempt with the owner's secret(s), recorded in the delivery log.
- * 2xx is success; anything else, a timeout or a redirect is a failure the queue retries.
+ * (spec §6.2), signed for this attempt, recorded in the delivery log. `X-Webhook-SIGNATURE` is
+ * exactly one signature, by the current secret (spec §6.4 compares it whole); during a rotation
+ * `webhook-signature` carries the previous secret's too, space-separated as Standard Webhooks
+ * allows. 2xx is success; anything else, a timeout or a redirect is a failure the queue retries.
  */
 export const deliverWebhook = async (deps: DeliveryDeps, message: WebhookMessage, attempt: number): Promise<DeliveryResult> => {
   const prediction = await deps.store.get(message.predictionId as PredictionId);
@@ -37,7 +41,7 @@ export const deliverWebhook = async (deps: DeliveryDeps, message: WebhookMessage
   if (secrets === null) throw new Error(`account ${prediction.owner} has no signing secret`);
   const signing = [secrets.current, ...(secrets.previous === null ? [] : [secrets.previous])];
 
-  const body = JSON.stringify(toPredictionView(prediction, { includeCost: false }));
+  const body = JSON.stringify(await presentPrediction(prediction, deps.outputs, { includeCost: false }));
   const webhookId = webhookIdOf(prediction.id, message.status);
   const timestamp = Math.floor(startedMs / 1000);
   const outcome = await deps.post(prediction.webhook, {
@@ -46,7 +50,7 @@ export const deliverWebhook = async (deps: DeliveryDeps, message: WebhookMessage
       'user-agent': 'prognoz-webhooks/1',
       'x-webhook-id': webhookId,
       'x-webhook-timestamp': String(timestamp),
-      'x-webhook-signature': joinSignatures(signing.map((secret) => signWebhook(secret, webhookId, timestamp, body))),
+      'x-webhook-signature': signWebhook(secrets.current, webhookId, timestamp, body),
       'webhook-id': webhookId,
       'webhook-timestamp': String(timestamp),
       'webhook-signature': signing.map((secret) => signStandardWebhook(secret, webhookId, timestamp, body)).join(' '),

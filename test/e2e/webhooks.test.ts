@@ -2,7 +2,7 @@ import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyWebhook } from '../../shared/domain/webhook-signature.ts';
+import { signStandardWebhook, verifyWebhook } from '../../shared/domain/webhook-signature.ts';
 import { call, cancelPrediction, createPrediction, pollUntil, runtime } from '../support/api.ts';
 
 interface Delivery {
@@ -219,7 +219,7 @@ describe('webhook registration', () => {
 });
 
 describe('the signing secret', () => {
-  it('is readable by its owner and rotates; during rotation deliveries verify with either secret', async () => {
+  it('is readable by its owner and rotates; during rotation X-Webhook-SIGNATURE is the new secret\'s alone and webhook-signature carries both', async () => {
     const before = (await call<{ key: string }>('webhooks/default/secret')).json.key;
     const rotated = await call<{ key: string; previous_key_valid_until: string }>('webhooks/default/secret/rotate', { method: 'POST' });
     expect(rotated.status).toBe(200);
@@ -230,9 +230,15 @@ describe('the signing secret', () => {
     await untilAttempts(created.json.id, (a) => a.length > 0);
     const [delivery] = deliveriesOf(created.json.id);
 
-    expect(verifies(before, delivery)).toBe(true);
+    // Spec §6.4 compares the header whole: exactly one signature, by the current secret.
     expect(verifies(rotated.json.key, delivery)).toBe(true);
+    expect(verifies(before, delivery)).toBe(false);
+    expect(String(delivery?.headers['x-webhook-signature'])).not.toContain(',');
     expect(verifies('whsec_c29tZXRoaW5nIGVsc2U=', delivery)).toBe(false);
-    expect(String(delivery?.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    // Standard Webhooks' header carries both, space-separated: the previous secret still verifies there.
+    const standard = String(delivery?.headers['webhook-signature']).split(' ');
+    const timestamp = Number(delivery?.headers['webhook-timestamp']);
+    const id = String(delivery?.headers['webhook-id']);
+    expect(standard).toEqual([signStandardWebhook(rotated.json.key, id, timestamp, delivery?.body ?? ''), signStandardWebhook(before, id, timestamp, delivery?.body ?? '')]);
   });
 });
