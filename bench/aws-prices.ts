@@ -20,6 +20,10 @@ export const AWS_PRICES = {
   dynamoPerMillionReadUnits: 0.125,
   /** SQS standard queues, per million requests (each 64 KB of payload is one request). */
   sqsPerMillionRequests: 0.4,
+  /** S3 Standard, per 1,000 PUT, COPY, POST or LIST requests (large outputs are written once). */
+  s3PerThousandPuts: 0.005,
+  /** S3 Standard, per 1,000 GET requests (a large output is read by every GET and webhook of it). */
+  s3PerThousandGets: 0.0004,
 } as const;
 
 export type AwsPrices = typeof AWS_PRICES;

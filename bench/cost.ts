@@ -16,6 +16,7 @@ export interface CallsPerPrediction {
   readonly dynamoReadUnits: number;
   readonly dynamoWriteUnits: number;
   readonly sqsRequests: Record<string, number>;
+  readonly s3Requests: Record<string, number>;
   readonly stateTransitions: number;
 }
 
@@ -25,8 +26,11 @@ export interface ScenarioCost {
   readonly predictions: number;
   readonly perPrediction: CallsPerPrediction;
   /** Dollars per 1,000 predictions, by service, and their total (GPU and model instances excluded). */
-  readonly dollarsPerThousand: Record<'apiGateway' | 'lambda' | 'stepFunctions' | 'dynamodb' | 'sqs' | 'total', number>;
+  readonly dollarsPerThousand: Record<'apiGateway' | 'lambda' | 'stepFunctions' | 'dynamodb' | 'sqs' | 's3' | 'total', number>;
 }
+
+/** S3 bills reads (GET, HEAD) at one price and everything else (PUT, LIST, …) at another. */
+const S3_READS = new Set(['GetObject', 'HeadObject', 'HeadBucket']);
 
 const sum = (values: Iterable<number>) => [...values].reduce((a, b) => a + b, 0);
 const perEach = (counts: Record<string, number>, n: number): Record<string, number> =>
@@ -52,6 +56,7 @@ export const meterDelta = (after: MeterSnapshot, before: MeterSnapshot): MeterSn
         .filter(([, usage]) => usage.calls !== 0),
     ),
     sqs: minus(after.sqs, before.sqs),
+    s3: minus(after.s3, before.s3),
     stepFunctions: {
       executions: after.stepFunctions.executions - before.stepFunctions.executions,
       transitions: after.stepFunctions.transitions - before.stepFunctions.transitions,
@@ -71,6 +76,7 @@ export const callsPerPrediction = (delta: MeterSnapshot, predictions: number, me
     dynamoReadUnits: sum(Object.values(delta.dynamodb).map((usage) => usage.readUnits)) / predictions,
     dynamoWriteUnits: sum(Object.values(delta.dynamodb).map((usage) => usage.writeUnits)) / predictions,
     sqsRequests: perEach(sqs, predictions),
+    s3Requests: perEach(delta.s3, predictions),
     stateTransitions: delta.stepFunctions.transitions / predictions,
   };
 };
@@ -83,6 +89,10 @@ export const dollarsPerThousand = (calls: CallsPerPrediction, prices: AwsPrices)
     stepFunctions: (calls.stateTransitions * prices.stepFunctionsPerThousandTransitions) / 1000,
     dynamodb: (calls.dynamoWriteUnits * prices.dynamoPerMillionWriteUnits + calls.dynamoReadUnits * prices.dynamoPerMillionReadUnits) / 1e6,
     sqs: (sum(Object.values(calls.sqsRequests)) * prices.sqsPerMillionRequests) / 1e6,
+    s3: Object.entries(calls.s3Requests).reduce(
+      (dollars, [operation, count]) => dollars + (count * (S3_READS.has(operation) ? prices.s3PerThousandGets : prices.s3PerThousandPuts)) / 1000,
+      0,
+    ),
   };
   const perThousand = Object.fromEntries(Object.entries(parts).map(([key, dollars]) => [key, dollars * 1000])) as Omit<ScenarioCost['dollarsPerThousand'], 'total'>;
   return { ...perThousand, total: sum(Object.values(perThousand)) };

@@ -123,13 +123,13 @@ export const renderReport = (r: BenchReport): string => {
   out.push(
     'Calls counted by the local runtime’s meter while it ran each scenario on the synthesized state machine (one prediction at a time): state transitions as Standard ' +
       'workflows bill them (states entered and retried), Lambda invocations and their wall time (as billed duration, at each function’s configured memory, arm64), DynamoDB ' +
-      'request units (DynamoDB Local’s consumed capacity; transactions by DynamoDB’s rule of 2 units per item per KB), SQS requests (idle long polls left out: a cost of time, ' +
+      'request units (DynamoDB Local’s consumed capacity; transactions by DynamoDB’s rule of 2 units per item per KB), S3 requests, SQS requests (idle long polls left out: a cost of time, ' +
       `not of predictions), API Gateway requests. The authorizer is counted on every request, an upper bound: API Gateway caches its answer for 60 s. Prices: ${prices.region}, checked ${prices.checked} (\`bench/aws-prices.ts\`).`,
     '',
   );
   out.push(
     table(
-      ['scenario', 'state transitions', 'API requests', 'Lambda invocations', 'Lambda GB-s', 'DynamoDB calls', 'RRU', 'WRU', 'SQS requests', '$ API GW', '$ Lambda', '$ Step Functions', '$ DynamoDB', '$ SQS', '**$ total / 1,000**'],
+      ['scenario', 'state transitions', 'API requests', 'Lambda invocations', 'Lambda GB-s', 'DynamoDB calls', 'RRU', 'WRU', 'SQS requests', 'S3 requests', '$ API GW', '$ Lambda', '$ Step Functions', '$ DynamoDB', '$ SQS', '$ S3', '**$ total / 1,000**'],
       r.costs.scenarios.map((sc) => {
         const p = sc.perPrediction;
         const d = sc.dollarsPerThousand;
@@ -143,11 +143,13 @@ export const renderReport = (r: BenchReport): string => {
           n(p.dynamoReadUnits),
           n(p.dynamoWriteUnits),
           n(sum(p.sqsRequests)),
+          n(sum(p.s3Requests)),
           n(d.apiGateway),
           n(d.lambda),
           n(d.stepFunctions),
           n(d.dynamodb),
           n(d.sqs),
+          n(d.s3),
           `**${n(d.total)}**`,
         ];
       }),
@@ -157,7 +159,7 @@ export const renderReport = (r: BenchReport): string => {
   for (const sc of r.costs.scenarios) {
     const p = sc.perPrediction;
     out.push(
-      `- **${sc.scenario}** (${sc.description}; ${sc.predictions} predictions): Lambda ${counts(p.lambdaInvocations)}; DynamoDB ${counts(p.dynamoCalls)}; SQS ${counts(p.sqsRequests)}.`,
+      `- **${sc.scenario}** (${sc.description}; ${sc.predictions} predictions): Lambda ${counts(p.lambdaInvocations)}; DynamoDB ${counts(p.dynamoCalls)}; SQS ${counts(p.sqsRequests)}; S3 ${counts(p.s3Requests)}.`,
     );
   }
 

@@ -2,7 +2,7 @@ import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
 import { Cluster, ContainerInsights } from 'aws-cdk-lib/aws-ecs';
 import type { Construct } from 'constructs';
-import { AUTHORIZER_ENTRY, ROUTES, UNMATCHED_ENTRY, type HandlerName } from '../shared/api/routes.ts';
+import { AUTHORIZER_ENTRY, ROUTES, SYNC_WAIT, UNMATCHED_ENTRY, type HandlerName } from '../shared/api/routes.ts';
 import { resourceNameOf } from '../shared/models/definition.ts';
 import { MODELS } from '../shared/models/registry.ts';
 import { OperationalAlarms } from './constructs/alarms.ts';
@@ -12,6 +12,7 @@ import { ModelQueue } from './constructs/model-queue.ts';
 import { PredictionApi } from './constructs/prediction-api.ts';
 import { PredictionWorkflow } from './constructs/prediction-workflow.ts';
 import { PrognozFunction } from './constructs/prognoz-function.ts';
+import { Sweeper } from './constructs/sweeper.ts';
 import { WebhookDelivery } from './constructs/webhook-delivery.ts';
 
 export interface PrognozStackProps extends StackProps {
@@ -29,14 +30,15 @@ export class PrognozStack extends Stack {
     super(scope, id, props);
     const { table, bucket } = new DataStore(this, 'Data');
     const tableEnv = { PROGNOZ_TABLE_NAME: table.tableName };
-    const webhooks = new WebhookDelivery(this, 'Webhooks', { table });
+    const webhooks = new WebhookDelivery(this, 'Webhooks', { table, bucket });
 
     const finalize = new PrognozFunction(this, 'Finalize', {
       entry: 'functions/workflow/finalize.ts',
-      environment: tableEnv,
+      environment: { ...tableEnv, PROGNOZ_WEBHOOK_QUEUE_URL: webhooks.queue.queueUrl },
       timeout: Duration.seconds(20),
     }).fn;
     table.grantReadWriteData(finalize);
+    webhooks.queue.grantSendMessages(finalize);
 
     // Public subnets and no NAT gateway: model instances reach AWS APIs and file inputs directly,
     // accept no inbound traffic, and nothing costs money while the fleet is scaled to zero.
@@ -44,12 +46,12 @@ export class PrognozStack extends Stack {
     const cluster = new Cluster(this, 'Models', { vpc, containerInsightsV2: ContainerInsights.ENABLED });
 
     const workflows = new Map<string, PredictionWorkflow>();
-    const deadLetterQueues = [webhooks.deadLetterQueue];
+    const deadJobQueues = [];
     for (const model of MODELS) {
       const name = pascal(resourceNameOf(model));
       const modelQueue = new ModelQueue(this, `${name}Queue`, { model });
-      deadLetterQueues.push(modelQueue.deadLetterQueue);
-      const workflow = new PredictionWorkflow(this, `${name}Workflow`, { model, table, queue: modelQueue.queue, finalize, webhookQueue: webhooks.queue });
+      deadJobQueues.push(modelQueue.deadLetterQueue);
+      const workflow = new PredictionWorkflow(this, `${name}Workflow`, { model, queue: modelQueue.queue, finalize });
       workflows.set(model.id, workflow);
       new ModelFleet(this, `${name}Fleet`, {
         model,
@@ -57,6 +59,8 @@ export class PrognozStack extends Stack {
         cluster,
         queue: modelQueue.queue,
         table,
+        bucket,
+        webhookQueue: webhooks.queue,
         stateMachine: workflow.stateMachine,
         ...(props.minWarmTasks?.[model.id] !== undefined ? { minWarmTasks: props.minWarmTasks[model.id] } : {}),
       });
@@ -66,18 +70,26 @@ export class PrognozStack extends Stack {
     const apiEnv = {
       ...tableEnv,
       PROGNOZ_WEBHOOK_QUEUE_URL: webhooks.queue.queueUrl,
+      PROGNOZ_OUTPUT_BUCKET: bucket.bucketName,
       PROGNOZ_STATE_MACHINES: this.toJsonString(
         Object.fromEntries([...workflows].map(([model, workflow]) => [model, workflow.stateMachine.stateMachineArn])),
       ),
     };
+    const sweeper = new Sweeper(this, 'Sweeper', {
+      table,
+      webhookQueue: webhooks.queue,
+      stateMachines: [...workflows.values()].map((workflow) => workflow.stateMachine),
+      deadJobQueues,
+      environment: apiEnv,
+    });
     const routeFunction = (name: HandlerName, id: string, timeout = Duration.seconds(10)) => {
       const route = ROUTES.find((candidate) => candidate.handler === name);
       if (!route) throw new Error(`no route is handled by ${name}`);
       return new PrognozFunction(this, id, { entry: route.entry, environment: apiEnv, timeout }).fn;
     };
     const handlers: Record<HandlerName, ReturnType<typeof routeFunction>> = {
-      // Sync waits last up to 60 s (Request-Timeout), plus the time to create.
-      'create-prediction': routeFunction('create-prediction', 'CreatePrediction', Duration.seconds(70)),
+      // Sync waits last up to SYNC_WAIT.maxSeconds (Request-Timeout), plus the time to create.
+      'create-prediction': routeFunction('create-prediction', 'CreatePrediction', Duration.seconds(SYNC_WAIT.handlerTimeoutSeconds)),
       'get-prediction': routeFunction('get-prediction', 'GetPrediction'),
       'cancel-prediction': routeFunction('cancel-prediction', 'CancelPrediction'),
       'get-model': routeFunction('get-model', 'GetModel'),
@@ -89,11 +101,16 @@ export class PrognozStack extends Stack {
     };
     // Every authenticated route counts its requests (rate limits) and may keep a request for
     // diagnostics, so each writes to the table; none reaches beyond it.
-    for (const fn of Object.values(handlers)) table.grantReadWriteData(fn);
+    for (const fn of Object.values(handlers)) {
+      table.grantReadWriteData(fn);
+      bucket.grantRead(fn);
+    }
     webhooks.queue.grantSendMessages(handlers['cancel-prediction']);
     webhooks.queue.grantSendMessages(handlers['redeliver-webhook']);
     for (const workflow of workflows.values()) {
       workflow.stateMachine.grantStartExecution(handlers['create-prediction']);
+      // A repeated create's start finds the existing execution and asks whether it still runs.
+      workflow.stateMachine.grantExecution(handlers['create-prediction'], 'states:DescribeExecution');
       workflow.stateMachine.grantExecution(handlers['cancel-prediction'], 'states:StopExecution');
     }
     const authorizer = new PrognozFunction(this, 'Authorizer', { entry: AUTHORIZER_ENTRY, environment: tableEnv }).fn;
@@ -102,7 +119,8 @@ export class PrognozStack extends Stack {
 
     const { api } = new PredictionApi(this, 'Api', { handlers, authorizer, unmatched });
     new OperationalAlarms(this, 'Alarms', {
-      deadLetterQueues,
+      deadLetterQueues: [webhooks.deadLetterQueue, ...deadJobQueues],
+      sweeper: sweeper.fn.fn,
       stateMachines: [...workflows.values()].map((workflow) => workflow.stateMachine),
       api,
     });

@@ -24,6 +24,8 @@ export interface MeterSnapshot {
   readonly dynamodb: Record<string, DynamoUsage>;
   /** SQS requests by action; a long poll that returned nothing is counted apart. */
   readonly sqs: Record<string, number>;
+  /** S3 requests by operation. */
+  readonly s3: Record<string, number>;
   readonly stepFunctions: { executions: number; transitions: number; api: Record<string, number> };
 }
 
@@ -33,7 +35,7 @@ export const EMPTY_RECEIVE = 'ReceiveMessage (empty)';
 const TRANSACT_WRITE_UNIT_BYTES = 1024;
 const TRANSACT_READ_UNIT_BYTES = 4096;
 
-const emptySnapshot = (): MeterSnapshot => ({ api: {}, lambda: {}, dynamodb: {}, sqs: {}, stepFunctions: { executions: 0, transitions: 0, api: {} } });
+const emptySnapshot = (): MeterSnapshot => ({ api: {}, lambda: {}, dynamodb: {}, sqs: {}, s3: {}, stepFunctions: { executions: 0, transitions: 0, api: {} } });
 
 const bump = (counts: Record<string, number>, key: string, by = 1) => {
   counts[key] = (counts[key] ?? 0) + by;
@@ -92,6 +94,10 @@ export class CallMeter {
   sqsCall(action: string, response: Json): void {
     const empty = action === 'ReceiveMessage' && !((response.Messages as unknown[] | undefined)?.length);
     bump(this.counts.sqs, empty ? EMPTY_RECEIVE : action);
+  }
+
+  s3Call(operation: string): void {
+    bump(this.counts.s3, operation);
   }
 
   stepFunctionsCall(operation: string): void {

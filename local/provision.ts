@@ -1,11 +1,14 @@
 import {
   CreateTableCommand,
+  DescribeTableCommand,
   DynamoDBClient,
+  UpdateTableCommand,
   ResourceInUseException,
   type AttributeDefinition,
   type GlobalSecondaryIndex,
   type KeySchemaElement,
 } from '@aws-sdk/client-dynamodb';
+import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { resolveIntrinsics, resourcesOfType, type CfnTemplate, type LocalBindings } from './template.ts';
 
@@ -38,10 +41,35 @@ export const provisionTables = async (template: CfnTemplate, client: DynamoDBCli
       );
     } catch (error) {
       if (!(error instanceof ResourceInUseException)) throw error;
+      await addMissingIndexes(client, logicalId, props.AttributeDefinitions as AttributeDefinition[], indexes);
     }
     names.set(logicalId, logicalId);
   }
   return names;
+};
+
+/**
+ * A table kept from an earlier run (npm start keeps its data) lacks the indexes added to the
+ * template since: they are created, as a CloudFormation update would, and waited for.
+ */
+const addMissingIndexes = async (
+  client: DynamoDBClient,
+  table: string,
+  attributes: AttributeDefinition[],
+  indexes: { IndexName: string; KeySchema: KeySchemaElement[]; Projection?: GlobalSecondaryIndex['Projection'] }[],
+): Promise<void> => {
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: table }));
+  const existing = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+  for (const index of indexes.filter((candidate) => !existing.has(candidate.IndexName))) {
+    const names = new Set(index.KeySchema.map((key) => key.AttributeName));
+    await client.send(
+      new UpdateTableCommand({
+        TableName: table,
+        AttributeDefinitions: attributes.filter((attribute) => names.has(attribute.AttributeName)),
+        GlobalSecondaryIndexUpdates: [{ Create: { IndexName: index.IndexName, KeySchema: index.KeySchema, Projection: index.Projection ?? { ProjectionType: 'ALL' } } }],
+      }),
+    );
+  }
 };
 
 export interface LocalQueue {
@@ -83,4 +111,19 @@ export const provisionQueues = async (template: CfnTemplate, client: SQSClient):
 
 const missing = (id: string): never => {
   throw new Error(`the template refers to ${id}, which the local runtime did not create`);
+};
+
+/** Creates, in the S3 emulator, every bucket the template declares; named after its logical id (S3 wants lower case). */
+export const provisionBuckets = async (template: CfnTemplate, client: S3Client): Promise<Map<string, string>> => {
+  const buckets = new Map<string, string>();
+  for (const [logicalId] of resourcesOfType(template, 'AWS::S3::Bucket')) {
+    const name = logicalId.toLowerCase();
+    try {
+      await client.send(new CreateBucketCommand({ Bucket: name }));
+    } catch (error) {
+      if (!(error instanceof Error && ['BucketAlreadyOwnedByYou', 'BucketAlreadyExists'].includes(error.name))) throw error;
+    }
+    buckets.set(logicalId, name);
+  }
+  return buckets;
 };

@@ -1,25 +1,28 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { Server } from 'node:http';
 import type { StateMachineDefinition } from 'aws-local-stepfunctions';
-import { startFauxqs } from 'fauxqs';
 import { dynamoAccountStore } from '../shared/adapters/account-store.ts';
-import { sqs } from '../shared/adapters/aws-clients.ts';
+import { s3, sqs } from '../shared/adapters/aws-clients.ts';
 import { dynamoPredictionStore } from '../shared/adapters/prediction-store.ts';
+import { sqsWebhookNotifier } from '../shared/adapters/webhook-queue.ts';
+import { sfnWorkflowClient } from '../shared/adapters/workflow-client.ts';
+import { stateMachinesFromEnv, webhookQueueUrlFromEnv } from '../shared/config.ts';
 import { systemClock } from '../shared/domain/clock.ts';
+import { ENDINGS } from '../shared/domain/endings.ts';
 import { asAccountId } from '../shared/domain/ids.ts';
 import { generateToken, looksLikeToken } from '../shared/domain/tokens.ts';
 import { findModel, MODELS } from '../shared/models/registry.ts';
-import { applyEvent } from '../shared/use-cases/apply-event.ts';
+import { endPrediction, stoppingExecutions } from '../shared/use-cases/end-prediction.ts';
 import { startApiFront } from './api-front.ts';
-import { startDynamoDbLocal } from './dynamodb-local.ts';
+import { closeServer, startEmulators } from './emulators.ts';
+import { LocalEventBus, rateToMs, type LocalRule } from './events.ts';
 import { pollEventSource } from './event-sources.ts';
+import { invokeLocal } from './lambda-host.ts';
 import { freePort } from './free-port.ts';
-import { LOCAL_REGION, REPO_ROOT } from './paths.ts';
-import { provisionQueues, provisionTables } from './provision.ts';
-import { CAPACITY_OPERATIONS, localMeter } from './meter.ts';
-import { startServiceProxy } from './service-proxy.ts';
+import { REPO_ROOT } from './paths.ts';
+import { provisionBuckets, provisionQueues, provisionTables } from './provision.ts';
+import { localMeter } from './meter.ts';
 import { LocalStepFunctions } from './stepfunctions/service.ts';
 import { Supervisor, type ProcessStatus } from './supervisor.ts';
 import {
@@ -51,6 +54,10 @@ export interface LocalRuntime {
   readonly accountId: string;
   readonly tableName: string;
   readonly dynamoEndpoint: string;
+  /** fauxqs (SQS and S3), unmetered. */
+  readonly sqsEndpoint: string;
+  /** The local Step Functions endpoint (the tests read executions' histories there). */
+  readonly stepFunctionsEndpoint: string;
   readonly stepFunctions: LocalStepFunctions;
   processes(): ProcessStatus[];
   stop(): Promise<void>;
@@ -60,7 +67,7 @@ export interface LocalRuntime {
 export const LOCAL_ACCOUNT_ID = '00000000-0000-4000-8000-000000000001';
 /** What the local account starts with: 1,000 ₽, so that it can run predictions at once. */
 const LOCAL_ACCOUNT_BALANCE_KOPECKS = 100_000;
-export const RESTART_ERROR = 'the local runtime stopped while this prediction was running; it was not finished';
+export const RESTART_ERROR = ENDINGS.restart;
 
 const pythonInterpreter = (): string => {
   const venv = path.join(REPO_ROOT, '.venv', 'bin', 'python');
@@ -84,35 +91,16 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => log(`stop: ${String(error)}`));
   };
   try {
-    const dynamoLocal = await startDynamoDbLocal(options.dataDir ? { dataDir: options.dataDir } : {});
-    cleanups.push(() => dynamoLocal.stop());
-    const dynamoProxy = await startServiceProxy(dynamoLocal.endpoint, {
-      serialize: true,
-      prepare: askForConsumedCapacity,
-      observe: (operation, request, response, status) => localMeter.dynamoCall(operation, parseJson(request), status === 200 ? parseJson(response) : {}),
-    });
-    cleanups.push(() => closeServer(dynamoProxy.server));
-    const fauxqs = await startFauxqs({ port: 0, logger: false, defaultRegion: LOCAL_REGION });
-    cleanups.push(() => fauxqs.stop());
-    const sqsProxy = await startServiceProxy(fauxqs.address, {
-      serialize: false,
-      observe: (action, _request, response) => localMeter.sqsCall(action, parseJson(response)),
-    });
-    cleanups.push(() => closeServer(sqsProxy.server));
-
+    const emulators = await startEmulators(options.dataDir ? { dataDir: options.dataDir } : {});
+    cleanups.push(() => emulators.stop());
     // The SDK reads these, so every part (handlers here, worker children) reaches the emulators.
-    const awsEnv: Record<string, string> = {
-      AWS_REGION: LOCAL_REGION,
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
-      AWS_ENDPOINT_URL_DYNAMODB: dynamoProxy.endpoint,
-      AWS_ENDPOINT_URL_SQS: sqsProxy.endpoint,
-    };
+    const awsEnv: Record<string, string> = { ...emulators.awsEnv };
     Object.assign(process.env, awsEnv);
 
     const template = synthesizeTemplate();
     const tables = await provisionTables(template, new DynamoDBClient({}));
     const queues = await provisionQueues(template, sqs());
+    const buckets = await provisionBuckets(template, s3());
     const functions = new Map(
       resourcesOfType(template, 'AWS::Lambda::Function').flatMap(([logicalId, resource]) => {
         const entry = metadataOf(resource, 'entry');
@@ -127,11 +115,12 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       getAtt: (id, attribute) => record(`GetAtt:${id}.${attribute}`, localGetAtt(id, attribute)),
     };
     const localRef = (id: string): string =>
-        tables.get(id) ??
-        queues.get(id)?.url ??
-        (template.Resources[id]?.Type === 'AWS::StepFunctions::StateMachine' ? localStateMachineArn(id) : undefined) ??
-        (template.Resources[id]?.Type === 'AWS::Lambda::Function' ? id : undefined) ??
-        unknownResource(id);
+      tables.get(id) ??
+      queues.get(id)?.url ??
+      buckets.get(id) ??
+      (template.Resources[id]?.Type === 'AWS::StepFunctions::StateMachine' ? localStateMachineArn(id) : undefined) ??
+      (template.Resources[id]?.Type === 'AWS::Lambda::Function' ? id : undefined) ??
+      unknownResource(id);
     const localGetAtt = (id: string, attribute: string): string => {
       if (attribute === 'Arn' && template.Resources[id]?.Type === 'AWS::Lambda::Function') return localFunctionArn(id);
       if (attribute === 'Arn' && queues.has(id)) return queues.get(id)?.arn ?? unknownResource(id);
@@ -146,16 +135,17 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     const [tableName] = [...tables.values()];
     if (!tableName) throw new Error('the template has no table');
 
-    const stepFunctions = new LocalStepFunctions(machines, {
-      dynamodb: new DynamoDBClient({}),
-      sqs: sqs(),
-      functions,
-    });
+    // EventBridge: the sweeper's schedule, and the rule that hears of executions ending.
+    const bus = new LocalEventBus(eventRules(template, bindings, functions), (entry, event) => invokeLocal(entry, event, timeoutOf(functions, entry)), log);
+    cleanups.push(() => Promise.resolve(bus.stop()));
+    const stepFunctions = new LocalStepFunctions(machines, { dynamodb: new DynamoDBClient({}), sqs: sqs(), functions }, (ended) =>
+      bus.put({ source: 'aws.states', 'detail-type': 'Step Functions Execution Status Change', resources: [ended.executionArn], detail: { ...ended } }),
+    );
     const sfnEndpoint = await stepFunctions.listen();
     awsEnv.AWS_ENDPOINT_URL_SFN = sfnEndpoint;
     process.env.AWS_ENDPOINT_URL_SFN = sfnEndpoint;
 
-    const appEnv = {
+    const appEnv: Record<string, string> = {
       // Every function's environment as the template sets it, resolved to the local resources.
       ...functionEnvironment(template, bindings),
       // Loopback webhooks and file URLs are allowed in the local runtime only.
@@ -165,11 +155,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     };
     Object.assign(process.env, appEnv);
 
-    const store = dynamoPredictionStore(tableName);
-    for (const stale of await store.listActive()) {
-      await applyEvent(store, stale.id, { type: 'failed', atMs: systemClock.now(), error: RESTART_ERROR, runtimeMs: null });
-      log(`recovered prediction ${stale.id}: it was ${stale.status} when the runtime last stopped; now failed`);
-    }
+    await recoverInterrupted(tableName, appEnv, log);
 
     const accounts = dynamoAccountStore(tableName);
     await accounts.createAccount(asAccountId(LOCAL_ACCOUNT_ID), systemClock.now(), { balanceKopecks: LOCAL_ACCOUNT_BALANCE_KOPECKS }).catch((error: unknown) => {
@@ -183,12 +169,14 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
 
     const supervisor = new Supervisor(log);
     cleanups.push(() => supervisor.stopAll());
-    // Stopped before the worker and model servers: a run cut short by the stop is then not
-    // reported as a model crash; it is found at the next start and ended with RESTART_ERROR.
+    // Stopped before the worker and model servers: a run cut short by the stop is found at the
+    // next start and ended with RESTART_ERROR.
     cleanups.push(() => stepFunctions.close());
     for (const model of MODELS) {
       const server = MODEL_SERVERS[model.id];
-      const queue = [...resourcesOfType(template, 'AWS::SQS::Queue')].find(([, resource]) => metadataOf(resource, 'model') === model.id);
+      const queue = resourcesOfType(template, 'AWS::SQS::Queue').find(
+        ([, resource]) => metadataOf(resource, 'model') === model.id && metadataOf(resource, 'role') === 'model-queue',
+      );
       if (!server || !queue || !findModel(model.id)) continue;
       const modelPort = await freePort();
       const modelUrl = `http://127.0.0.1:${modelPort}`;
@@ -240,6 +228,8 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       eventSources.abort();
       await Promise.allSettled(pollers);
     });
+    const scheduleSeconds = Number(process.env.PROGNOZ_SCHEDULE_EVERY_SECONDS);
+    bus.start(Number.isFinite(scheduleSeconds) && scheduleSeconds > 0 ? scheduleSeconds * 1000 : undefined);
 
     const front = await startApiFront({
       port: options.port,
@@ -249,7 +239,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
         meter: () => localMeter.snapshot(),
         ...options.localEndpoints,
         health: () => ({ status: 'ok', running_executions: stepFunctions.runningCount() }),
-        queues: () => ({ sqsEndpoint: fauxqs.address, queues: [...queues].map(([logicalId, queue]) => ({ logicalId, url: queue.url })) }),
+        queues: () => ({ sqsEndpoint: emulators.fauxqsAddress, queues: [...queues].map(([logicalId, queue]) => ({ logicalId, url: queue.url })) }),
         // What the runtime executes, and the local value it gave each intrinsic of the template.
         definitions: () => ({
           machines: machines.map(({ logicalId, model, definition }) => ({ logicalId, model, definition })),
@@ -264,7 +254,9 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       apiToken,
       accountId: LOCAL_ACCOUNT_ID,
       tableName,
-      dynamoEndpoint: dynamoProxy.endpoint,
+      dynamoEndpoint: emulators.dynamoEndpoint,
+      sqsEndpoint: emulators.fauxqsAddress,
+      stepFunctionsEndpoint: sfnEndpoint,
       stepFunctions,
       processes: () => supervisor.status(),
       stop,
@@ -275,11 +267,41 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
   }
 };
 
-const closeServer = (server: Server) =>
-  new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
+/**
+ * A restart loses what the emulators kept in memory (executions, queued jobs): every prediction
+ * the previous run left unfinished ends `failed` here, through the same end as any other — its
+ * hold released, its webhook queued.
+ */
+const recoverInterrupted = async (tableName: string, env: Record<string, string>, log: (line: string) => void): Promise<void> => {
+  const store = dynamoPredictionStore(tableName);
+  const effects = stoppingExecutions(
+    { store, notifier: sqsWebhookNotifier(webhookQueueUrlFromEnv(env)), workflow: sfnWorkflowClient(), stateMachineArnOf: (model) => stateMachinesFromEnv(env)[model] },
+    RESTART_ERROR,
+  );
+  for (const stale of await store.listActive()) {
+    await endPrediction(effects, stale.id, { type: 'failed', atMs: systemClock.now(), error: RESTART_ERROR, runtimeMs: null, by: 'sweeper' });
+    log(`recovered prediction ${stale.id}: it was ${stale.status} when the runtime last stopped; now failed`);
+  }
+};
+
+/** The template's EventBridge rules, each bound to the function entries of its targets. */
+const eventRules = (template: CfnTemplate, bindings: LocalBindings, functions: ReadonlyMap<string, { entry: string }>): LocalRule[] =>
+  resourcesOfType(template, 'AWS::Events::Rule').map(([logicalId, rule]) => {
+    const props = rule.Properties ?? {};
+    const targets = ((props.Targets ?? []) as { Arn: unknown }[]).map((target) => {
+      const arn = String(resolveIntrinsics(target.Arn, bindings));
+      return functions.get(arn)?.entry ?? unknownResource(`the target ${arn} of ${logicalId}`);
+    });
+    return {
+      name: logicalId,
+      targets,
+      ...(typeof props.ScheduleExpression === 'string' ? { everyMs: rateToMs(props.ScheduleExpression) } : {}),
+      ...(props.EventPattern !== undefined ? { pattern: resolveIntrinsics(props.EventPattern, bindings) as Record<string, unknown> } : {}),
+    };
   });
+
+const timeoutOf = (functions: ReadonlyMap<string, { entry: string; timeoutSeconds: number }>, entry: string): number =>
+  [...functions.values()].find((fn) => fn.entry === entry)?.timeoutSeconds ?? 30;
 
 /** The union of the template's function environments; one variable with two values is an error. */
 const functionEnvironment = (template: CfnTemplate, bindings: LocalBindings): Record<string, string> => {
@@ -294,23 +316,6 @@ const functionEnvironment = (template: CfnTemplate, bindings: LocalBindings): Re
     }
   }
   return env;
-};
-
-const parseJson = (body: Buffer): Record<string, unknown> => {
-  try {
-    const value: unknown = JSON.parse(body.toString('utf8'));
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-};
-
-/** Every DynamoDB call asks for its consumed capacity, which the meter reads from the answer. */
-const askForConsumedCapacity = (operation: string, body: Buffer): Buffer => {
-  if (!CAPACITY_OPERATIONS.has(operation)) return body;
-  const request = parseJson(body);
-  if (request.ReturnConsumedCapacity !== undefined) return body;
-  return Buffer.from(JSON.stringify({ ...request, ReturnConsumedCapacity: 'TOTAL' }));
 };
 
 const unknownResource = (what: string): never => {

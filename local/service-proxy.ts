@@ -10,13 +10,15 @@ export interface ServiceProxyOptions {
   readonly serialize: boolean;
   /** May rewrite a request's body before it is forwarded (operation from X-Amz-Target). */
   readonly prepare?: (operation: string, body: Buffer) => Buffer;
+  /** Names a request's operation for services whose requests carry no X-Amz-Target (S3's REST calls). */
+  readonly operationOf?: (method: string, path: string) => string;
   /** Sees each request and its answer, for the call meter. */
   readonly observe: (operation: string, request: Buffer, response: Buffer, status: number) => void;
 }
 
 /**
- * Sits between the service and an emulator that speaks an AWS JSON protocol (DynamoDB Local,
- * fauxqs), so that the local runtime can order and count the calls the service makes.
+ * Sits between the service and an emulator (DynamoDB Local, fauxqs for SQS and S3), so that the
+ * local runtime can order and count the calls the service makes.
  */
 export const startServiceProxy = async (target: string, options: ServiceProxyOptions): Promise<{ endpoint: string; server: Server }> => {
   const upstream = new URL(target);
@@ -27,7 +29,9 @@ export const startServiceProxy = async (target: string, options: ServiceProxyOpt
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const operation = String(req.headers['x-amz-target'] ?? '').split('.').at(-1) ?? '';
+      const operation = options.operationOf
+        ? options.operationOf(req.method ?? 'GET', req.url ?? '/')
+        : (String(req.headers['x-amz-target'] ?? '').split('.').at(-1) ?? '');
       const body = options.prepare ? options.prepare(operation, Buffer.concat(chunks)) : Buffer.concat(chunks);
       const headers = { ...req.headers, 'content-length': String(body.length) };
       const forward = () =>

@@ -4,6 +4,7 @@ import { z } from 'zod';
 const apiEnv = z.object({
   PROGNOZ_TABLE_NAME: z.string().min(1),
   PROGNOZ_WEBHOOK_QUEUE_URL: z.string().min(1),
+  PROGNOZ_OUTPUT_BUCKET: z.string().min(1),
   /** JSON object: model id → state machine ARN. */
   PROGNOZ_STATE_MACHINES: z.string().transform((raw, ctx) => {
     try {
@@ -15,12 +16,23 @@ const apiEnv = z.object({
   }),
 });
 
-export type ApiConfig = { tableName: string; stateMachines: Readonly<Record<string, string>>; webhookQueueUrl: string };
+export type ApiConfig = { tableName: string; stateMachines: Readonly<Record<string, string>>; webhookQueueUrl: string; outputBucket: string };
 
 export const apiConfigFromEnv = (env: NodeJS.ProcessEnv = process.env): ApiConfig => {
   const parsed = apiEnv.parse(env);
-  return { tableName: parsed.PROGNOZ_TABLE_NAME, stateMachines: parsed.PROGNOZ_STATE_MACHINES, webhookQueueUrl: parsed.PROGNOZ_WEBHOOK_QUEUE_URL };
+  return {
+    tableName: parsed.PROGNOZ_TABLE_NAME,
+    stateMachines: parsed.PROGNOZ_STATE_MACHINES,
+    webhookQueueUrl: parsed.PROGNOZ_WEBHOOK_QUEUE_URL,
+    outputBucket: parsed.PROGNOZ_OUTPUT_BUCKET,
+  };
 };
 
 export const tableNameFromEnv = (env: NodeJS.ProcessEnv = process.env): string =>
   z.string().min(1).parse(env.PROGNOZ_TABLE_NAME);
+
+export const webhookQueueUrlFromEnv = (env: NodeJS.ProcessEnv = process.env): string => z.string().min(1).parse(env.PROGNOZ_WEBHOOK_QUEUE_URL);
+
+/** Model id → state machine ARN, as the stack passes it to the functions that start or stop executions. */
+export const stateMachinesFromEnv = (env: NodeJS.ProcessEnv = process.env): Readonly<Record<string, string>> =>
+  apiEnv.shape.PROGNOZ_STATE_MACHINES.parse(env.PROGNOZ_STATE_MACHINES);

@@ -21,7 +21,8 @@ export type ModelHealth = z.infer<typeof healthResponse>;
 
 export interface ModelClient {
   health(): Promise<ModelHealth>;
-  predict(id: string, input: unknown): Promise<ModelResponse>;
+  /** Runs the prediction; rejects with ModelTimeout when it has not answered within `timeoutMs`. */
+  predict(id: string, input: unknown, timeoutMs: number): Promise<ModelResponse>;
   cancel(id: string): Promise<void>;
   /** The model's own progress on a prediction (0–1), or null when it reports none. */
   progress(id: string): Promise<number | null>;
@@ -32,22 +33,41 @@ export class ModelUnavailable extends Error {
   override readonly name = 'ModelUnavailable';
 }
 
+/** The model server did not answer in the time it was given. */
+export class ModelTimeout extends Error {
+  override readonly name = 'ModelTimeout';
+}
+
+/** Health, cancel and progress are quick questions: a server that cannot answer them in this long is not well. */
+const QUICK_CALL_MS = 5000;
+
 /**
  * node:http rather than fetch: a prediction may run for many minutes, past fetch's fixed
- * header timeout, and the model server is a local sidecar.
+ * header timeout, and the model server is a local sidecar. Every call has a deadline.
  */
-const call = (baseUrl: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; json: unknown }> =>
+const call = (baseUrl: string, method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number): Promise<{ status: number; json: unknown }> =>
   new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const req = request(new URL(path, baseUrl), {
       method,
       headers: payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {},
     });
-    req.on('error', (error) => reject(new ModelUnavailable(`model server ${baseUrl}: ${error.message}`)));
+    let timedOut = false;
+    const broken = (error: Error) =>
+      timedOut
+        ? new ModelTimeout(`model server ${baseUrl} did not answer ${method} ${path} within ${timeoutMs} ms`)
+        : new ModelUnavailable(`model server ${baseUrl}: ${error.message}`);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      req.destroy();
+    }, timeoutMs);
+    req.on('close', () => clearTimeout(timer));
+    req.on('error', (error) => reject(broken(error)));
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('error', (error) => reject(new ModelUnavailable(`model server ${baseUrl}: ${error.message}`)));
+      res.on('error', (error) => reject(broken(error)));
+      res.on('aborted', () => reject(broken(new Error('the answer was cut off'))));
       res.on('end', () => {
         try {
           resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
@@ -61,21 +81,21 @@ const call = (baseUrl: string, method: 'GET' | 'POST', path: string, body?: unkn
 
 export const httpModelClient = (baseUrl: string): ModelClient => ({
   async health() {
-    const { json } = await call(baseUrl, 'GET', '/health-check');
+    const { json } = await call(baseUrl, 'GET', '/health-check', undefined, QUICK_CALL_MS);
     return healthResponse.parse(json);
   },
-  async predict(id, input) {
-    const { status, json } = await call(baseUrl, 'POST', '/predictions', { id, input });
+  async predict(id, input, timeoutMs) {
+    const { status, json } = await call(baseUrl, 'POST', '/predictions', { id, input }, timeoutMs);
     if (status !== 200) throw new ModelUnavailable(`model server refused the prediction (HTTP ${status}): ${JSON.stringify(json)}`);
     const parsed = modelResponse.safeParse(json);
     if (!parsed.success) throw new ModelUnavailable(`model server broke the protocol: ${parsed.error.message}`);
     return parsed.data;
   },
   async cancel(id) {
-    await call(baseUrl, 'POST', `/predictions/${encodeURIComponent(id)}/cancel`, {});
+    await call(baseUrl, 'POST', `/predictions/${encodeURIComponent(id)}/cancel`, {}, QUICK_CALL_MS);
   },
   async progress(id) {
-    const { status, json } = await call(baseUrl, 'GET', `/predictions/${encodeURIComponent(id)}`);
+    const { status, json } = await call(baseUrl, 'GET', `/predictions/${encodeURIComponent(id)}`, undefined, QUICK_CALL_MS);
     if (status !== 200) return null;
     const parsed = z.object({ progress: z.number().min(0).max(1).nullish() }).safeParse(json);
     return parsed.success ? (parsed.data.progress ?? null) : null;

@@ -3,21 +3,27 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { dispatchMessage, type DispatchMessage } from '../shared/workflow/messages.ts';
 import type { ModelClient } from './model-client.ts';
 
+/** What becomes of a job message once its handler is done. */
+export type Disposition =
+  | { readonly kind: 'delete' }
+  /** Back to the queue after this long (0: at once, for another worker). */
+  | { readonly kind: 'return'; readonly afterSeconds: number };
+
 export interface PollerOptions {
   readonly sqs: SQSClient;
   readonly queueUrl: string;
   readonly modelServer: ModelClient;
-  /** Seconds a received message stays hidden; extended on every heartbeat. */
-  readonly visibilitySeconds: number;
+  /** Seconds a received message stays hidden: the worker's lease, renewed while it runs. */
+  readonly leaseSeconds: number;
   readonly signal: AbortSignal;
   readonly log: (message: string, fields?: Record<string, unknown>) => void;
-  readonly handle: (message: DispatchMessage, extendVisibility: () => Promise<void>) => Promise<unknown>;
+  readonly handle: (message: DispatchMessage, renewLease: () => Promise<void>) => Promise<Disposition>;
 }
 
 /**
  * Waits for the model server to be READY. A fresh worker that finds it BUSY is looking at an
- * orphan (its predecessor died mid-run; that prediction has been ended by its heartbeat
- * timeout), so it cancels it rather than wait for work nobody will collect.
+ * orphan (its predecessor died mid-run; that prediction's message comes back when the lease
+ * runs out, and is run again), so it cancels it rather than wait for work nobody will collect.
  */
 const waitUntilReady = async (options: PollerOptions, cancelOrphans: boolean): Promise<void> => {
   let said = false;
@@ -36,8 +42,9 @@ const waitUntilReady = async (options: PollerOptions, cancelOrphans: boolean): P
 };
 
 /**
- * Takes one job at a time (one model server, one GPU): wait for the model to be ready, receive,
- * run, delete. A job that throws leaves its message to come back after the visibility timeout.
+ * Takes one job at a time (one model server, one GPU): wait for the model to be ready, receive
+ * (the message hidden for one lease), run, then delete or return the message. A job that throws
+ * leaves its message to come back when the lease runs out, as a dead worker's would.
  */
 export const pollQueue = async (options: PollerOptions): Promise<void> => {
   let first = true;
@@ -52,7 +59,7 @@ export const pollQueue = async (options: PollerOptions): Promise<void> => {
           QueueUrl: options.queueUrl,
           MaxNumberOfMessages: 1,
           WaitTimeSeconds: 20,
-          VisibilityTimeout: options.visibilitySeconds,
+          VisibilityTimeout: options.leaseSeconds,
         }),
         { abortSignal: options.signal },
       );
@@ -64,24 +71,30 @@ export const pollQueue = async (options: PollerOptions): Promise<void> => {
     }
     for (const message of received.Messages ?? []) {
       const receipt = message.ReceiptHandle ?? '';
+      const hideFor = (seconds: number) =>
+        options.sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: options.queueUrl, ReceiptHandle: receipt, VisibilityTimeout: seconds }));
       const remove = () => options.sqs.send(new DeleteMessageCommand({ QueueUrl: options.queueUrl, ReceiptHandle: receipt }));
-      const parsed = dispatchMessage.safeParse(JSON.parse(message.Body ?? 'null'));
+      let body: unknown = null;
+      try {
+        body = JSON.parse(message.Body ?? 'null');
+      } catch {
+        // Not JSON: refused below like any message that is not a dispatch message.
+      }
+      const parsed = dispatchMessage.safeParse(body);
       if (!parsed.success) {
         options.log('dropping a message that is not a dispatch message', { messageId: message.MessageId });
         await remove();
         continue;
       }
-      const extendVisibility = async () => {
-        await options.sqs.send(
-          new ChangeMessageVisibilityCommand({ QueueUrl: options.queueUrl, ReceiptHandle: receipt, VisibilityTimeout: options.visibilitySeconds }),
-        );
-      };
       try {
-        const outcome = await options.handle(parsed.data, extendVisibility);
-        options.log('job done', { predictionId: parsed.data.predictionId, outcome });
-        await remove();
+        const disposition = await options.handle(parsed.data, async () => {
+          await hideFor(options.leaseSeconds);
+        });
+        options.log('job done', { predictionId: parsed.data.predictionId, disposition });
+        if (disposition.kind === 'delete') await remove();
+        else await hideFor(disposition.afterSeconds);
       } catch (error) {
-        options.log('job failed; its message will come back', { predictionId: parsed.data.predictionId, error: String(error) });
+        options.log('job failed; its message comes back when the lease runs out', { predictionId: parsed.data.predictionId, error: String(error) });
       }
     }
   }

@@ -1,113 +1,156 @@
-import type { PredictionStore } from '../shared/adapters/prediction-store.ts';
-import { TASK_CLOSED_ERRORS, type TaskCallbacks } from '../shared/adapters/workflow-client.ts';
 import type { Clock } from '../shared/domain/clock.ts';
-import type { PredictionId } from '../shared/domain/ids.ts';
-import { isTerminal } from '../shared/domain/prediction.ts';
+import { ENDINGS, OUTPUT_LIMITS } from '../shared/domain/endings.ts';
+import { parseTimestamp } from '../shared/domain/clock.ts';
+import type { PredictionEvent, StoredOutput } from '../shared/domain/prediction.ts';
 import type { ModelDefinition } from '../shared/models/registry.ts';
+import { phaseLimitsOf } from '../shared/models/registry.ts';
+import type { OutputStore } from '../shared/ports/output-store.ts';
+import type { PredictionStore } from '../shared/ports/prediction-store.ts';
 import { applyEvent } from '../shared/use-cases/apply-event.ts';
-import { MODEL_FAILED, WORKER_FAILED, type DispatchMessage, type RunFailureCause } from '../shared/workflow/messages.ts';
-import { ModelUnavailable, type ModelClient, type ModelResponse } from './model-client.ts';
+import { endPrediction, type EffectDeps } from '../shared/use-cases/end-prediction.ts';
+import { ModelTimeout, ModelUnavailable, type ModelClient, type ModelResponse } from './model-client.ts';
+import type { Processing } from './take-job.ts';
 
-export interface JobDeps {
+export interface RunDeps {
   readonly model: ModelDefinition;
   readonly store: PredictionStore;
-  readonly callbacks: TaskCallbacks;
+  readonly outputs: Pick<OutputStore, 'put'>;
   readonly modelServer: ModelClient;
   readonly clock: Clock;
-  /** How often to heartbeat; well under the model's HeartbeatSeconds. */
+  /** How often the worker looks for a cancel (and records progress). */
+  readonly checkMs: number;
+  /** How often the worker renews its lease on the job (the model's heartbeat). */
   readonly heartbeatMs: number;
-  /** Keeps the queue message hidden while the job runs. */
-  readonly extendVisibility: () => Promise<void>;
+  /** Renews the lease: keeps the queue message hidden for another lease. */
+  readonly renewLease: () => Promise<void>;
+  /** Ends the prediction's execution with the job's task token (used once). */
+  readonly effects: EffectDeps;
+  readonly sleep: (ms: number) => Promise<void>;
   readonly log: (message: string, fields?: Record<string, unknown>) => void;
 }
 
-export type JobOutcome = 'skipped' | 'reported' | 'canceled';
+export type RunOutcome =
+  /** This worker ended the prediction. */
+  | 'ended'
+  /** Someone else ended it (a cancel, the sweeper) or took the run over: the model was stopped. */
+  | 'stopped'
+  /** The model server went away mid-run: the prediction is back in the queue for another attempt. */
+  | 'requeued';
 
 /** Progress is written to the prediction in steps of at least this much, to spare the table. */
 const PROGRESS_STEP = 0.05;
-
-const isTaskClosed = (error: unknown): boolean => error instanceof Error && TASK_CLOSED_ERRORS.has(error.name);
+/** Time the model server gets past the run limit to answer before the run counts as timed out. */
+const ANSWER_GRACE_MS = 2000;
+/** Pauses before retrying a write of the result that failed (the job is done; losing it would rerun it). */
+const END_RETRY_PAUSES_MS = [500, 2000, 5000];
 
 /**
- * Runs one dispatched prediction. The caller deletes the queue message whatever this returns;
- * it throws only when the outcome could not be reported, so that the message comes back.
+ * Runs a prediction this worker claimed, on the model server beside it, and ends it here: the
+ * output stored (inline when small, in the outputs bucket when large — never in the workflow),
+ * status, cost and hold in one write, then its webhook queued and its execution ended with the
+ * task token. While it runs, the worker renews its lease every heartbeat and checks every
+ * second that the prediction is still its own; a cancel or a takeover stops the model.
  */
-export const runJob = async (deps: JobDeps, message: DispatchMessage): Promise<JobOutcome> => {
-  const id = message.predictionId as PredictionId;
-  const before = await deps.store.get(id);
-  if (!before || isTerminal(before)) {
-    deps.log('skipping a prediction that is gone or already finished', { predictionId: id, status: before?.status });
-    return 'skipped';
-  }
-  const started = await applyEvent(deps.store, id, { type: 'started', atMs: deps.clock.now() });
-  if (!started.ok) {
-    deps.log('prediction ended before it could start', { predictionId: id, code: started.error.code });
-    return 'skipped';
-  }
-
-  let taskClosed = false;
+export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise<RunOutcome> => {
+  const { id, claim } = prediction;
+  const limits = phaseLimitsOf(deps.model);
+  let stopped = false;
   let reportedProgress = 0;
-  const recordProgress = async () => {
-    const fraction = await deps.modelServer.progress(id).catch(() => null);
-    if (fraction === null || fraction - reportedProgress < PROGRESS_STEP) return;
-    reportedProgress = fraction;
-    await deps.store.recordProgress(id, fraction);
-  };
-  const heartbeat = setInterval(() => {
-    void (async () => {
-      try {
-        await deps.callbacks.heartbeat(message.taskToken);
-        await deps.extendVisibility();
-        await recordProgress();
-      } catch (error) {
-        if (!isTaskClosed(error) || taskClosed) return;
-        // The execution was stopped (cancel) or timed out: the model must stop working on it.
-        taskClosed = true;
-        deps.log('task closed while running; canceling the model', { predictionId: id });
-        await deps.modelServer.cancel(id).catch(() => undefined);
+  const check = async () => {
+    const current = await deps.store.statusOf(id);
+    if (current?.status === 'processing' && current.claim === claim) {
+      const fraction = await deps.modelServer.progress(id).catch(() => null);
+      if (fraction !== null && fraction - reportedProgress >= PROGRESS_STEP) {
+        reportedProgress = fraction;
+        await deps.store.recordProgress(id, claim, fraction);
       }
-    })();
-  }, deps.heartbeatMs);
+      return;
+    }
+    if (stopped) return;
+    stopped = true;
+    deps.log('the prediction was ended or taken over while it ran; stopping the model', { predictionId: id, status: current?.status });
+    await deps.modelServer.cancel(id).catch(() => undefined);
+  };
+  const watching = setInterval(() => void check().catch((error: unknown) => deps.log('status check failed', { predictionId: id, error: String(error) })), deps.checkMs);
+  const leasing = setInterval(
+    () => void deps.renewLease().catch((error: unknown) => deps.log('lease renewal failed', { predictionId: id, error: String(error) })),
+    deps.heartbeatMs,
+  );
 
-  const t0 = deps.clock.now();
+  const startedMs = deps.clock.now();
+  const runDeadline = parseTimestamp(prediction.startedAt) + limits.runSeconds * 1000;
   let response: ModelResponse | Error;
   try {
-    response = await deps.modelServer.predict(id, started.value.after.input);
+    response = await deps.modelServer.predict(id, prediction.input, Math.max(1000, runDeadline - startedMs + ANSWER_GRACE_MS));
   } catch (error) {
     response = error instanceof Error ? error : new Error(String(error));
   } finally {
-    clearInterval(heartbeat);
+    clearInterval(watching);
+    clearInterval(leasing);
   }
-  const runtimeMs = Math.max(0, deps.clock.now() - t0);
-  if (taskClosed) return 'canceled';
+  const runtimeMs = Math.max(0, deps.clock.now() - startedMs);
+  if (stopped) return 'stopped';
 
-  try {
-    await report(deps, message.taskToken, response, runtimeMs);
-  } catch (error) {
-    if (isTaskClosed(error)) return 'canceled';
-    throw error;
+  if (response instanceof ModelUnavailable) {
+    deps.log('the model server went away mid-run; the prediction goes back to the queue', { predictionId: id, error: response.message });
+    await applyEvent(deps.store, id, { type: 'lost', atMs: deps.clock.now(), claim });
+    return 'requeued';
   }
-  return 'reported';
+  const ending = await endingOf(deps, prediction, response, runtimeMs, limits.runSeconds);
+  return finish(deps, prediction, { ...ending, atMs: deps.clock.now() });
 };
 
-const report = async (deps: JobDeps, taskToken: string, response: ModelResponse | Error, runtimeMs: number): Promise<void> => {
-  const fail = (error: string, message: string) => {
-    const cause: RunFailureCause = { message, runtimeMs };
-    return deps.callbacks.fail(taskToken, error, cause);
-  };
-  if (response instanceof ModelUnavailable) {
-    return fail(WORKER_FAILED, 'the model server stopped while running this prediction; it was not retried');
-  }
-  if (response instanceof Error) return fail(WORKER_FAILED, `the worker failed: ${response.message}`);
-  switch (response.status) {
-    case 'succeeded': {
-      const output = deps.model.output.safeParse(response.output);
-      if (!output.success) return fail(MODEL_FAILED, `the model returned output that does not match its schema: ${output.error.message}`);
-      return deps.callbacks.succeed(taskToken, { output: output.data, runtimeMs });
+/** The run is done and losing its result would run it again: its writes are retried a few times. */
+const retrying = async <T>(deps: RunDeps, what: string, predictionId: string, write: () => Promise<T>): Promise<T> => {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      const pause = END_RETRY_PAUSES_MS[attempt];
+      if (pause === undefined) throw error;
+      deps.log(`${what} failed; retrying`, { predictionId, error: String(error) });
+      await deps.sleep(pause);
     }
-    case 'failed':
-      return fail(MODEL_FAILED, response.error ?? 'the model failed without a message');
-    case 'canceled':
-      return fail(MODEL_FAILED, 'the model stopped this prediction on its own');
   }
+};
+
+type Ending =
+  | { readonly type: 'succeeded'; readonly claim: string; readonly output: StoredOutput; readonly runtimeMs: number }
+  | { readonly type: 'failed'; readonly claim: string; readonly error: string; readonly runtimeMs: number | null; readonly by: 'worker' };
+
+/** What the run's answer means for the prediction; a large output is stored on the way. */
+const endingOf = async (deps: RunDeps, prediction: Processing, response: ModelResponse | Error, runtimeMs: number, runSeconds: number): Promise<Ending> => {
+  const failed = (error: string): Ending => ({ type: 'failed', claim: prediction.claim, error, runtimeMs, by: 'worker' });
+  if (response instanceof ModelTimeout) {
+    await deps.modelServer.cancel(prediction.id).catch(() => undefined);
+    return failed(ENDINGS.runTimeout(runSeconds));
+  }
+  if (response instanceof Error) return failed(`the worker failed: ${response.message}`);
+  switch (response.status) {
+    case 'failed':
+      return failed(response.error ?? 'the model failed without a message');
+    case 'canceled':
+      return failed(ENDINGS.modelStoppedItself);
+    case 'succeeded': {
+      const parsed = deps.model.output.safeParse(response.output);
+      if (!parsed.success) return failed(ENDINGS.outputInvalid(parsed.error.message));
+      const json = JSON.stringify(parsed.data);
+      const bytes = Buffer.byteLength(json);
+      if (bytes > OUTPUT_LIMITS.maxBytes) return failed(ENDINGS.outputTooLarge(bytes, OUTPUT_LIMITS.maxBytes));
+      const output: StoredOutput =
+        bytes <= OUTPUT_LIMITS.inlineBytes
+          ? { kind: 'inline', value: parsed.data }
+          : { kind: 'object', key: await retrying(deps, 'storing the output', prediction.id, () => deps.outputs.put(prediction.id, prediction.claim, json)), bytes };
+      return { type: 'succeeded', claim: prediction.claim, output, runtimeMs };
+    }
+  }
+};
+
+/** Writes the end and settles what it owes. */
+const finish = async (deps: RunDeps, prediction: Processing, event: Extract<PredictionEvent, { type: 'succeeded' | 'failed' }>): Promise<RunOutcome> => {
+  const ended = await retrying(deps, 'recording the result', prediction.id, () => endPrediction(deps.effects, prediction.id, event));
+  if (ended.ok) return 'ended';
+  // Canceled meanwhile, or the claim was taken over: the result no longer counts.
+  if (ended.error.code === 'prediction_finished' || ended.error.code === 'claim_lost') return 'stopped';
+  throw ended.error;
 };

@@ -1,5 +1,5 @@
 import { PrognozError } from '../../shared/domain/errors.ts';
-import { toPredictionView } from '../../shared/api/prediction-view.ts';
+import { presentPrediction } from '../../shared/api/prediction-view.ts';
 import { cancelPredictionUseCase } from '../../shared/use-cases/cancel-prediction.ts';
 import { apiDeps } from './deps.ts';
 import { httpHandler } from './pipeline.ts';
@@ -10,15 +10,11 @@ import { json } from './respond.ts';
 export const handler = httpHandler(async (event) => {
   const deps = apiDeps();
   const prediction = await ownedPrediction(event, deps.store);
-  const id = prediction.id;
-  const canceled = await cancelPredictionUseCase(
-    { ...deps, stateMachineArnOf: (model) => deps.config.stateMachines[model] },
-    id,
-  );
-  if (canceled.ok) return json(200, toPredictionView(canceled.value, { includeCost: true }));
+  const canceled = await cancelPredictionUseCase(deps, prediction.id);
+  if (canceled.ok) return json(200, await presentPrediction(canceled.value, deps.outputs, { includeCost: true }));
   if (canceled.error.code !== 'prediction_finished') throw canceled.error;
-  const current = (await deps.store.get(id)) ?? prediction;
+  const current = (await deps.store.get(prediction.id)) ?? prediction;
   throw new PrognozError('prediction_finished', canceled.error.message, {
-    body: { prediction: toPredictionView(current, { includeCost: true }) },
+    body: { prediction: await presentPrediction(current, deps.outputs, { includeCost: true }) },
   });
 });

@@ -1,6 +1,6 @@
 import { isStreamingRoute } from '../../shared/api/routes.ts';
 import { PrognozError } from '../../shared/domain/errors.ts';
-import { toPredictionView } from '../../shared/api/prediction-view.ts';
+import { presentPrediction } from '../../shared/api/prediction-view.ts';
 import { coerceFormInput, findModel } from '../../shared/models/registry.ts';
 import { createPredictionUseCase } from '../../shared/use-cases/create-prediction.ts';
 import { waitForPrediction } from '../../shared/use-cases/wait-for-prediction.ts';
@@ -10,6 +10,7 @@ import { accountOf } from './middleware.ts';
 import { httpHandler } from './pipeline.ts';
 import { predictionLocation } from './predictions.ts';
 import { parseWaitPreference, resolveWebhook } from './request-options.ts';
+import { logger } from './logger.ts';
 import { json } from './respond.ts';
 
 /** POST /api/v1/{company}/{model} */
@@ -17,8 +18,7 @@ export const handler = httpHandler(async (event) => {
   const deps = apiDeps();
   const modelId = `${event.pathParameters?.company ?? ''}/${event.pathParameters?.model ?? ''}`;
   const model = findModel(modelId);
-  const stateMachineArn = deps.config.stateMachines[modelId];
-  if (!model || !stateMachineArn) throw new PrognozError('model_not_found', `there is no model ${modelId}`);
+  if (!model || deps.stateMachineArnOf(modelId) === undefined) throw new PrognozError('model_not_found', `there is no model ${modelId}`);
 
   const wait = parseWaitPreference(event.headers);
   const body = parseBody(event);
@@ -30,11 +30,10 @@ export const handler = httpHandler(async (event) => {
   }
   const input = body.kind === 'form' ? coerceFormInput(model, fields as Record<string, string>) : fields;
 
-  const created = await createPredictionUseCase(
-    { store: deps.store, accounts: deps.accounts, workflow: deps.workflow, stateMachineArn, clock: deps.clock, ids: deps.ids },
-    { model, owner: accountOf(event), input, webhook },
-  );
+  const created = await createPredictionUseCase(deps, { model, owner: accountOf(event), input, webhook });
   if (!created.ok) throw created.error;
-  const prediction = wait.sync ? await waitForPrediction(deps, created.value, wait.timeoutMs) : created.value;
-  return json(201, toPredictionView(prediction, { includeCost: true }), { location: predictionLocation(prediction) });
+  const { prediction: accepted, start } = created.value;
+  if (start.kind !== 'queued') logger.warn('the workflow did not start; the sweeper will start it', { predictionId: accepted.id, start });
+  const prediction = wait.sync ? await waitForPrediction(deps, accepted, wait.timeoutMs) : accepted;
+  return json(201, await presentPrediction(prediction, deps.outputs, { includeCost: true }), { location: predictionLocation(prediction) });
 }, { streaming: isStreamingRoute('create-prediction') });

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dynamoAccountStore, type AccountStore } from '../../shared/adapters/account-store.ts';
 import { dynamoDeliveryLog, type DeliveryLog } from '../../shared/adapters/delivery-log.ts';
+import { s3OutputStore, type OutputStore } from '../../shared/adapters/output-store.ts';
 import { dynamoPredictionStore, type PredictionStore } from '../../shared/adapters/prediction-store.ts';
 import { checkWebhookHost } from '../../shared/adapters/webhook-transport.ts';
 import { dynamoRateLimiter, type RateLimiter } from '../../shared/adapters/rate-limiter.ts';
@@ -16,7 +17,9 @@ import { apiConfigFromEnv, type ApiConfig } from '../../shared/config.ts';
 export interface ApiDeps {
   readonly config: ApiConfig;
   readonly store: PredictionStore;
+  readonly outputs: OutputStore;
   readonly workflow: WorkflowClient;
+  readonly stateMachineArnOf: (model: string) => string | undefined;
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly sleep: (ms: number) => Promise<void>;
@@ -45,7 +48,9 @@ export const apiDeps = (): ApiDeps => {
   deps = {
     config,
     store: dynamoPredictionStore(config.tableName),
+    outputs: s3OutputStore(config.outputBucket),
     workflow: sfnWorkflowClient(),
+    stateMachineArnOf: (model) => config.stateMachines[model],
     clock: systemClock,
     ids: randomIds,
     sleep: (ms) => sleep(ms),

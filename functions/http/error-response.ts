@@ -18,6 +18,10 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   method_not_allowed: 405,
   prediction_finished: 409,
   webhook_not_dead_lettered: 409,
+  // A worker's report on a run that was taken over, or an event the status does not allow:
+  // these never come from a request, but the table stays exhaustive.
+  claim_lost: 409,
+  invalid_transition: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,

@@ -5,7 +5,10 @@ import { accountOf } from './middleware.ts';
 import { httpHandler } from './pipeline.ts';
 import { json } from './respond.ts';
 
-/** GET /api/v1/account: balance, this month's spend and the monthly limit, in roubles. */
+/**
+ * GET /api/v1/account: balance, what predictions in flight hold of it, this month's spend and
+ * the monthly limit, in roubles.
+ */
 export const handler = httpHandler(async (event) => {
   const deps = apiDeps();
   const account = await deps.accounts.getAccount(accountOf(event), deps.clock.now());
@@ -14,6 +17,7 @@ export const handler = httpHandler(async (event) => {
     id: account.id,
     currency: 'RUB',
     balance: Number(formatRoubles(account.balanceKopecks)),
+    held: Number(formatRoubles(account.heldKopecks)),
     month: account.month,
     spent_this_month: Number(formatRoubles(account.spentThisMonthKopecks)),
     monthly_limit: account.monthlyLimitKopecks === null ? null : Number(formatRoubles(account.monthlyLimitKopecks)),

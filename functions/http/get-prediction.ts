@@ -1,4 +1,4 @@
-import { toPredictionView } from '../../shared/api/prediction-view.ts';
+import { presentPrediction } from '../../shared/api/prediction-view.ts';
 import { apiDeps } from './deps.ts';
 import { httpHandler } from './pipeline.ts';
 import { ownedPrediction } from './predictions.ts';
@@ -6,6 +6,7 @@ import { json } from './respond.ts';
 
 /** GET /api/v1/predictions/{id} */
 export const handler = httpHandler(async (event) => {
-  const prediction = await ownedPrediction(event, apiDeps().store);
-  return json(200, toPredictionView(prediction, { includeCost: true }));
+  const deps = apiDeps();
+  const prediction = await ownedPrediction(event, deps.store);
+  return json(200, await presentPrediction(prediction, deps.outputs, { includeCost: true }));
 });

@@ -1,10 +1,11 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { SYNC_WAIT } from '../../shared/api/routes.ts';
 import { PrognozError } from '../../shared/domain/errors.ts';
 import type { AddressPolicy } from '../../shared/domain/addresses.ts';
 import { checkWebhookUrl } from '../../shared/domain/webhook-url.ts';
 
-export const DEFAULT_SYNC_WAIT_SECONDS = 30;
-const MAX_SYNC_WAIT_SECONDS = 60;
+export const DEFAULT_SYNC_WAIT_SECONDS: number = SYNC_WAIT.defaultSeconds;
+const MAX_SYNC_WAIT_SECONDS = SYNC_WAIT.maxSeconds;
 
 export interface WaitPreference {
   readonly sync: boolean;

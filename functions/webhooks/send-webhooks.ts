@@ -3,6 +3,7 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { dynamoAccountStore } from '../../shared/adapters/account-store.ts';
 import { sqs } from '../../shared/adapters/aws-clients.ts';
 import { dynamoDeliveryLog } from '../../shared/adapters/delivery-log.ts';
+import { outputBucketFromEnv, s3OutputStore } from '../../shared/adapters/output-store.ts';
 import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts';
 import { guardedPoster } from '../../shared/adapters/webhook-transport.ts';
 import { tableNameFromEnv } from '../../shared/config.ts';
@@ -17,6 +18,7 @@ const depsFromEnv = (): DeliveryDeps => {
   const table = tableNameFromEnv();
   return (deps ??= {
     store: dynamoPredictionStore(table),
+    outputs: s3OutputStore(outputBucketFromEnv()),
     accounts: dynamoAccountStore(table),
     log: dynamoDeliveryLog(table),
     clock: systemClock,

@@ -1,8 +1,8 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
-import { AttributeType, Billing, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, Billing, ProjectionType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { OWNER_INDEX, TABLE_KEY } from '../../shared/adapters/table-keys.ts';
+import { OWNER_INDEX, SWEEP_INDEX, TABLE_KEY } from '../../shared/adapters/table-keys.ts';
 
 export interface DataStoreProps {
   /** Keep the table and bucket when the stack is deleted. Default: true. */
@@ -14,7 +14,7 @@ export interface DataStoreProps {
 /** The single table of DESIGN §3: predictions, accounts, tokens, keyed as shared/adapters/table-keys.ts says. */
 export class DataStore extends Construct {
   public readonly table: TableV2;
-  /** Outputs too large for a table item or a Step Functions payload. */
+  /** Outputs too large for the prediction's table item (they never travel through the workflow). */
   public readonly bucket: Bucket;
 
   constructor(scope: Construct, id: string, props: DataStoreProps = {}) {
@@ -43,6 +43,13 @@ export class DataStore extends Construct {
           indexName: OWNER_INDEX.name,
           partitionKey: { name: OWNER_INDEX.partition, type: AttributeType.STRING },
           sortKey: { name: OWNER_INDEX.sort, type: AttributeType.STRING },
+        },
+        {
+          // Sparse: only predictions that may still owe something carry these attributes.
+          indexName: SWEEP_INDEX.name,
+          partitionKey: { name: SWEEP_INDEX.partition, type: AttributeType.STRING },
+          sortKey: { name: SWEEP_INDEX.sort, type: AttributeType.NUMBER },
+          projectionType: ProjectionType.KEYS_ONLY,
         },
       ],
     });

@@ -19,6 +19,7 @@ import {
 } from 'aws-cdk-lib/aws-ecs';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { MathExpression } from 'aws-cdk-lib/aws-cloudwatch';
@@ -38,6 +39,10 @@ export interface ModelFleetProps {
   readonly cluster: Cluster;
   readonly queue: IQueue;
   readonly table: ITable;
+  /** The worker stores large outputs here. */
+  readonly bucket: IBucket;
+  /** The worker queues the webhooks of the predictions it ends. */
+  readonly webhookQueue: IQueue;
   readonly stateMachine: IStateMachine;
   /** Override the registry's minimum warm tasks (e.g. 0 in a test account). */
   readonly minWarmTasks?: number;
@@ -114,16 +119,21 @@ export class ModelFleet extends Construct {
         PROGNOZ_TABLE_NAME: props.table.tableName,
         PROGNOZ_MODEL_ID: model.id,
         PROGNOZ_QUEUE_URL: props.queue.queueUrl,
+        PROGNOZ_WEBHOOK_QUEUE_URL: props.webhookQueue.queueUrl,
+        PROGNOZ_OUTPUT_BUCKET: props.bucket.bucketName,
         PROGNOZ_MODEL_URL: `http://127.0.0.1:${MODEL_PORT}`,
       },
       logging: logging('worker'),
-      // ECS stops the worker first and gives it time to finish its job before the model goes.
+      // ECS stops the worker first and gives it time to finish its job before the model goes;
+      // a job still running then is run again elsewhere once its lease runs out.
       stopTimeout: Duration.seconds(120),
     });
     worker.addContainerDependencies({ container: modelServer, condition: ContainerDependencyCondition.START });
 
     props.queue.grantConsumeMessages(this.taskDefinition.taskRole);
     props.table.grantReadWriteData(this.taskDefinition.taskRole);
+    props.bucket.grantPut(this.taskDefinition.taskRole);
+    props.webhookQueue.grantSendMessages(this.taskDefinition.taskRole);
     props.stateMachine.grantTaskResponse(this.taskDefinition.taskRole);
 
     this.service = new Ec2Service(this, 'Service', {

@@ -13,7 +13,7 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { isStreamingRoute, ROUTES, type HandlerName } from '../../shared/api/routes.ts';
+import { isStreamingRoute, ROUTES, SYNC_WAIT, type HandlerName } from '../../shared/api/routes.ts';
 
 export interface PredictionApiProps {
   /** The handler of each route name of shared/api/routes.ts. */
@@ -67,8 +67,9 @@ export class PredictionApi extends Construct {
     for (const route of ROUTES) {
       const streaming = isStreamingRoute(route.handler);
       const integration = new LambdaIntegration(props.handlers[route.handler], {
-        // Streamed responses may take up to 15 minutes, so a 30 s sync wait needs no quota increase.
-        ...(streaming ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: Duration.seconds(60) } : {}),
+        // Streamed responses may take up to 15 minutes, so a 60 s sync wait needs no quota increase;
+        // the integration outlasts the function, which outlasts the longest wait.
+        ...(streaming ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: Duration.seconds(SYNC_WAIT.integrationTimeoutSeconds) } : {}),
       });
       resourceAt(route.path).addMethod(route.method, integration, { authorizer });
     }

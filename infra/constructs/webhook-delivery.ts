@@ -1,5 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -8,6 +9,8 @@ import { PrognozFunction } from './prognoz-function.ts';
 
 export interface WebhookDeliveryProps {
   readonly table: ITable;
+  /** Large outputs are read from here into the webhook body. */
+  readonly bucket: IBucket;
 }
 
 /**
@@ -37,10 +40,11 @@ export class WebhookDelivery extends Construct {
     });
     this.sender = new PrognozFunction(this, 'Sender', {
       entry: 'functions/webhooks/send-webhooks.ts',
-      environment: { PROGNOZ_TABLE_NAME: props.table.tableName, PROGNOZ_WEBHOOK_QUEUE_URL: this.queue.queueUrl },
+      environment: { PROGNOZ_TABLE_NAME: props.table.tableName, PROGNOZ_WEBHOOK_QUEUE_URL: this.queue.queueUrl, PROGNOZ_OUTPUT_BUCKET: props.bucket.bucketName },
       timeout: senderTimeout,
     });
     props.table.grantReadWriteData(this.sender.fn); // reads predictions, writes the delivery log
+    props.bucket.grantRead(this.sender.fn);
     this.queue.grantConsumeMessages(this.sender.fn);
     this.sender.fn.addEventSource(
       new SqsEventSource(this.queue, { batchSize: RETRY_POLICY.batchSize, reportBatchItemFailures: true, maxConcurrency: 20 }),

@@ -5,7 +5,30 @@ import { localMeter } from '../meter.ts';
 import { executorFor, type ExecutorDeps, type TaskState } from './executors.ts';
 import { ApiError, TaskTokens } from './task-tokens.ts';
 
+/** What the executor library reports of a run (its type is not exported by name). */
+type EventLog = ReturnType<StateMachine['run']>['eventLogs'] extends AsyncIterable<infer E> ? E : never;
+
 type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
+
+/** One event of an execution's history, in the shape GetExecutionHistory answers with. */
+export interface HistoryEvent {
+  readonly id: number;
+  readonly timestamp: number;
+  readonly type: string;
+  readonly [details: string]: unknown;
+}
+
+/** What EventBridge is told when an execution ends ("Step Functions Execution Status Change"). */
+export interface ExecutionEnded {
+  readonly executionArn: string;
+  readonly stateMachineArn: string;
+  readonly name: string;
+  readonly status: ExecutionStatus;
+  readonly input: string;
+  readonly output: string | null;
+  readonly error: string | null;
+  readonly cause: string | null;
+}
 
 interface Execution {
   readonly arn: string;
@@ -19,6 +42,7 @@ interface Execution {
   output?: string;
   error?: string;
   cause?: string;
+  readonly history: HistoryEvent[];
   abort(): void;
 }
 
@@ -42,6 +66,8 @@ export class LocalStepFunctions {
   constructor(
     machines: readonly LocalStateMachine[],
     private readonly deps: Omit<ExecutorDeps, 'tokens'>,
+    /** Told of every execution that ends, as EventBridge would be. */
+    private readonly onEnded: (ended: ExecutionEnded) => void = () => undefined,
   ) {
     // Validated once here, as CreateStateMachine would; validating at every execution took
     // ~100 ms of the runtime's single thread and capped it at a few predictions a second.
@@ -62,10 +88,30 @@ export class LocalStepFunctions {
       throw new ApiError('InvalidExecutionInput', 'the input is not JSON');
     }
     const token = `${randomUUID()}.${executionName}`;
+    const history: HistoryEvent[] = [];
+    const record = (type: string, details: Record<string, unknown>) => history.push({ id: history.length + 1, timestamp: Date.now() / 1000, type, ...details });
     const handlers = Object.fromEntries(
       Object.entries(machine.definition.States)
         .filter(([, state]) => state.Type === 'Task')
-        .map(([stateName, state]) => [stateName, executorFor(state as TaskState, token, { ...this.deps, tokens: this.tokens })]),
+        .map(([stateName, state]) => {
+          const task = state as TaskState;
+          const execute = executorFor(task, token, { ...this.deps, tokens: this.tokens });
+          // The task's own events, with the parameters and result the service saw, as AWS records them.
+          return [
+            stateName,
+            async (parameters: Record<string, unknown>) => {
+              record('TaskScheduled', { taskScheduledEventDetails: { resource: task.Resource, parameters: JSON.stringify(parameters) } });
+              try {
+                const result = await execute(parameters);
+                record('TaskSucceeded', { taskSucceededEventDetails: { resource: task.Resource, output: JSON.stringify(result ?? null) } });
+                return result;
+              } catch (error) {
+                record('TaskFailed', { taskFailedEventDetails: { resource: task.Resource, error: error instanceof Error ? error.name : 'Error', cause: error instanceof Error ? error.message : String(error) } });
+                throw error;
+              }
+            },
+          ];
+        }),
     );
     const startDate = new Date();
     // The executor library annotates the definition it is given (QueryLanguage): hand it a copy.
@@ -86,6 +132,7 @@ export class LocalStepFunctions {
       startDate,
       token,
       status: 'RUNNING',
+      history,
       abort: () => run.abort(),
     };
     this.executions.set(arn, execution);
@@ -93,6 +140,7 @@ export class LocalStepFunctions {
     void (async () => {
       for await (const event of run.eventLogs) {
         if (event.type === 'StateEntered' || event.type === 'StateRetried') localMeter.stateTransition();
+        record(event.type, historyDetails(event));
       }
     })().catch(() => undefined);
     run.result
@@ -115,6 +163,16 @@ export class LocalStepFunctions {
         execution.stopDate ??= new Date();
         this.tokens.close(token);
         this.forgetOldExecutions();
+        this.onEnded({
+          executionArn: arn,
+          stateMachineArn,
+          name: executionName,
+          status: execution.status,
+          input: execution.input,
+          output: execution.output ?? null,
+          error: execution.error ?? null,
+          cause: execution.cause ?? null,
+        });
       });
     return { executionArn: arn, startDate: startDate.getTime() / 1000 };
   }
@@ -150,6 +208,12 @@ export class LocalStepFunctions {
     };
   }
 
+  getExecutionHistory(executionArn: string): { events: HistoryEvent[] } {
+    const execution = this.executions.get(executionArn);
+    if (!execution) throw new ApiError('ExecutionDoesNotExist', `Execution Does Not Exist: '${executionArn}'`);
+    return { events: [...execution.history] };
+  }
+
   /** Executions still running: a clean stop aborts them (their predictions are recovered at the next start). */
   runningCount(): number {
     return [...this.executions.values()].filter((execution) => execution.status === 'RUNNING').length;
@@ -169,6 +233,7 @@ export class LocalStepFunctions {
       StartExecution: (b) => this.startExecution(b.stateMachineArn ?? '', b.name, b.input),
       StopExecution: (b) => this.stopExecution(b.executionArn ?? '', b.error, b.cause),
       DescribeExecution: (b) => this.describeExecution(b.executionArn ?? ''),
+      GetExecutionHistory: (b) => this.getExecutionHistory(b.executionArn ?? ''),
       SendTaskSuccess: (b) => (this.tokens.succeed(b.taskToken ?? '', JSON.parse(b.output ?? 'null')), {}),
       SendTaskFailure: (b) => (this.tokens.fail(b.taskToken ?? '', b.error ?? '', b.cause ?? ''), {}),
       SendTaskHeartbeat: (b) => (this.tokens.heartbeat(b.taskToken ?? ''), {}),
@@ -209,3 +274,27 @@ export class LocalStepFunctions {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 }
+
+/** The details of a library event, named as GetExecutionHistory names them (inputs and outputs as JSON text). */
+const historyDetails = (event: EventLog): Record<string, unknown> => {
+  const json = (value: unknown) => JSON.stringify(value ?? null);
+  switch (event.type) {
+    case 'ExecutionStarted':
+      return { executionStartedEventDetails: { input: json(event.input) } };
+    case 'ExecutionSucceeded':
+      return { executionSucceededEventDetails: { output: json(event.output) } };
+    case 'ExecutionFailed':
+      return { executionFailedEventDetails: { error: event.Error, cause: json(event.Cause) } };
+    case 'StateEntered':
+      return { stateEnteredEventDetails: { name: event.state.name, input: json(event.state.input) } };
+    case 'StateExited':
+      return { stateExitedEventDetails: { name: event.state.name, output: json(event.state.output) } };
+    case 'StateFailed':
+      return { stateFailedEventDetails: { name: event.state.name, error: event.Error, cause: json(event.Cause) } };
+    case 'StateCaught':
+    case 'StateRetried':
+      return { stateEventDetails: { name: event.state.name, input: json(event.state.input) } };
+    default:
+      return {};
+  }
+};

@@ -1,4 +1,4 @@
-"""prognoz/echo: echoes text, sleeps (cancelably), fails on demand, fetches a file."""
+"""prognoz/echo: echoes text (repeated on demand), sleeps (cancelably), fails on demand, fetches a file."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ class EchoPredictor:
         """Nothing to load: the echo model is warm from the start."""
 
     def predict(self, input: dict[str, Any], context: PredictionContext) -> dict[str, Any]:
-        output: dict[str, Any] = {"text": str(input.get("text", "hello"))}
+        output: dict[str, Any] = {"text": str(input.get("text", "hello")) * int(input.get("repeat", 1))}
         url = input.get("file")
         if url:
             with tempfile.TemporaryDirectory() as folder:

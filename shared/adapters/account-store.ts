@@ -23,6 +23,8 @@ export interface AccountSummary {
   readonly balanceKopecks: number;
   /** The balance less the holds of predictions in flight. */
   readonly availableKopecks: number;
+  /** What predictions in flight hold of the balance; 0 at rest. */
+  readonly heldKopecks: number;
   /** null: no monthly limit. */
   readonly monthlyLimitKopecks: number | null;
   readonly month: string;
@@ -109,6 +111,7 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
       createdAt: String(item.created_at),
       balanceKopecks: Number(item.balance_kopecks ?? 0),
       availableKopecks: Number(item.available_kopecks ?? 0),
+      heldKopecks: Number(item.balance_kopecks ?? 0) - Number(item.available_kopecks ?? 0),
       monthlyLimitKopecks: typeof item.monthly_limit_kopecks === 'number' ? item.monthly_limit_kopecks : null,
       month,
       spentThisMonthKopecks: Number(spend.Item?.spent_kopecks ?? 0),

@@ -1,4 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -11,6 +12,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 let documentClient: DynamoDBDocumentClient | undefined;
 let sfnClient: SFNClient | undefined;
 let sqsClient: SQSClient | undefined;
+let s3Client: S3Client | undefined;
 
 export const dynamo = (): DynamoDBDocumentClient =>
   (documentClient ??= DynamoDBDocumentClient.from(new DynamoDBClient({}), {
@@ -21,3 +23,6 @@ export const stepFunctions = (): SFNClient => (sfnClient ??= new SFNClient({}));
 
 // Requests go to the configured (regional or emulator) endpoint, not to the host in a queue URL.
 export const sqs = (): SQSClient => (sqsClient ??= new SQSClient({ useQueueUrlAsEndpoint: false }));
+
+// An emulator on one host and port (the local runtime's) is addressed by path, not by bucket host name.
+export const s3 = (): S3Client => (s3Client ??= new S3Client({ forcePathStyle: process.env.PROGNOZ_S3_PATH_STYLE === 'true' }));

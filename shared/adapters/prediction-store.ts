@@ -1,34 +1,17 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, ScanCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, ScanCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { maxCommittedFor } from '../domain/billing.ts';
 import { PrognozError } from '../domain/errors.ts';
 import type { PredictionId } from '../domain/ids.ts';
-import { isTerminal, TERMINAL_STATUSES, type Prediction, type PredictionStatus } from '../domain/prediction.ts';
-import { err, ok, type Result } from '../domain/result.ts';
+import { z } from 'zod';
+import { ACTIVE_STATUSES, isTerminal, TERMINAL_STATUSES, type Prediction } from '../domain/prediction.ts';
+import { err, ok } from '../domain/result.ts';
+import type { PredictionStore } from '../ports/prediction-store.ts';
 import { dynamo } from './aws-clients.ts';
 import { fromItem, toItem } from './prediction-item.ts';
-import { accountKey, predictionKey, spendKey } from './table-keys.ts';
+import { accountKey, predictionIdOfKey, predictionKey, spendKey, SWEEP_INDEX, SWEEP_SHARDS, sweepShardKey } from './table-keys.ts';
 
-/** The port through which everything reads and writes predictions. */
-export interface PredictionStore {
-  /**
-   * Records a new prediction and reserves its hold, in one transaction: the account's available
-   * funds must cover the hold (else `insufficient_funds`), and with a monthly limit the month's
-   * committed spend plus the hold must stay within it (else `monthly_limit_reached`).
-   */
-  insert(prediction: Prediction, limitKopecks: number | null): Promise<Result<void, PrognozError>>;
-  get(id: PredictionId): Promise<Prediction | null>;
-  /**
-   * Writes `next` only if the stored status is still `expected`; false when it was not. A move
-   * to a terminal status also charges its cost and releases its hold, in the same transaction,
-   * so a repeated finalize can never charge twice.
-   */
-  replace(next: Prediction, expected: PredictionStatus): Promise<boolean>;
-  /** Records the model's progress on a prediction that is still processing. */
-  recordProgress(id: PredictionId, fraction: number): Promise<void>;
-  /** Every prediction not yet in a terminal status (a full scan: for local recovery only). */
-  listActive(): Promise<Prediction[]>;
-}
+export type { PredictionStore } from '../ports/prediction-store.ts';
 
 /** Days a finished prediction (its input and output with it) is kept: PROGNOZ_RETENTION_DAYS, default 30. */
 export const retentionSecondsFromEnv = (env: NodeJS.ProcessEnv = process.env): number => Math.round(Number(env.PROGNOZ_RETENTION_DAYS ?? 30) * 86_400);
@@ -89,13 +72,18 @@ export const dynamoPredictionStore = (
     // TTL deletes expired items days late: an expired prediction is gone as far as anyone can see.
     return Item && !expired(Item, Date.now()) ? fromItem(Item) : null;
   },
+  async statusOf(id) {
+    const { Item } = await client.send(
+      new GetCommand({ TableName: tableName, Key: predictionKey(id), ProjectionExpression: '#status, claim, expires_at', ExpressionAttributeNames: { '#status': 'status' } }),
+    );
+    if (!Item || expired(Item, Date.now())) return null;
+    return { status: z.enum([...ACTIVE_STATUSES, ...TERMINAL_STATUSES]).parse(Item.status), claim: typeof Item.claim === 'string' ? Item.claim : null };
+  },
   async replace(next, expected) {
     const put = {
       TableName: tableName,
       Item: { ...toItem(next), ...(isTerminal(next) ? { expires_at: Math.floor(Date.now() / 1000) + retentionSeconds } : {}) },
-      ConditionExpression: '#status = :expected',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':expected': expected },
+      ...unchangedSince(expected),
     };
     try {
       if (!isTerminal(next)) {
@@ -134,21 +122,57 @@ export const dynamoPredictionStore = (
       throw error;
     }
   },
-  async recordProgress(id, fraction) {
+  async recordProgress(id, claim, fraction) {
     try {
       await client.send(
         new UpdateCommand({
           TableName: tableName,
           Key: predictionKey(id),
           UpdateExpression: 'SET progress = :progress',
-          ConditionExpression: '#status = :processing',
+          ConditionExpression: '#status = :processing AND claim = :claim',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':progress': Math.min(1, Math.max(0, fraction)), ':processing': 'processing' },
+          ExpressionAttributeValues: { ':progress': Math.min(1, Math.max(0, fraction)), ':processing': 'processing', ':claim': claim },
         }),
       );
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
+  },
+  async effectsDone(prediction, done) {
+    const remaining = prediction.effects.filter((effect) => !done.includes(effect));
+    try {
+      await client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: predictionKey(prediction.id),
+          UpdateExpression: remaining.length === 0 ? `SET effects = :remaining REMOVE ${SWEEP_INDEX.partition}, ${SWEEP_INDEX.sort}` : 'SET effects = :remaining',
+          ConditionExpression: '#status = :status',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':remaining': remaining, ':status': prediction.status },
+        }),
+      );
+    } catch (error) {
+      // Gone (expired and deleted): nothing is owed any more.
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  },
+  async due(nowMs, limit) {
+    const pages = await Promise.all(
+      Array.from({ length: SWEEP_SHARDS }, (_, shard) =>
+        client.send(
+          new QueryCommand({
+            TableName: tableName,
+            IndexName: SWEEP_INDEX.name,
+            KeyConditionExpression: '#shard = :shard AND #at <= :now',
+            ExpressionAttributeNames: { '#shard': SWEEP_INDEX.partition, '#at': SWEEP_INDEX.sort },
+            ExpressionAttributeValues: { ':shard': sweepShardKey(shard), ':now': nowMs },
+            ProjectionExpression: 'pk',
+            Limit: Math.max(1, Math.ceil(limit / SWEEP_SHARDS)),
+          }),
+        ),
+      ),
+    );
+    return pages.flatMap((page) => (page.Items ?? []).map((item) => predictionIdOfKey(String(item.pk)) as PredictionId)).slice(0, limit);
   },
   async listActive() {
     const found: Prediction[] = [];
@@ -173,3 +197,18 @@ export const dynamoPredictionStore = (
   },
 });
 
+
+/** The condition that the stored prediction is still the one a decision was made on. */
+const unchangedSince = (expected: Prediction) => {
+  const attempts = expected.attempts === 0 ? '(attribute_not_exists(attempts) OR attempts = :attempts)' : 'attempts = :attempts';
+  const claim = expected.status === 'processing' ? ' AND claim = :claim' : '';
+  return {
+    ConditionExpression: `#status = :expected AND ${attempts}${claim}`,
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':expected': expected.status,
+      ':attempts': expected.attempts,
+      ...(expected.status === 'processing' ? { ':claim': expected.claim } : {}),
+    },
+  };
+};

@@ -3,8 +3,23 @@ export const TABLE_KEY = { partition: 'pk', sort: 'sk' } as const;
 export const OWNER_INDEX = { name: 'by-owner', partition: 'gsi1pk', sort: 'gsi1sk' } as const;
 
 export const predictionKey = (id: string) => ({ pk: `PREDICTION#${id}`, sk: 'PREDICTION' });
+/** The prediction id back from its partition key (what a keys-only index gives). */
+export const predictionIdOfKey = (pk: string): string => pk.replace(/^PREDICTION#/, '');
 export const accountKey = (id: string) => ({ pk: `ACCOUNT#${id}`, sk: 'ACCOUNT' });
 export const tokenKey = (tokenHash: string) => ({ pk: `TOKEN#${tokenHash}`, sk: 'TOKEN' });
 /** An account's spend in one calendar month (`2026-11`). */
 export const spendKey = (account: string, month: string) => ({ pk: `ACCOUNT#${account}`, sk: `SPEND#${month}` });
 export const ownerIndexKey = (owner: string, createdAt: string) => ({ gsi1pk: `ACCOUNT#${owner}`, gsi1sk: createdAt });
+
+/**
+ * The sweeper's index: only predictions that may still owe something are in it (a sparse index),
+ * spread over shards so that no one partition takes every write of a busy deployment.
+ */
+export const SWEEP_INDEX = { name: 'by-sweep', partition: 'sweep_shard', sort: 'sweep_at' } as const;
+export const SWEEP_SHARDS = 16;
+const sweepShardOf = (id: string): number => Number.parseInt(id.slice(0, 1), 16) % SWEEP_SHARDS;
+export const sweepShardKey = (shard: number): string => `SWEEP#${shard}`;
+export const sweepIndexKey = (id: string, sweepAtMs: number) => ({ sweep_shard: sweepShardKey(sweepShardOf(id)), sweep_at: sweepAtMs });
+
+/** One fixed window of a rate limit (`TOKEN#…` or `ACCOUNT#…`) for the second `window`. */
+export const rateWindowKey = (bucket: string, window: number) => ({ pk: `RATE#${bucket}`, sk: String(window) });

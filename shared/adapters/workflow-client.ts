@@ -1,58 +1,70 @@
-import {
-  SendTaskFailureCommand,
-  SendTaskHeartbeatCommand,
-  SendTaskSuccessCommand,
-  StartExecutionCommand,
-  StopExecutionCommand,
-  type SFNClient,
-} from '@aws-sdk/client-sfn';
-import type { ExecutionInput, RunFailureCause } from '../workflow/messages.ts';
+import { DescribeExecutionCommand, SendTaskSuccessCommand, StartExecutionCommand, StopExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
+import type { ExecutionInput, TaskResult } from '../workflow/messages.ts';
 import { stepFunctions } from './aws-clients.ts';
 
 /** Executions are named after their prediction, so the ARN is derived, never stored. */
 export const executionArnOf = (stateMachineArn: string, predictionId: string): string =>
   `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${predictionId}`;
 
+export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED' | 'PENDING_REDRIVE' | 'MISSING';
+
 export interface WorkflowClient {
-  start(stateMachineArn: string, input: ExecutionInput): Promise<void>;
-  /** Stops the execution; an execution that already ended is not an error. */
+  /** Starts the prediction's execution; `exists` when one of that name was started before. */
+  start(stateMachineArn: string, input: ExecutionInput): Promise<'started' | 'exists'>;
+  /** Stops the execution; an execution that already ended, or never began, is not an error. */
   stop(stateMachineArn: string, predictionId: string, cause: string): Promise<void>;
+  status(stateMachineArn: string, predictionId: string): Promise<ExecutionStatus>;
 }
+
+/** Errors by which Step Functions refuses a call for now: worth a brief retry. */
+export const THROTTLED_ERRORS = new Set(['ThrottlingException', 'TooManyRequestsException', 'ExecutionLimitExceeded', 'ServiceUnavailable', 'InternalServerError']);
+
+const named = (error: unknown, ...names: string[]): boolean => error instanceof Error && names.includes(error.name);
 
 export const sfnWorkflowClient = (client: SFNClient = stepFunctions()): WorkflowClient => ({
   async start(stateMachineArn, input) {
-    await client.send(
-      new StartExecutionCommand({ stateMachineArn, name: input.predictionId, input: JSON.stringify(input) }),
-    );
+    try {
+      await client.send(new StartExecutionCommand({ stateMachineArn, name: input.predictionId, input: JSON.stringify(input) }));
+      return 'started';
+    } catch (error) {
+      if (named(error, 'ExecutionAlreadyExists')) return 'exists';
+      throw error;
+    }
   },
   async stop(stateMachineArn, predictionId, cause) {
     try {
       await client.send(new StopExecutionCommand({ executionArn: executionArnOf(stateMachineArn, predictionId), cause }));
     } catch (error) {
-      if (error instanceof Error && error.name === 'ExecutionDoesNotExist') return;
+      if (named(error, 'ExecutionDoesNotExist')) return;
+      throw error;
+    }
+  },
+  async status(stateMachineArn, predictionId) {
+    try {
+      const { status } = await client.send(new DescribeExecutionCommand({ executionArn: executionArnOf(stateMachineArn, predictionId) }));
+      return status ?? 'MISSING';
+    } catch (error) {
+      if (named(error, 'ExecutionDoesNotExist')) return 'MISSING';
       throw error;
     }
   },
 });
 
-/** The worker's side of the callback pattern. */
+/** The worker's side of the callback pattern: the task token is used once, to end the task. */
 export interface TaskCallbacks {
-  heartbeat(taskToken: string): Promise<void>;
-  succeed(taskToken: string, output: unknown): Promise<void>;
-  fail(taskToken: string, error: string, cause: RunFailureCause): Promise<void>;
+  succeed(taskToken: string, result: TaskResult): Promise<void>;
 }
 
-/** Errors by which Step Functions says the task is over: the execution was stopped or timed out. */
+/** Errors by which Step Functions says the task is over already: stopped, timed out, or done. */
 export const TASK_CLOSED_ERRORS = new Set(['TaskTimedOut', 'TaskDoesNotExist', 'InvalidToken']);
 
 export const sfnTaskCallbacks = (client: SFNClient = stepFunctions()): TaskCallbacks => ({
-  async heartbeat(taskToken) {
-    await client.send(new SendTaskHeartbeatCommand({ taskToken }));
-  },
-  async succeed(taskToken, output) {
-    await client.send(new SendTaskSuccessCommand({ taskToken, output: JSON.stringify(output) }));
-  },
-  async fail(taskToken, error, cause) {
-    await client.send(new SendTaskFailureCommand({ taskToken, error, cause: JSON.stringify(cause) }));
+  async succeed(taskToken, result) {
+    try {
+      await client.send(new SendTaskSuccessCommand({ taskToken, output: JSON.stringify(result) }));
+    } catch (error) {
+      if (error instanceof Error && TASK_CLOSED_ERRORS.has(error.name)) return;
+      throw error;
+    }
   },
 });

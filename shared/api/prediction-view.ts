@@ -1,5 +1,6 @@
 import { isTerminal, type Prediction } from '../domain/prediction.ts';
 import { kopecksToRoubles } from '../domain/pricing.ts';
+import type { OutputStore } from '../ports/output-store.ts';
 
 /** The prediction as clients see it (spec §2.2). */
 export interface PredictionView {
@@ -23,7 +24,23 @@ export interface PredictionView {
 export interface ViewOptions {
   /** Webhook bodies carry no `cost` (spec §6.2). */
   readonly includeCost: boolean;
+  /** The output of a succeeded prediction, read from wherever it is stored (`outputOf`). */
+  readonly output?: unknown;
 }
+
+/** A succeeded prediction's output: inline in the item, or read from the outputs bucket. */
+export const outputOf = async (prediction: Prediction, outputs: Pick<OutputStore, 'get'>): Promise<unknown> => {
+  if (prediction.status !== 'succeeded') return null;
+  const stored = prediction.output;
+  return stored.kind === 'inline' ? stored.value : (JSON.parse(await outputs.get(stored.key)) as unknown);
+};
+
+/** The view with the output read in, for every response and webhook that shows a prediction. */
+export const presentPrediction = async (
+  prediction: Prediction,
+  outputs: Pick<OutputStore, 'get'>,
+  options: Omit<ViewOptions, 'output'>,
+): Promise<PredictionView> => toPredictionView(prediction, { ...options, output: await outputOf(prediction, outputs) });
 
 export const toPredictionView = (prediction: Prediction, options: ViewOptions): PredictionView => {
   const terminal = isTerminal(prediction);
@@ -32,7 +49,7 @@ export const toPredictionView = (prediction: Prediction, options: ViewOptions): 
     model: prediction.model,
     input: prediction.input,
     status: prediction.status,
-    output: prediction.status === 'succeeded' ? prediction.output : null,
+    output: prediction.status === 'succeeded' ? (options.output ?? null) : null,
     error: prediction.status === 'failed' ? prediction.error : null,
     source: prediction.source,
     runtime: terminal && prediction.runtimeMs !== null ? prediction.runtimeMs / 1000 : null,

@@ -17,6 +17,12 @@ export const ROUTES = [
 
 export type Route = (typeof ROUTES)[number];
 
+/**
+ * Synchronous waits (Prefer: SYNC, Request-Timeout): the default and longest wait, and the time
+ * the streamed create route is given on AWS (the wait plus room to create and answer).
+ */
+export const SYNC_WAIT = { defaultSeconds: 30, maxSeconds: 60, handlerTimeoutSeconds: 90, integrationTimeoutSeconds: 120 } as const;
+
 export const isStreamingRoute = (handler: HandlerName): boolean =>
   ROUTES.some((route) => route.handler === handler && 'streaming' in route && route.streaming);
 export type HandlerName = Route['handler'];

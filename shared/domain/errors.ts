@@ -22,6 +22,8 @@ export const ERROR_CODES = [
   'prediction_finished',
   'webhook_not_dead_lettered',
   'rate_limited',
+  'claim_lost',
+  'invalid_transition',
   'internal_error',
 ] as const;
 

@@ -14,6 +14,18 @@ export type PredictionStatus = ActiveStatus | TerminalStatus;
 export const isTerminalStatus = (status: PredictionStatus): status is TerminalStatus =>
   (TERMINAL_STATUSES as readonly string[]).includes(status);
 
+/**
+ * What is still owed after a prediction ended, done after the status write (which cannot include
+ * them) and retried until done: ending its workflow execution, and queueing its webhook.
+ */
+export const SIDE_EFFECTS = ['stop', 'notify'] as const;
+export type SideEffect = (typeof SIDE_EFFECTS)[number];
+
+/** Where a model's output lives: in the prediction itself, or as an object in the outputs bucket. */
+export type StoredOutput =
+  | { readonly kind: 'inline'; readonly value: unknown }
+  | { readonly kind: 'object'; readonly key: string; readonly bytes: number };
+
 interface PredictionBase {
   readonly id: PredictionId;
   readonly model: string;
@@ -25,6 +37,13 @@ interface PredictionBase {
   readonly createdAt: string;
   /** Funds reserved while in flight, in the month they count against; released when it ends. */
   readonly hold: Hold;
+  /** How many times a worker has claimed it; above 1 means a lost run was run again. */
+  readonly attempts: number;
+  /**
+   * When the sweeper must look at it if nothing else has moved it on (epoch ms): the end of the
+   * phase it is in, or of the grace for its side effects. Null once nothing can be owed.
+   */
+  readonly sweepAtMs: number | null;
 }
 
 export interface Hold {
@@ -33,16 +52,24 @@ export interface Hold {
   readonly month: string;
 }
 
-interface Waiting extends PredictionBase {
-  readonly status: 'pending' | 'starting' | 'queued';
+interface Starting extends PredictionBase {
+  readonly status: 'pending' | 'starting';
   readonly startedAt: null;
+}
+
+interface Queued extends PredictionBase {
+  readonly status: 'queued';
+  readonly startedAt: null;
+  /** When it entered the model's queue (again, after a lost run). */
+  readonly queuedAt: string;
 }
 
 interface Processing extends PredictionBase {
   readonly status: 'processing';
+  /** When the worker running it claimed it: model time and the run limit count from here. */
   readonly startedAt: string;
-  /** How many times a worker has taken this prediction; above 1 means it was retried. */
-  readonly attempts: number;
+  /** The worker's claim: only that worker may report this attempt's result. */
+  readonly claim: string;
   /** Fraction of the work done (0–1) as the model reports it, when it does. */
   readonly progress: number | null;
 }
@@ -53,11 +80,12 @@ interface Finished extends PredictionBase {
   /** Model time in whole milliseconds; null when the model never ran. */
   readonly runtimeMs: number | null;
   readonly costKopecks: number;
+  readonly effects: readonly SideEffect[];
 }
 
 export interface Succeeded extends Finished {
   readonly status: 'succeeded';
-  readonly output: unknown;
+  readonly output: StoredOutput;
   readonly runtimeMs: number;
 }
 
@@ -70,12 +98,59 @@ export interface Canceled extends Finished {
   readonly status: 'canceled';
 }
 
-export type ActivePrediction = Waiting | Processing;
+export type ActivePrediction = Starting | Queued | Processing;
 export type TerminalPrediction = Succeeded | Failed | Canceled;
 export type Prediction = ActivePrediction | TerminalPrediction;
 
 export const isTerminal = (prediction: Prediction): prediction is TerminalPrediction =>
   isTerminalStatus(prediction.status);
+
+export const parseCreatedAt = (prediction: Prediction): number => parseTimestamp(prediction.createdAt);
+
+/** The limits a model sets on its predictions' phases (DESIGN §6: queue wait, lost worker). */
+export interface PhaseLimits {
+  /** Longest wait in the model's queue, each time it waits there. */
+  readonly queueSeconds: number;
+  /** Longest run, counted from the worker's claim. */
+  readonly runSeconds: number;
+  /** How long a claim lives unrenewed: a worker silent this long is lost. */
+  readonly leaseSeconds: number;
+  /** Claims a prediction may have: a run lost this many times ends failed. */
+  readonly maxAttempts: number;
+}
+
+export interface PredictionPolicy {
+  /** Price of the prediction's model, micro-roubles per second. */
+  readonly pricePerSecondMicro: bigint;
+  readonly limits: PhaseLimits;
+}
+
+/** How long after its insert a prediction may stay `starting` before the sweeper starts it. */
+export const START_GRACE_MS = 30_000;
+/** How long after the end the sweeper leaves owed side effects to the one who ended it. */
+export const EFFECTS_GRACE_MS = 30_000;
+
+/**
+ * When the sweeper must look at a prediction in this status: when it has overstayed its phase
+ * (its run deadline for a lost worker counts a queue wait after the lease ran out), or when its
+ * side effects are overdue.
+ */
+export const sweepDeadline = (prediction: Prediction, limits: PhaseLimits): number | null => {
+  switch (prediction.status) {
+    case 'pending':
+    case 'starting':
+      return parseTimestamp(prediction.createdAt) + START_GRACE_MS;
+    case 'queued':
+      return parseTimestamp(prediction.queuedAt) + limits.queueSeconds * 1000;
+    case 'processing':
+      return parseTimestamp(prediction.startedAt) + (limits.runSeconds + limits.leaseSeconds + limits.queueSeconds) * 1000;
+    case 'succeeded':
+    case 'failed':
+    case 'canceled':
+      if (prediction.effects.length === 0) return null;
+      return parseTimestamp(prediction.completedAt ?? prediction.createdAt) + EFFECTS_GRACE_MS;
+  }
+};
 
 export interface NewPrediction {
   readonly id: PredictionId;
@@ -96,24 +171,42 @@ export const createPrediction = (spec: NewPrediction): Prediction => ({
   source: 'api',
   createdAt: formatTimestamp(spec.nowMs),
   hold: spec.hold,
+  attempts: 0,
   status: 'starting',
   startedAt: null,
+  sweepAtMs: spec.nowMs + START_GRACE_MS,
 });
+
+/**
+ * Who ends a prediction. The workflow's own Finalize needs no one to stop its execution; anyone
+ * else leaves the execution to be ended (`stop`).
+ */
+export type Ender = 'workflow' | 'worker' | 'api' | 'sweeper';
 
 /** What can happen to a prediction. Every change of status goes through `transition`. */
 export type PredictionEvent =
-  | { readonly type: 'queued' }
-  | { readonly type: 'started'; readonly atMs: number }
-  | { readonly type: 'succeeded'; readonly atMs: number; readonly output: unknown; readonly runtimeMs: number }
-  | { readonly type: 'failed'; readonly atMs: number; readonly error: string; readonly runtimeMs: number | null }
-  | { readonly type: 'canceled'; readonly atMs: number };
+  | { readonly type: 'queued'; readonly atMs: number }
+  | { readonly type: 'claimed'; readonly atMs: number; readonly claim: string }
+  /** The worker holding `claim` stopped (or its model server did): back to the queue. */
+  | { readonly type: 'lost'; readonly atMs: number; readonly claim: string }
+  | { readonly type: 'succeeded'; readonly atMs: number; readonly claim: string; readonly output: StoredOutput; readonly runtimeMs: number }
+  | {
+      readonly type: 'failed';
+      readonly atMs: number;
+      readonly error: string;
+      readonly runtimeMs: number | null;
+      readonly by: Ender;
+      /** When a worker reports, only for its own claim. */
+      readonly claim?: string;
+    }
+  | { readonly type: 'canceled'; readonly atMs: number; readonly by: Ender };
 
-export interface Pricing {
-  /** Price of the prediction's model, micro-roubles per second. */
-  readonly pricePerSecondMicro: bigint;
-}
+const effectsOf = (prediction: Prediction, by: Ender): SideEffect[] => [
+  ...(by === 'workflow' ? [] : (['stop'] as const)),
+  ...(prediction.webhook === null ? [] : (['notify'] as const)),
+];
 
-const finished = (prediction: Prediction, atMs: number, runtimeMs: number | null, pricing: Pricing) => ({
+const base = (prediction: Prediction): PredictionBase => ({
   id: prediction.id,
   model: prediction.model,
   owner: prediction.owner,
@@ -122,50 +215,95 @@ const finished = (prediction: Prediction, atMs: number, runtimeMs: number | null
   source: prediction.source,
   createdAt: prediction.createdAt,
   hold: prediction.hold,
+  attempts: prediction.attempts,
+  sweepAtMs: prediction.sweepAtMs,
+});
+
+const finished = (prediction: ActivePrediction, atMs: number, runtimeMs: number | null, by: Ender, policy: PredictionPolicy) => ({
+  ...base(prediction),
   startedAt: prediction.startedAt,
   completedAt: formatTimestamp(atMs),
   runtimeMs,
-  costKopecks: runtimeMs === null ? 0 : costInKopecks(runtimeMs, pricing.pricePerSecondMicro),
+  costKopecks: runtimeMs === null ? 0 : costInKopecks(runtimeMs, policy.pricePerSecondMicro),
+  effects: effectsOf(prediction, by),
 });
+
+const withDeadline = (prediction: Prediction, limits: PhaseLimits): Prediction => ({ ...prediction, sweepAtMs: sweepDeadline(prediction, limits) });
 
 const finishedError = (prediction: TerminalPrediction): PrognozError =>
   new PrognozError('prediction_finished', `prediction ${prediction.id} has already ${prediction.status}`);
 
+const claimLost = (prediction: Prediction, claim: string): PrognozError =>
+  new PrognozError('claim_lost', `the claim ${claim} on prediction ${prediction.id} is no longer its current one`);
+
 /**
  * The one state machine of a prediction (DESIGN §6). Terminal states never change; a cancel of a
- * canceled prediction is not an error, it returns the prediction unchanged.
+ * canceled prediction is not an error, it returns the prediction unchanged. A worker's report
+ * counts only for its own claim, so a run that was taken over can never end the prediction.
  */
 export const transition = (
   prediction: Prediction,
   event: PredictionEvent,
-  pricing: Pricing,
+  policy: PredictionPolicy,
 ): Result<Prediction, PrognozError> => {
   if (isTerminal(prediction)) {
     if (event.type === 'canceled' && prediction.status === 'canceled') return ok(prediction);
     return err(finishedError(prediction));
   }
+  const { limits } = policy;
+  const current = prediction.status === 'processing' ? prediction.claim : null;
   switch (event.type) {
     case 'queued':
       if (prediction.status !== 'starting' && prediction.status !== 'pending') {
-        return err(new PrognozError('internal_error', `cannot queue a ${prediction.status} prediction`));
+        return err(new PrognozError('invalid_transition', `cannot queue a ${prediction.status} prediction`));
       }
-      return ok({ ...prediction, status: 'queued', startedAt: null });
-    case 'started':
-      return ok({
-        ...prediction,
-        status: 'processing',
-        startedAt: formatTimestamp(event.atMs),
-        attempts: prediction.status === 'processing' ? prediction.attempts + 1 : 1,
-        progress: null,
-      });
+      return ok(withDeadline({ ...prediction, status: 'queued', startedAt: null, queuedAt: formatTimestamp(event.atMs) }, limits));
+    case 'claimed':
+      if (prediction.status === 'processing') {
+        return err(new PrognozError('invalid_transition', `prediction ${prediction.id} is already claimed`));
+      }
+      if (prediction.attempts >= limits.maxAttempts) {
+        return err(new PrognozError('invalid_transition', `prediction ${prediction.id} has used its ${limits.maxAttempts} attempts`));
+      }
+      return ok(
+        withDeadline(
+          {
+            ...prediction,
+            status: 'processing',
+            startedAt: formatTimestamp(event.atMs),
+            claim: event.claim,
+            attempts: prediction.attempts + 1,
+            progress: null,
+          },
+          limits,
+        ),
+      );
+    case 'lost': {
+      if (prediction.status !== 'processing' || current !== event.claim) return err(claimLost(prediction, event.claim));
+      const requeued: Queued = { ...base(prediction), status: 'queued', startedAt: null, queuedAt: formatTimestamp(event.atMs) };
+      return ok(withDeadline(requeued, limits));
+    }
     case 'succeeded':
-      return ok({ ...finished(prediction, event.atMs, event.runtimeMs, pricing), status: 'succeeded', output: event.output, runtimeMs: event.runtimeMs });
+      if (current !== event.claim) return err(claimLost(prediction, event.claim));
+      return ok(
+        withDeadline(
+          { ...finished(prediction, event.atMs, event.runtimeMs, 'worker', policy), status: 'succeeded', output: event.output, runtimeMs: event.runtimeMs },
+          limits,
+        ),
+      );
     case 'failed':
-      return ok({ ...finished(prediction, event.atMs, event.runtimeMs, pricing), status: 'failed', error: event.error });
+      if (event.claim !== undefined && current !== event.claim) return err(claimLost(prediction, event.claim));
+      return ok(withDeadline({ ...finished(prediction, event.atMs, event.runtimeMs, event.by, policy), status: 'failed', error: event.error }, limits));
     case 'canceled': {
       // Billed only for the model time used before the cancel.
       const runtimeMs = prediction.startedAt === null ? null : Math.max(0, event.atMs - parseTimestamp(prediction.startedAt));
-      return ok({ ...finished(prediction, event.atMs, runtimeMs, pricing), status: 'canceled' });
+      return ok(withDeadline({ ...finished(prediction, event.atMs, runtimeMs, event.by, policy), status: 'canceled' }, limits));
     }
   }
+};
+
+/** The prediction once its owed side effects are done: nothing is left for the sweeper. */
+export const withEffectsDone = (prediction: TerminalPrediction, done: readonly SideEffect[]): TerminalPrediction => {
+  const effects = prediction.effects.filter((effect) => !done.includes(effect));
+  return { ...prediction, effects, sweepAtMs: effects.length === 0 ? null : prediction.sweepAtMs };
 };

@@ -1,4 +1,6 @@
 import type { z } from 'zod';
+import type { PhaseLimits, PredictionPolicy } from '../domain/prediction.ts';
+import { roublesToMicro } from '../domain/pricing.ts';
 
 /** Everything the service knows about one model: its contract, its price and how it runs. */
 export interface ModelDefinition {
@@ -16,11 +18,21 @@ export interface ModelDefinition {
    */
   readonly holdSeconds: number;
   readonly timeouts: {
-    /** Longest a run may take once dispatched, queue wait included (Step Functions TimeoutSeconds). */
+    /**
+     * Longest a prediction may wait in the model's queue, each time it waits there, before it
+     * ends `failed` for want of capacity. Default: DEFAULT_QUEUE_SECONDS (an hour).
+     */
+    readonly queueSeconds?: number;
+    /** Longest a run may take, counted from the moment a worker claims the prediction. */
     readonly runSeconds: number;
-    /** The worker must heartbeat at least this often, or the run counts as lost. */
+    /**
+     * How often the worker renews its claim while it runs; a claim not renewed for two of these
+     * intervals is a lost worker, and the prediction is run again.
+     */
     readonly heartbeatSeconds: number;
   };
+  /** Runs a prediction may have when its workers are lost; then it ends `failed`. Default: 2. */
+  readonly maxAttempts?: number;
   /** How the model runs on AWS: one model server (plus its worker) per ECS task. */
   readonly fleet: {
     /** EC2 instance type of the model's capacity. */
@@ -41,3 +53,19 @@ export interface ModelDefinition {
 
 /** A name usable for AWS resources and local queues: `prognoz/echo` → `prognoz-echo`. */
 export const resourceNameOf = (model: Pick<ModelDefinition, 'id'>): string => model.id.replace(/[^A-Za-z0-9-]/g, '-');
+
+export const DEFAULT_QUEUE_SECONDS = 3600;
+export const DEFAULT_MAX_ATTEMPTS = 2;
+
+/** The phase limits of a model's predictions, defaults filled in. */
+export const phaseLimitsOf = (model: Pick<ModelDefinition, 'timeouts' | 'maxAttempts'>): PhaseLimits => ({
+  queueSeconds: model.timeouts.queueSeconds ?? DEFAULT_QUEUE_SECONDS,
+  runSeconds: model.timeouts.runSeconds,
+  leaseSeconds: 2 * model.timeouts.heartbeatSeconds,
+  maxAttempts: model.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+});
+
+export const policyOf = (model: ModelDefinition): PredictionPolicy => ({
+  pricePerSecondMicro: roublesToMicro(model.pricePerSecond),
+  limits: phaseLimitsOf(model),
+});

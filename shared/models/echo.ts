@@ -2,12 +2,13 @@ import { z } from 'zod';
 import type { ModelDefinition } from './definition.ts';
 import { httpUrl } from './fields.ts';
 
-/** A demo model for tests and benchmarks: echoes text, sleeps, fails on demand, fetches a file. */
+/** A demo model for tests and benchmarks: echoes text (repeated), sleeps, fails on demand, fetches a file. */
 export const echoModel = {
   id: 'prognoz/echo',
   description: 'Echoes its input text; can sleep, fail on purpose, and fetch a file to report its size and sha256.',
   input: z.strictObject({
     text: z.string().max(100_000).default('hello').describe('Text to echo back.'),
+    repeat: z.number().int().min(1).max(100).default(1).describe('How many times the text comes back, joined: large outputs on demand.'),
     sleep: z.number().min(0).max(300).default(0).describe('Seconds to sleep before answering (cancelable).'),
     fail: z.boolean().default(false).describe('End the prediction failed with a model error.'),
     file: httpUrl().optional().describe('An http(s) URL to fetch; its byte size and sha256 are returned.'),
@@ -24,7 +25,8 @@ export const echoModel = {
   }),
   pricePerSecond: '0.01',
   holdSeconds: 30,
-  timeouts: { runSeconds: 900, heartbeatSeconds: 10 },
+  // A short heartbeat: a lost echo run is noticed within 4 s (the default queue limit and attempts).
+  timeouts: { runSeconds: 900, heartbeatSeconds: 2 },
   // A demo model: no GPU, a small instance, nothing kept warm.
   fleet: {
     instanceType: 't3.small',

@@ -6,6 +6,7 @@ import { echoModel } from './echo.ts';
 import { whisperBaseModel } from './transcribe.ts';
 
 export type { ModelDefinition } from './definition.ts';
+export { phaseLimitsOf, policyOf } from './definition.ts';
 
 export const MODELS: readonly ModelDefinition[] = [echoModel, whisperBaseModel];
 

@@ -1,10 +1,9 @@
 import { PrognozError } from '../domain/errors.ts';
 import type { PredictionId } from '../domain/ids.ts';
 import { transition, type Prediction, type PredictionEvent } from '../domain/prediction.ts';
-import { roublesToMicro } from '../domain/pricing.ts';
 import { err, ok, type Result } from '../domain/result.ts';
-import { requireModel } from '../models/registry.ts';
-import type { PredictionStore } from '../adapters/prediction-store.ts';
+import { policyOf, requireModel } from '../models/registry.ts';
+import type { PredictionStore } from '../ports/prediction-store.ts';
 
 export interface Applied {
   readonly before: Prediction;
@@ -17,7 +16,7 @@ const MAX_CONFLICTS = 5;
 
 /**
  * Applies one event with optimistic concurrency: read, run the pure transition, write only if the
- * status is still the one we read. A concurrent writer makes us re-read and decide again, so a
+ * prediction is still as it was read. A concurrent writer makes us re-read and decide again, so a
  * cancel racing a finish ends in exactly one terminal status.
  */
 export const applyEvent = async (
@@ -28,10 +27,10 @@ export const applyEvent = async (
   for (let attempt = 0; attempt < MAX_CONFLICTS; attempt++) {
     const before = await store.get(id);
     if (!before) return err(new PrognozError('prediction_not_found', `prediction ${id} does not exist`));
-    const next = transition(before, event, { pricePerSecondMicro: roublesToMicro(requireModel(before.model).pricePerSecond) });
+    const next = transition(before, event, policyOf(requireModel(before.model)));
     if (!next.ok) return err(next.error);
     if (next.value === before) return ok({ before, after: before, changed: false });
-    if (await store.replace(next.value, before.status)) return ok({ before, after: next.value, changed: true });
+    if (await store.replace(next.value, before)) return ok({ before, after: next.value, changed: true });
   }
   throw new Error(`prediction ${id}: gave up after ${MAX_CONFLICTS} concurrent updates`);
 };

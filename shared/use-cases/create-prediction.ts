@@ -1,21 +1,14 @@
-import type { WorkflowClient } from '../adapters/workflow-client.ts';
 import type { AccountStore } from '../adapters/account-store.ts';
-import type { PredictionStore } from '../adapters/prediction-store.ts';
 import { holdFor } from '../domain/billing.ts';
-import type { Clock } from '../domain/clock.ts';
 import { PrognozError } from '../domain/errors.ts';
 import { newPredictionId, type AccountId, type IdGenerator } from '../domain/ids.ts';
 import { createPrediction, type Prediction } from '../domain/prediction.ts';
 import { err, ok, type Result } from '../domain/result.ts';
 import { validateInput, type ModelDefinition } from '../models/registry.ts';
-import { applyEvent } from './apply-event.ts';
+import { startWorkflow, type StartDeps, type StartOutcome } from './start-workflow.ts';
 
-export interface CreateDeps {
-  readonly store: PredictionStore;
+export interface CreateDeps extends StartDeps {
   readonly accounts: AccountStore;
-  readonly workflow: WorkflowClient;
-  readonly stateMachineArn: string;
-  readonly clock: Clock;
   readonly ids: IdGenerator;
 }
 
@@ -27,17 +20,29 @@ export interface CreateRequest {
 }
 
 /**
- * Validates the input, records the prediction as `starting` with its hold on the account's funds
- * (402 when they or the month's limit cannot cover it), and starts its workflow. If the
- * workflow cannot be started the prediction is ended `failed`, so nothing is left waiting.
+ * The largest input a prediction keeps (its JSON): it lives in the prediction's table item,
+ * which DynamoDB caps at 400 KB with everything else. Files travel as URLs.
  */
-export const createPredictionUseCase = async (
-  deps: CreateDeps,
-  request: CreateRequest,
-): Promise<Result<Prediction, PrognozError>> => {
+export const MAX_INPUT_BYTES = 300 * 1024;
+
+export interface Created {
+  readonly prediction: Prediction;
+  readonly start: StartOutcome;
+}
+
+/**
+ * Validates the input, records the prediction as `starting` with its hold on the account's funds
+ * (402 when they or the month's limit cannot cover it), and starts its workflow. A workflow that
+ * cannot be started now leaves the prediction for the sweeper, never fails the create.
+ */
+export const createPredictionUseCase = async (deps: CreateDeps, request: CreateRequest): Promise<Result<Created, PrognozError>> => {
   const input = validateInput(request.model, request.input);
   if (!input.ok) {
     return err(new PrognozError('invalid_input', `the input does not match the schema of ${request.model.id}`, { fields: input.error }));
+  }
+  const inputBytes = Buffer.byteLength(JSON.stringify(input.value));
+  if (inputBytes > MAX_INPUT_BYTES) {
+    return err(new PrognozError('payload_too_large', `the input is ${inputBytes} bytes of JSON, over the ${MAX_INPUT_BYTES}-byte limit; pass files as http(s) URLs`));
   }
   const nowMs = deps.clock.now();
   const account = await deps.accounts.getAccount(request.owner, nowMs);
@@ -53,16 +58,5 @@ export const createPredictionUseCase = async (
   });
   const reserved = await deps.store.insert(prediction, account.monthlyLimitKopecks);
   if (!reserved.ok) return err(reserved.error);
-  try {
-    await deps.workflow.start(deps.stateMachineArn, { predictionId: prediction.id });
-  } catch (error) {
-    await applyEvent(deps.store, prediction.id, {
-      type: 'failed',
-      atMs: deps.clock.now(),
-      error: 'the service could not start this prediction; please retry',
-      runtimeMs: null,
-    });
-    throw error;
-  }
-  return ok(prediction);
+  return ok({ prediction, start: await startWorkflow(deps, prediction) });
 };

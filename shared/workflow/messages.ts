@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { TERMINAL_STATUSES } from '../domain/prediction.ts';
 
 /**
- * Contracts between the workflow, the worker and Finalize. Parsed at every trust boundary: the
- * SQS body in the worker, the task result in Finalize.
+ * Contracts between the workflow, the worker and Finalize, parsed at every trust boundary. None
+ * carries an input or output value: executions only ever hold a prediction's id and status.
  */
 
 /** Input of every execution: StartExecution(name = predictionId, input = this). */
@@ -13,32 +14,21 @@ export type ExecutionInput = z.infer<typeof executionInput>;
 export const dispatchMessage = z.strictObject({ predictionId: z.uuid(), taskToken: z.string().min(1) });
 export type DispatchMessage = z.infer<typeof dispatchMessage>;
 
-/** What the worker sends with SendTaskSuccess when the model produced output. */
-export const runSucceeded = z.strictObject({ output: z.unknown(), runtimeMs: z.number().int().nonnegative() });
-export type RunSucceeded = z.infer<typeof runSucceeded>;
+/** What the worker sends with SendTaskSuccess once it has ended the prediction itself. */
+export const taskResult = z.strictObject({ status: z.enum(TERMINAL_STATUSES) });
+export type TaskResult = z.infer<typeof taskResult>;
 
-/** Error names the worker uses with SendTaskFailure; the cause is a `RunFailureCause` JSON. */
-export const MODEL_FAILED = 'Prognoz.ModelFailed';
-export const WORKER_FAILED = 'Prognoz.WorkerFailed';
-
-export const runFailureCause = z.strictObject({
-  message: z.string(),
-  runtimeMs: z.number().int().nonnegative().nullable(),
-});
-export type RunFailureCause = z.infer<typeof runFailureCause>;
-
-/** What Finalize answers: whether it ended the prediction and a webhook must go out. */
-export const finalizeOutput = z.strictObject({ status: z.string(), notify: z.boolean() });
+/** What Finalize answers: the prediction's status once it has ended. */
+export const finalizeOutput = z.strictObject({ status: z.string() });
 export type FinalizeOutput = z.infer<typeof finalizeOutput>;
 
 /** A message on the webhook queue: deliver the prediction's current state for this event. */
-export const webhookMessage = z.strictObject({ predictionId: z.uuid(), status: z.enum(['succeeded', 'failed', 'canceled']) });
+export const webhookMessage = z.strictObject({ predictionId: z.uuid(), status: z.enum(TERMINAL_STATUSES) });
 export type WebhookMessage = z.infer<typeof webhookMessage>;
 
-/** Finalize's input: the execution input plus either the run's result or the caught error. */
+/** Finalize's input: the execution input plus the error Dispatch was caught with. */
 export const finalizeInput = z.object({
   predictionId: z.uuid(),
-  result: runSucceeded.optional(),
   error: z.object({ Error: z.string(), Cause: z.string().nullish() }).optional(),
 });
 export type FinalizeInput = z.infer<typeof finalizeInput>;

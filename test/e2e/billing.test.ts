@@ -3,7 +3,8 @@ import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts
 import { systemClock } from '../../shared/domain/clock.ts';
 import { finalizePrediction } from '../../shared/use-cases/finalize-prediction.ts';
 import { echoModel } from '../../shared/models/echo.ts';
-import { call, createOtherAccount, createPrediction, localDynamo, runtime, untilTerminal } from '../support/api.ts';
+import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
+import { call, createOtherAccount, createPrediction, localDynamo, localSqs, runtime, untilTerminal, webhookQueueUrl } from '../support/api.ts';
 
 interface Account {
   balance: number;
@@ -60,16 +61,19 @@ describe('billing', () => {
     expect(after.spent_this_month).toBeLessThanOrEqual(3);
   });
 
-  it('a finalize executed twice charges once', async () => {
+  it('a Finalize of a prediction its worker already ended changes nothing and charges nothing more', async () => {
     const token = await createOtherAccount({ balanceKopecks: 1_000 });
     const done = await createPrediction({ sleep: 0.5 }, { token, headers: { prefer: 'wait' } });
     expect(done.json.status).toBe('succeeded');
     const before = await account(token);
 
     const store = dynamoPredictionStore(runtime().tableName, localDynamo());
-    const again = await finalizePrediction({ store, clock: systemClock }, { predictionId: done.json.id, result: { output: { text: 'again' }, runtimeMs: 99_000 } });
+    const again = await finalizePrediction(
+      { store, notifier: sqsWebhookNotifier(await webhookQueueUrl(), localSqs()), clock: systemClock },
+      { predictionId: done.json.id, error: { Error: 'States.Timeout', Cause: null } },
+    );
 
-    expect(again).toEqual({ status: 'succeeded', notify: false });
+    expect(again).toEqual({ status: 'succeeded' });
     expect(await account(token)).toEqual(before);
   });
 });

@@ -55,7 +55,8 @@ describe('privacy', () => {
       null,
     );
     expect(created.ok).toBe(true);
-    await applyEvent(store, id, { type: 'succeeded', atMs: Date.now(), output: { text: 'soon gone' }, runtimeMs: 1 });
+    await applyEvent(store, id, { type: 'claimed', atMs: Date.now(), claim: 'test' });
+    await applyEvent(store, id, { type: 'succeeded', atMs: Date.now(), claim: 'test', output: { kind: 'inline', value: { text: 'soon gone' } }, runtimeMs: 1 });
     expect((await store.get(id))?.status).toBe('succeeded');
 
     await sleep(1500);

@@ -3,6 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Vpc } from 'aws-cdk-lib/aws-ec2';
 import { Cluster } from 'aws-cdk-lib/aws-ecs';
+import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Pass, StateMachine, DefinitionBody } from 'aws-cdk-lib/aws-stepfunctions';
 import { describe, expect, it } from 'vitest';
@@ -21,6 +22,8 @@ const fleetFor = (fleet: Partial<ModelDefinition['fleet']>, minWarmTasks?: numbe
     vpc,
     cluster: new Cluster(stack, 'Cluster', { vpc }),
     queue: new Queue(stack, 'Queue'),
+    webhookQueue: new Queue(stack, 'Webhooks'),
+    bucket: new Bucket(stack, 'Outputs'),
     table: new TableV2(stack, 'Table', { partitionKey: { name: 'pk', type: AttributeType.STRING } }),
     stateMachine: new StateMachine(stack, 'Machine', { definitionBody: DefinitionBody.fromChainable(new Pass(stack, 'P')) }),
     ...(minWarmTasks !== undefined ? { minWarmTasks } : {}),

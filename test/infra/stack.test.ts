@@ -1,7 +1,7 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/app.ts';
-import { ROUTES } from '../../shared/api/routes.ts';
+import { ROUTES, SYNC_WAIT } from '../../shared/api/routes.ts';
 import { RETRY_POLICY } from '../../shared/workflow/webhook-policy.ts';
 
 const { stack } = buildApp({ bundle: false });
@@ -27,11 +27,16 @@ describe('the API', () => {
     template.hasResourceProperties('AWS::ApiGateway::RestApi', { EndpointConfiguration: { Types: ['REGIONAL'] } });
   });
 
-  it('streams the create response, so a 30 s synchronous wait outlasts the 29 s buffered limit', () => {
+  it('streams the create response, so the longest synchronous wait outlasts the 29 s buffered limit and never meets a 504', () => {
     template.hasResourceProperties('AWS::ApiGateway::Method', {
       HttpMethod: 'POST',
-      Integration: Match.objectLike({ ResponseTransferMode: 'STREAM', TimeoutInMillis: 60_000 }),
+      Integration: Match.objectLike({ ResponseTransferMode: 'STREAM', TimeoutInMillis: SYNC_WAIT.integrationTimeoutSeconds * 1000 }),
     });
+    // The wait (Request-Timeout: 60) < the create function's timeout < the integration's timeout.
+    const create = resources('AWS::Lambda::Function').find((fn) => JSON.stringify(fn).includes('create-prediction.ts'));
+    expect(create?.Properties.Timeout).toBe(SYNC_WAIT.handlerTimeoutSeconds);
+    expect(SYNC_WAIT.maxSeconds + 10).toBeLessThan(SYNC_WAIT.handlerTimeoutSeconds);
+    expect(SYNC_WAIT.handlerTimeoutSeconds).toBeLessThan(SYNC_WAIT.integrationTimeoutSeconds);
   });
 
   it('throttles at the stage as an outer shield', () => {
@@ -96,9 +101,9 @@ describe('the model fleet', () => {
 });
 
 describe('alarms', () => {
-  it('watch dead letters, failed executions, API 5xx and lost workers', () => {
+  it('watch dead letters, failed executions, API 5xx, lost workers and a failing sweeper', () => {
     const alarms = resources('AWS::CloudWatch::Alarm').map((alarm) => JSON.stringify(alarm.Properties));
-    for (const metric of ['ApproximateNumberOfMessagesVisible', 'ExecutionsFailed', '5XXError', 'WorkerHeartbeatLost']) {
+    for (const metric of ['ApproximateNumberOfMessagesVisible', 'ExecutionsFailed', '5XXError', 'WorkerLost', 'Errors']) {
       expect(alarms.some((alarm) => alarm.includes(metric)), metric).toBe(true);
     }
   });

@@ -1,13 +1,15 @@
-import { Template } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/app.ts';
+import { dispatchTimeoutSeconds } from '../../infra/workflow/prediction-chain.ts';
+import { SWEEP_INDEX } from '../../shared/adapters/table-keys.ts';
 import { echoModel } from '../../shared/models/echo.ts';
-import { MODELS } from '../../shared/models/registry.ts';
+import { MODELS, phaseLimitsOf } from '../../shared/models/registry.ts';
 
 const { stack } = buildApp({ bundle: false });
 const template = Template.fromStack(stack);
 
-const definitionOf = (): Record<string, { Type: string; Resource?: string; HeartbeatSeconds?: number; TimeoutSeconds?: number; Catch?: unknown[] }> => {
+const definitionOf = (): Record<string, { Type: string; Resource?: string; HeartbeatSeconds?: number; TimeoutSeconds?: number; Catch?: unknown[]; End?: boolean }> => {
   const machines = template.findResources('AWS::StepFunctions::StateMachine');
   const [machine] = Object.values(machines) as { Properties: { DefinitionString: { 'Fn::Join': [string, unknown[]] } } }[];
   const text = machine?.Properties.DefinitionString['Fn::Join'][1].map((part) => (typeof part === 'string' ? part : 'X')).join('') ?? '';
@@ -15,23 +17,26 @@ const definitionOf = (): Record<string, { Type: string; Resource?: string; Heart
 };
 
 describe('the prediction workflow', () => {
-  it('dispatches with a task token, a heartbeat and a timeout from the registry', () => {
+  it('dispatches with a task token and no heartbeat: waiting in the queue is not dying', () => {
     const states = definitionOf();
-    expect(states.Dispatch).toMatchObject({
-      Type: 'Task',
-      HeartbeatSeconds: echoModel.timeouts.heartbeatSeconds,
-      TimeoutSeconds: echoModel.timeouts.runSeconds,
-    });
+    expect(states.Dispatch).toMatchObject({ Type: 'Task', TimeoutSeconds: dispatchTimeoutSeconds(phaseLimitsOf(echoModel)) });
+    expect(states.Dispatch).not.toHaveProperty('HeartbeatSeconds');
     expect(states.Dispatch?.Resource).toContain('sqs:sendMessage.waitForTaskToken');
+    // The queue limit, then every attempt with its lease and another wait, come before the workflow's own limit.
+    const limits = phaseLimitsOf(echoModel);
+    expect(states.Dispatch?.TimeoutSeconds).toBeGreaterThan(limits.queueSeconds + limits.maxAttempts * (limits.runSeconds + limits.leaseSeconds));
   });
 
-  it('sends every failure to Finalize, and a failing Finalize to a direct write', () => {
+  it('is one state on the way to success, and Finalize only when Dispatch fails', () => {
     const states = definitionOf();
-    for (const name of ['MarkQueued', 'Dispatch']) {
-      expect(states[name]?.Catch).toEqual([{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'Finalize' }]);
-    }
-    expect(states.Finalize?.Catch).toEqual([{ ErrorEquals: ['States.ALL'], ResultPath: '$.finalizeError', Next: 'MarkFailed' }]);
-    expect(states.MarkFailed?.Resource).toContain('dynamodb:updateItem');
+    expect(Object.keys(states).sort()).toEqual(['Dispatch', 'Finalize']);
+    expect(states.Dispatch?.Catch).toEqual([{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'Finalize' }]);
+    expect(states.Dispatch).toMatchObject({ End: true });
+    expect(states.Finalize).toMatchObject({ End: true });
+  });
+
+  it('carries nothing but the prediction id into the queue', () => {
+    expect(JSON.stringify(definitionOf().Dispatch)).toMatch(/"MessageBody":\{"predictionId\.\$":"\$\.predictionId","taskToken\.\$":"\$\$\.Task\.Token"\}/);
   });
 
   it('sets a timeout on every Task and on the whole execution', () => {
@@ -43,12 +48,46 @@ describe('the prediction workflow', () => {
     expect(text).toContain('TimeoutSeconds');
   });
 
-  it('gives every model a queue with a dead-letter queue', () => {
+  it('gives every model a queue whose visibility is the worker\'s lease, with a dead-letter queue after a bounded number of receives', () => {
+    const limits = phaseLimitsOf(echoModel);
     template.hasResourceProperties('AWS::SQS::Queue', {
-      RedrivePolicy: { maxReceiveCount: 5 },
+      VisibilityTimeout: limits.leaseSeconds,
+      RedrivePolicy: { maxReceiveCount: 2 * limits.maxAttempts + 3 },
       SqsManagedSseEnabled: true,
     });
     expect(Object.keys(template.findResources('AWS::StepFunctions::StateMachine'))).toHaveLength(MODELS.length);
+  });
+
+  it('has a sweeper on a one-minute schedule, told of executions that end without success, draining the model dead-letter queues', () => {
+    const [sweeper] = Object.entries(template.findResources('AWS::Lambda::Function')).filter(([, fn]) => JSON.stringify(fn).includes('functions/sweeper/sweep.ts'));
+    expect(sweeper).toBeDefined();
+    const sweeperId = sweeper?.[0] ?? '';
+    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 minute)', Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [sweeperId, 'Arn'] } })] });
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: Match.objectLike({
+        source: ['aws.states'],
+        'detail-type': ['Step Functions Execution Status Change'],
+        detail: Match.objectLike({ status: ['FAILED', 'TIMED_OUT', 'ABORTED'] }),
+      }),
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [sweeperId, 'Arn'] } })],
+    });
+    const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')).filter((m) => JSON.stringify(m).includes(sweeperId));
+    expect(mappings).toHaveLength(MODELS.length);
+  });
+
+  it('indexes only the predictions the sweeper may have to look at, over shards', () => {
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      GlobalSecondaryIndexes: Match.arrayWith([
+        Match.objectLike({
+          IndexName: SWEEP_INDEX.name,
+          KeySchema: [
+            { AttributeName: SWEEP_INDEX.partition, KeyType: 'HASH' },
+            { AttributeName: SWEEP_INDEX.sort, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'KEYS_ONLY' },
+        }),
+      ]),
+    });
   });
 
   it('runs every Lambda on Node 24, arm64', () => {

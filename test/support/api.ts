@@ -1,4 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { inject } from 'vitest';
@@ -51,6 +53,30 @@ export const localDynamo = (): DynamoDBDocumentClient =>
     new DynamoDBClient({ endpoint: runtime().dynamoEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
   );
 
+interface LocalQueues {
+  readonly sqsEndpoint: string;
+  readonly queues: { logicalId: string; url: string }[];
+}
+
+const localQueues = async (): Promise<LocalQueues> => (await (await fetch(`${runtime().origin}/_local/queues`)).json()) as LocalQueues;
+
+/** An SQS client on the test runtime's fauxqs, unmetered. */
+export const localSqs = (): SQSClient =>
+  new SQSClient({ endpoint: runtime().sqsEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, useQueueUrlAsEndpoint: false });
+
+/** The URL of the queue of the template whose logical id starts with `prefix`. */
+export const queueUrl = async (prefix: string): Promise<string> => {
+  const found = (await localQueues()).queues.find((queue) => queue.logicalId.startsWith(prefix));
+  if (!found) throw new Error(`no queue ${prefix}`);
+  return found.url;
+};
+
+export const webhookQueueUrl = (): Promise<string> => queueUrl('WebhooksQueue');
+
+/** A Step Functions client on the test runtime's local Step Functions service. */
+export const localStepFunctions = (): SFNClient =>
+  new SFNClient({ endpoint: runtime().stepFunctionsEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+
 /** Another account with its own token, made through the same store the service uses. */
 export const createOtherAccount = async (
   initial: { balanceKopecks?: number; monthlyLimitKopecks?: number | null; ratePerSecond?: number } = { balanceKopecks: 10_000 },
@@ -62,6 +88,17 @@ export const createOtherAccount = async (
   await accounts.addToken(account, token, Date.now());
   return token;
 };
+
+export interface AccountView {
+  readonly id: string;
+  readonly balance: number;
+  readonly held: number;
+  readonly spent_this_month: number;
+  readonly monthly_limit: number | null;
+}
+
+/** GET /account with this token. */
+export const accountOf = async (token: string): Promise<AccountView> => (await call<AccountView>('account', { token })).json;
 
 export type ProcessInfo = ProcessStatus;
 

@@ -7,6 +7,9 @@ export interface RuntimeInfo {
   readonly accountId: string;
   readonly tableName: string;
   readonly dynamoEndpoint: string;
+  /** fauxqs, unmetered: the tests peek at queues there. */
+  readonly sqsEndpoint: string;
+  readonly stepFunctionsEndpoint: string;
   /** The API front's origin, where /_local/processes lists the worker and model servers. */
   readonly origin: string;
 }
@@ -34,6 +37,8 @@ export default async function setup(project: TestProject) {
   process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';
   // Webhook retries 1, 2 and 3 s apart (instead of 5, 30, 120) so a suite sees all four attempts.
   process.env.PROGNOZ_WEBHOOK_RETRY_DELAYS = '1,2,3';
+  // The sweeper every 2 s (on AWS, every minute), so tests of what it ends finish quickly.
+  process.env.PROGNOZ_SCHEDULE_EVERY_SECONDS = '2';
   const runtime = await startLocalRuntime({ port: 0, log: (line) => lines.push(line), localEndpoints: { logs: () => ({ lines }) } });
   project.provide('runtime', {
     apiUrl: runtime.apiUrl,
@@ -41,6 +46,8 @@ export default async function setup(project: TestProject) {
     accountId: runtime.accountId,
     tableName: runtime.tableName,
     dynamoEndpoint: runtime.dynamoEndpoint,
+    sqsEndpoint: runtime.sqsEndpoint,
+    stepFunctionsEndpoint: runtime.stepFunctionsEndpoint,
     origin: new URL(runtime.apiUrl).origin,
   });
   return async () => {

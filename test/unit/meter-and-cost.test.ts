@@ -58,6 +58,9 @@ describe('the cost model', () => {
       meter.dynamoCall('TransactWriteItems', { TransactItems: [{ Put: { Item: {} } }, { Update: {} }] }, {});
       meter.sqsCall('SendMessage', {});
       meter.sqsCall('ReceiveMessage', {});
+      meter.s3Call('PutObject');
+      meter.s3Call('GetObject');
+      meter.s3Call('GetObject');
       meter.executionStarted();
       for (let t = 0; t < 5; t++) meter.stateTransition();
     }
@@ -74,6 +77,7 @@ describe('the cost model', () => {
       dynamoReadUnits: 1,
       dynamoWriteUnits: 4,
       sqsRequests: { SendMessage: 1 },
+      s3Requests: { PutObject: 1, GetObject: 2 },
       stateTransitions: 5,
     });
   });
@@ -85,7 +89,8 @@ describe('the cost model', () => {
     expect(dollars.lambda).toBeCloseTo((2 * 0.2) / 1000 + 1000 * 0.15 * 0.0000133334, 10);
     expect(dollars.dynamodb).toBeCloseTo((4 * 0.625 + 1 * 0.125) / 1000, 10);
     expect(dollars.sqs).toBeCloseTo(0.4 / 1000, 10);
-    expect(dollars.total).toBeCloseTo(dollars.apiGateway + dollars.lambda + dollars.stepFunctions + dollars.dynamodb + dollars.sqs, 10);
+    expect(dollars.s3).toBeCloseTo(0.005 + 2 * 0.0004, 10);
+    expect(dollars.total).toBeCloseTo(dollars.apiGateway + dollars.lambda + dollars.stepFunctions + dollars.dynamodb + dollars.sqs + dollars.s3, 10);
   });
 });
 

@@ -1,29 +1,45 @@
 import { describe, expect, it } from 'vitest';
 import { formatTimestamp, parseTimestamp } from '../../shared/domain/clock.ts';
 import { newPredictionId, asAccountId } from '../../shared/domain/ids.ts';
-import { createPrediction, transition, type Prediction, type PredictionEvent } from '../../shared/domain/prediction.ts';
+import {
+  createPrediction,
+  EFFECTS_GRACE_MS,
+  START_GRACE_MS,
+  transition,
+  withEffectsDone,
+  type PhaseLimits,
+  type Prediction,
+  type PredictionEvent,
+  type TerminalPrediction,
+} from '../../shared/domain/prediction.ts';
 import { roublesToMicro } from '../../shared/domain/pricing.ts';
+import { DEFAULT_MAX_ATTEMPTS, DEFAULT_QUEUE_SECONDS, phaseLimitsOf } from '../../shared/models/definition.ts';
+import { echoModel } from '../../shared/models/echo.ts';
 
-const pricing = { pricePerSecondMicro: roublesToMicro('0.01') };
+const limits: PhaseLimits = { queueSeconds: 3600, runSeconds: 900, leaseSeconds: 4, maxAttempts: 2 };
+const policy = { pricePerSecondMicro: roublesToMicro('0.01'), limits };
 const T0 = Date.UTC(2026, 10, 21, 12, 0, 0, 123);
+const inline = (value: unknown) => ({ kind: 'inline', value }) as const;
 
-const fresh = (): Prediction =>
+const fresh = (webhook: string | null = null): Prediction =>
   createPrediction({
     id: newPredictionId(() => '11111111-2222-4333-8444-555555555555'),
     model: 'prognoz/echo',
     owner: asAccountId('acct'),
     input: { text: 'hi' },
-    webhook: null,
+    webhook,
     nowMs: T0,
     hold: { kopecks: 30, month: '2026-11' },
   });
 
 const apply = (prediction: Prediction, ...events: PredictionEvent[]): Prediction =>
   events.reduce((current, event) => {
-    const next = transition(current, event, pricing);
+    const next = transition(current, event, policy);
     if (!next.ok) throw next.error;
     return next.value;
   }, prediction);
+
+const claimed = (at = T0 + 1000, claim = 'c1') => apply(fresh(), { type: 'queued', atMs: T0 }, { type: 'claimed', atMs: at, claim });
 
 describe('timestamps', () => {
   it('are ISO 8601 UTC with microseconds and Z', () => {
@@ -39,46 +55,96 @@ describe('ids', () => {
 });
 
 describe('the prediction state machine', () => {
-  it('starts as starting with no output', () => {
-    expect(fresh()).toMatchObject({ status: 'starting', startedAt: null, source: 'api', createdAt: '2026-11-21T12:00:00.123000Z' });
+  it('starts as starting with no output, due for the sweeper if it is never started', () => {
+    expect(fresh()).toMatchObject({ status: 'starting', startedAt: null, source: 'api', attempts: 0, createdAt: '2026-11-21T12:00:00.123000Z', sweepAtMs: T0 + START_GRACE_MS });
   });
 
-  it('goes queued → processing → succeeded, costing its runtime', () => {
-    const done = apply(fresh(), { type: 'queued' }, { type: 'started', atMs: T0 + 1000 }, { type: 'succeeded', atMs: T0 + 4000, output: { text: 'hi' }, runtimeMs: 2500 });
-    expect(done).toMatchObject({ status: 'succeeded', output: { text: 'hi' }, runtimeMs: 2500, costKopecks: 3, startedAt: formatTimestamp(T0 + 1000) });
+  it('goes queued → processing → succeeded, costing its runtime, billed from the claim', () => {
+    const done = apply(claimed(), { type: 'succeeded', atMs: T0 + 4000, claim: 'c1', output: inline({ text: 'hi' }), runtimeMs: 2500 });
+    expect(done).toMatchObject({ status: 'succeeded', output: inline({ text: 'hi' }), runtimeMs: 2500, costKopecks: 3, startedAt: formatTimestamp(T0 + 1000), attempts: 1 });
   });
 
-  it('counts a second start as a retry', () => {
-    const again = apply(fresh(), { type: 'started', atMs: T0 }, { type: 'started', atMs: T0 + 5 });
-    expect(again).toMatchObject({ status: 'processing', attempts: 2 });
+  it('may wait in the queue up to the queue limit: the sweep deadline is the end of the wait, not a heartbeat', () => {
+    const queued = apply(fresh(), { type: 'queued', atMs: T0 + 10 });
+    expect(queued).toMatchObject({ status: 'queued', queuedAt: formatTimestamp(T0 + 10), sweepAtMs: T0 + 10 + limits.queueSeconds * 1000 });
+  });
+
+  it('gives a claimed prediction its run limit, its lease and a wait for another worker before the sweeper looks', () => {
+    expect(claimed().sweepAtMs).toBe(T0 + 1000 + (limits.runSeconds + limits.leaseSeconds + limits.queueSeconds) * 1000);
+  });
+
+  it('takes a result only from the claim that holds it', () => {
+    const result = transition(claimed(), { type: 'succeeded', atMs: T0 + 2, claim: 'someone-else', output: inline({}), runtimeMs: 1 }, policy);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error.code).toBe('claim_lost');
+    const failed = transition(claimed(), { type: 'failed', atMs: T0 + 2, claim: 'someone-else', error: 'x', runtimeMs: 1, by: 'worker' }, policy);
+    expect(failed.ok).toBe(false);
+  });
+
+  it('puts a lost claim back in the queue, and claims it again as a second attempt', () => {
+    const lost = apply(claimed(), { type: 'lost', atMs: T0 + 9000, claim: 'c1' });
+    expect(lost).toMatchObject({ status: 'queued', startedAt: null, attempts: 1, queuedAt: formatTimestamp(T0 + 9000) });
+    const again = apply(lost, { type: 'claimed', atMs: T0 + 9500, claim: 'c2' });
+    expect(again).toMatchObject({ status: 'processing', attempts: 2, claim: 'c2', startedAt: formatTimestamp(T0 + 9500) });
+    // The first worker's late result no longer counts.
+    expect(transition(again, { type: 'succeeded', atMs: T0 + 9600, claim: 'c1', output: inline({}), runtimeMs: 1 }, policy).ok).toBe(false);
+  });
+
+  it('never claims past the attempts a model allows', () => {
+    const twice = apply(claimed(), { type: 'lost', atMs: T0 + 2, claim: 'c1' }, { type: 'claimed', atMs: T0 + 3, claim: 'c2' }, { type: 'lost', atMs: T0 + 4, claim: 'c2' });
+    const result = transition(twice, { type: 'claimed', atMs: T0 + 5, claim: 'c3' }, policy);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error.code).toBe('invalid_transition');
   });
 
   it('bills a cancel for the time used, and nothing when it never started', () => {
-    const running = apply(fresh(), { type: 'started', atMs: T0 });
-    expect(apply(running, { type: 'canceled', atMs: T0 + 1500 })).toMatchObject({ status: 'canceled', runtimeMs: 1500, costKopecks: 2 });
-    expect(apply(fresh(), { type: 'canceled', atMs: T0 + 1500 })).toMatchObject({ status: 'canceled', runtimeMs: null, costKopecks: 0 });
+    expect(apply(claimed(T0), { type: 'canceled', atMs: T0 + 1500, by: 'api' })).toMatchObject({ status: 'canceled', runtimeMs: 1500, costKopecks: 2 });
+    expect(apply(fresh(), { type: 'canceled', atMs: T0 + 1500, by: 'api' })).toMatchObject({ status: 'canceled', runtimeMs: null, costKopecks: 0 });
+  });
+
+  it('owes the side effects of its end: the execution stopped unless the workflow ended it, the webhook when one is registered', () => {
+    const hooked = apply(fresh('https://example.com/hook'), { type: 'queued', atMs: T0 }, { type: 'claimed', atMs: T0, claim: 'c1' });
+    const byWorker = apply(hooked, { type: 'succeeded', atMs: T0 + 5, claim: 'c1', output: inline({}), runtimeMs: 5 }) as TerminalPrediction;
+    expect(byWorker.effects).toEqual(['stop', 'notify']);
+    expect(byWorker.sweepAtMs).toBe(T0 + 5 + EFFECTS_GRACE_MS);
+    const byWorkflow = apply(fresh(), { type: 'failed', atMs: T0 + 5, error: 'x', runtimeMs: null, by: 'workflow' }) as TerminalPrediction;
+    expect(byWorkflow.effects).toEqual([]);
+    expect(byWorkflow.sweepAtMs).toBeNull();
+    expect(withEffectsDone(byWorker, ['stop'])).toMatchObject({ effects: ['notify'], sweepAtMs: byWorker.sweepAtMs });
+    expect(withEffectsDone(byWorker, ['stop', 'notify'])).toMatchObject({ effects: [], sweepAtMs: null });
   });
 
   it('never changes a terminal prediction, but a second cancel is not an error', () => {
-    const canceled = apply(fresh(), { type: 'canceled', atMs: T0 });
-    const again = transition(canceled, { type: 'canceled', atMs: T0 + 10 }, pricing);
+    const canceled = apply(fresh(), { type: 'canceled', atMs: T0, by: 'api' });
+    const again = transition(canceled, { type: 'canceled', atMs: T0 + 10, by: 'api' }, policy);
     expect(again).toEqual({ ok: true, value: canceled });
 
-    const succeeded = apply(fresh(), { type: 'started', atMs: T0 }, { type: 'succeeded', atMs: T0 + 1, output: {}, runtimeMs: 1 });
+    const succeeded = apply(claimed(T0), { type: 'succeeded', atMs: T0 + 1, claim: 'c1', output: inline({}), runtimeMs: 1 });
     for (const event of [
-      { type: 'canceled', atMs: T0 },
-      { type: 'failed', atMs: T0, error: 'x', runtimeMs: null },
-      { type: 'started', atMs: T0 },
-      { type: 'queued' },
+      { type: 'canceled', atMs: T0, by: 'api' },
+      { type: 'failed', atMs: T0, error: 'x', runtimeMs: null, by: 'sweeper' },
+      { type: 'claimed', atMs: T0, claim: 'c9' },
+      { type: 'queued', atMs: T0 },
     ] as const) {
-      const result = transition(succeeded, event, pricing);
+      const result = transition(succeeded, event, policy);
       expect(result.ok).toBe(false);
       if (!result.ok) expect(result.error.code).toBe('prediction_finished');
     }
   });
 
   it('only queues a prediction that has not started', () => {
-    const running = apply(fresh(), { type: 'started', atMs: T0 });
-    expect(transition(running, { type: 'queued' }, pricing).ok).toBe(false);
+    expect(transition(claimed(), { type: 'queued', atMs: T0 }, policy).ok).toBe(false);
+  });
+});
+
+describe('phase limits', () => {
+  it('default to an hour in the queue and two attempts, with a lease of two heartbeats', () => {
+    expect(phaseLimitsOf(echoModel)).toEqual({
+      queueSeconds: DEFAULT_QUEUE_SECONDS,
+      runSeconds: echoModel.timeouts.runSeconds,
+      leaseSeconds: 2 * echoModel.timeouts.heartbeatSeconds,
+      maxAttempts: DEFAULT_MAX_ATTEMPTS,
+    });
+    expect([DEFAULT_QUEUE_SECONDS, DEFAULT_MAX_ATTEMPTS]).toEqual([3600, 2]);
   });
 });

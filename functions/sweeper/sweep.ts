@@ -1,0 +1,70 @@
+import type { SQSBatchResponse } from 'aws-lambda';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts';
+import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
+import { sfnWorkflowClient } from '../../shared/adapters/workflow-client.ts';
+import { stateMachinesFromEnv, tableNameFromEnv, webhookQueueUrlFromEnv } from '../../shared/config.ts';
+import { systemClock } from '../../shared/domain/clock.ts';
+import type { PredictionId } from '../../shared/domain/ids.ts';
+import { endDeadJob, reconcileExecution, sweep, type SweepDeps } from '../../shared/use-cases/sweep.ts';
+import { dispatchMessage } from '../../shared/workflow/messages.ts';
+import { logger } from '../http/logger.ts';
+
+/** The schedule's tick (EventBridge, every minute; a timer in the local runtime). */
+const scheduled = z.object({ source: z.literal('aws.events'), 'detail-type': z.literal('Scheduled Event') });
+/** An execution that ended without success, as EventBridge reports it. */
+const executionEnded = z.object({
+  source: z.literal('aws.states'),
+  'detail-type': z.literal('Step Functions Execution Status Change'),
+  detail: z.object({ name: z.uuid(), status: z.string() }),
+});
+/** Jobs a model queue dead-lettered. */
+const deadJobs = z.object({
+  Records: z.array(z.object({ messageId: z.string(), body: z.string(), attributes: z.object({ ApproximateReceiveCount: z.string().optional() }) })),
+});
+
+let deps: SweepDeps | undefined;
+const depsFromEnv = (): SweepDeps => {
+  const machines = stateMachinesFromEnv();
+  return (deps ??= {
+    store: dynamoPredictionStore(tableNameFromEnv()),
+    workflow: sfnWorkflowClient(),
+    stateMachineArnOf: (model) => machines[model],
+    notifier: sqsWebhookNotifier(webhookQueueUrlFromEnv()),
+    clock: systemClock,
+    sleep: (ms) => sleep(ms),
+  });
+};
+
+/**
+ * The sweeper: on its schedule it moves on every prediction whose sweep deadline passed; told
+ * that an execution ended without success, it ends the prediction behind it; given the jobs a
+ * model queue dead-lettered, it ends their predictions. Nothing stays stuck.
+ */
+export const handler = async (event: unknown): Promise<SQSBatchResponse | undefined> => {
+  if (scheduled.safeParse(event).success) {
+    const report = await sweep(depsFromEnv(), 500, (id, error) => logger.error('sweeping a prediction failed', { predictionId: id, error: String(error) }));
+    if (report.looked > 0) logger.info('swept', { ...report });
+    return undefined;
+  }
+  const ended = executionEnded.safeParse(event);
+  if (ended.success) {
+    const action = await reconcileExecution(depsFromEnv(), ended.data.detail.name as PredictionId, ended.data.detail.status);
+    logger.info('execution ended', { predictionId: ended.data.detail.name, status: ended.data.detail.status, action });
+    return undefined;
+  }
+  const jobs = deadJobs.parse(event);
+  const failures: string[] = [];
+  for (const record of jobs.Records) {
+    try {
+      const message = dispatchMessage.parse(JSON.parse(record.body));
+      const action = await endDeadJob(depsFromEnv(), message.predictionId as PredictionId, Number(record.attributes.ApproximateReceiveCount ?? 0));
+      logger.warn('a dead-lettered job', { predictionId: message.predictionId, action });
+    } catch (error) {
+      logger.error('a dead-lettered job could not be ended', { messageId: record.messageId, error: String(error) });
+      failures.push(record.messageId);
+    }
+  }
+  return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
+};

@@ -1,0 +1,108 @@
+import type { Server } from 'node:http';
+import { startFauxqs } from 'fauxqs';
+import { startDynamoDbLocal } from './dynamodb-local.ts';
+import { CAPACITY_OPERATIONS, localMeter } from './meter.ts';
+import { LOCAL_REGION } from './paths.ts';
+import { startServiceProxy } from './service-proxy.ts';
+
+export interface Emulators {
+  readonly dynamoEndpoint: string;
+  /** fauxqs itself, unmetered (the tests peek at queues there). */
+  readonly fauxqsAddress: string;
+  /** What the SDK reads: region, credentials, and every service's endpoint but Step Functions'. */
+  readonly awsEnv: Readonly<Record<string, string>>;
+  stop(): Promise<void>;
+}
+
+/**
+ * DynamoDB Local, and fauxqs for SQS and S3, each behind a proxy that meters the calls (and,
+ * for DynamoDB Local, passes them one at a time: see service-proxy.ts).
+ */
+export const startEmulators = async (options: { readonly dataDir?: string }): Promise<Emulators> => {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const stop = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  };
+  try {
+    const dynamoLocal = await startDynamoDbLocal(options.dataDir ? { dataDir: options.dataDir } : {});
+    cleanups.push(() => dynamoLocal.stop());
+    const dynamoProxy = await startServiceProxy(dynamoLocal.endpoint, {
+      serialize: true,
+      prepare: askForConsumedCapacity,
+      observe: (operation, request, response, status) => localMeter.dynamoCall(operation, parseJson(request), status === 200 ? parseJson(response) : {}),
+    });
+    cleanups.push(() => closeServer(dynamoProxy.server));
+    const fauxqs = await startFauxqs({ port: 0, logger: false, defaultRegion: LOCAL_REGION });
+    cleanups.push(() => fauxqs.stop());
+    const sqsProxy = await startServiceProxy(fauxqs.address, {
+      serialize: false,
+      observe: (action, _request, response) => localMeter.sqsCall(action, parseJson(response)),
+    });
+    cleanups.push(() => closeServer(sqsProxy.server));
+    const s3Proxy = await startServiceProxy(fauxqs.address, {
+      serialize: false,
+      operationOf: s3Operation,
+      observe: (operation) => localMeter.s3Call(operation),
+    });
+    cleanups.push(() => closeServer(s3Proxy.server));
+    return {
+      dynamoEndpoint: dynamoProxy.endpoint,
+      fauxqsAddress: fauxqs.address,
+      awsEnv: {
+        AWS_REGION: LOCAL_REGION,
+        AWS_ACCESS_KEY_ID: 'local',
+        AWS_SECRET_ACCESS_KEY: 'local',
+        AWS_ENDPOINT_URL_DYNAMODB: dynamoProxy.endpoint,
+        AWS_ENDPOINT_URL_SQS: sqsProxy.endpoint,
+        AWS_ENDPOINT_URL_S3: s3Proxy.endpoint,
+        // One host and port serves every bucket: buckets are addressed by path.
+        PROGNOZ_S3_PATH_STYLE: 'true',
+      },
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+};
+
+/** S3's REST calls named as the API names them, for the meter. */
+const s3Operation = (method: string, path: string): string => {
+  const inBucket = path.split('?')[0]?.split('/').filter(Boolean).length ?? 0;
+  const object = inBucket > 1;
+  switch (method) {
+    case 'PUT':
+      return object ? 'PutObject' : 'CreateBucket';
+    case 'GET':
+      return object ? 'GetObject' : 'ListObjects';
+    case 'HEAD':
+      return object ? 'HeadObject' : 'HeadBucket';
+    case 'DELETE':
+      return object ? 'DeleteObject' : 'DeleteBucket';
+    default:
+      return `${method} ${object ? 'object' : 'bucket'}`;
+  }
+};
+
+export const closeServer = (server: Server) =>
+  new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+
+const parseJson = (body: Buffer): Record<string, unknown> => {
+  try {
+    const value: unknown = JSON.parse(body.toString('utf8'));
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+};
+
+/** Every DynamoDB call asks for its consumed capacity, which the meter reads from the answer. */
+const askForConsumedCapacity = (operation: string, body: Buffer): Buffer => {
+  if (!CAPACITY_OPERATIONS.has(operation)) return body;
+  const request = parseJson(body);
+  if (request.ReturnConsumedCapacity !== undefined) return body;
+  return Buffer.from(JSON.stringify({ ...request, ReturnConsumedCapacity: 'TOTAL' }));
+};

@@ -1,0 +1,89 @@
+import type { WebhookNotifier } from '../adapters/webhook-queue.ts';
+import type { WorkflowClient } from '../adapters/workflow-client.ts';
+import type { PrognozError } from '../domain/errors.ts';
+import type { PredictionId } from '../domain/ids.ts';
+import { isTerminal, type PredictionEvent, type SideEffect, type TerminalPrediction } from '../domain/prediction.ts';
+import { err, ok, type Result } from '../domain/result.ts';
+import type { PredictionStore } from '../ports/prediction-store.ts';
+import { applyEvent } from './apply-event.ts';
+
+export interface EffectDeps {
+  readonly store: PredictionStore;
+  readonly notifier: WebhookNotifier;
+  /**
+   * Ends the prediction's workflow execution: StopExecution for the API and the sweeper, the
+   * task token for the worker that holds it.
+   */
+  readonly stopExecution: (prediction: TerminalPrediction) => Promise<void>;
+}
+
+/** Effects that end executions with StopExecution: for the API and the sweeper, which hold no task token. */
+export const stoppingExecutions = (
+  deps: Omit<EffectDeps, 'stopExecution'> & { readonly workflow: WorkflowClient; readonly stateMachineArnOf: (model: string) => string | undefined },
+  cause: string,
+): EffectDeps => ({
+  store: deps.store,
+  notifier: deps.notifier,
+  stopExecution: async (prediction) => {
+    const arn = deps.stateMachineArnOf(prediction.model);
+    if (arn !== undefined) await deps.workflow.stop(arn, prediction.id, cause);
+  },
+});
+
+/**
+ * Does what an ended prediction still owes — its execution ended, its webhook queued — and
+ * records what was done. Whoever sees an effect pending does it (the ender at once, a retried
+ * cancel or Finalize, the sweeper after EFFECTS_GRACE_MS), so it happens at least once; the
+ * webhook's stable id lets receivers drop the rare repeat. What fails stays owed.
+ */
+export const completeEffects = async (deps: EffectDeps, prediction: TerminalPrediction): Promise<TerminalPrediction> => {
+  if (prediction.effects.length === 0) return prediction;
+  const done: SideEffect[] = [];
+  const failures: unknown[] = [];
+  for (const effect of prediction.effects) {
+    try {
+      if (effect === 'stop') await deps.stopExecution(prediction);
+      else await deps.notifier.notify({ predictionId: prediction.id, status: prediction.status });
+      done.push(effect);
+    } catch (error) {
+      failures.push(error);
+    }
+  }
+  if (done.length > 0) await deps.store.effectsDone(prediction, done);
+  if (failures.length > 0) throw new AggregateError(failures, `prediction ${prediction.id}: side effects still owed`);
+  return { ...prediction, effects: [], sweepAtMs: null };
+};
+
+type TerminalEvent = Extract<PredictionEvent, { type: 'succeeded' | 'failed' | 'canceled' }>;
+
+/**
+ * Settles what an ended prediction owes only once its ender has had its grace to do so itself:
+ * for those who come across it (a worker given its old job, news of its execution's end), so
+ * that they do not repeat its webhook while its ender is still sending it.
+ */
+export const completeOverdueEffects = async (deps: EffectDeps, prediction: TerminalPrediction, nowMs: number): Promise<TerminalPrediction> =>
+  prediction.sweepAtMs !== null && prediction.sweepAtMs <= nowMs ? completeEffects(deps, prediction) : prediction;
+
+/**
+ * Ends a prediction with one terminal event — status, cost and released hold in one write — then
+ * settles what that owes. A prediction that had already ended is returned as it stands after
+ * its owed effects are settled, so a retried end finishes what a failed one started; for a
+ * cancel that is the success case, for the others the caller sees `prediction_finished`.
+ */
+export const endPrediction = async (
+  deps: EffectDeps,
+  id: PredictionId,
+  event: TerminalEvent,
+): Promise<Result<TerminalPrediction, PrognozError>> => {
+  const applied = await applyEvent(deps.store, id, event);
+  if (!applied.ok) {
+    if (applied.error.code === 'prediction_finished') {
+      const current = await deps.store.get(id);
+      if (current && isTerminal(current)) await completeEffects(deps, current);
+    }
+    return err(applied.error);
+  }
+  const ended = applied.value.after;
+  if (!isTerminal(ended)) throw new Error(`prediction ${id}: a ${event.type} event left it ${ended.status}`);
+  return ok(await completeEffects(deps, ended));
+};

@@ -1,0 +1,105 @@
+import type { PredictionId } from '../domain/ids.ts';
+import { ENDINGS } from '../domain/endings.ts';
+import { isTerminal, parseCreatedAt, type Ender } from '../domain/prediction.ts';
+import { phaseLimitsOf, requireModel } from '../models/registry.ts';
+import type { WebhookNotifier } from '../adapters/webhook-queue.ts';
+import { completeEffects, completeOverdueEffects, endPrediction, stoppingExecutions, type EffectDeps } from './end-prediction.ts';
+import { startWorkflow, type StartDeps } from './start-workflow.ts';
+
+export interface SweepDeps extends StartDeps {
+  readonly notifier: WebhookNotifier;
+}
+
+/** How long the sweeper keeps trying to start a prediction whose workflow never started. */
+export const START_LIMIT_MS = 10 * 60_000;
+
+/** Ends executions through StopExecution: the sweeper holds no task token. */
+const effectsThroughApi = (deps: SweepDeps, cause: string): EffectDeps => stoppingExecutions(deps, cause);
+
+export type SweepAction = 'gone' | 'not_due' | 'settled' | 'started' | 'deferred' | 'ended';
+
+const fail = async (deps: SweepDeps, id: PredictionId, error: string, by: Ender = 'sweeper'): Promise<SweepAction> => {
+  const ended = await endPrediction(effectsThroughApi(deps, error), id, { type: 'failed', atMs: deps.clock.now(), error, runtimeMs: null, by });
+  // Ended by someone else meanwhile: what it owes has been settled all the same.
+  if (!ended.ok && ended.error.code !== 'prediction_finished') throw ended.error;
+  return 'ended';
+};
+
+/**
+ * Looks at one prediction whose sweep deadline passed and moves it on: what an ended one owes is
+ * done; one never started is started (or, after START_LIMIT_MS, ended); one that overstayed the
+ * queue, or whose lost worker no one replaced, ends `failed` with the reason.
+ */
+export const sweepOne = async (deps: SweepDeps, id: PredictionId): Promise<SweepAction> => {
+  const prediction = await deps.store.get(id);
+  if (!prediction) return 'gone';
+  const nowMs = deps.clock.now();
+  if (prediction.sweepAtMs === null || prediction.sweepAtMs > nowMs) return 'not_due';
+  if (isTerminal(prediction)) {
+    await completeEffects(effectsThroughApi(deps, 'the prediction has ended'), prediction);
+    return 'settled';
+  }
+  const limits = phaseLimitsOf(requireModel(prediction.model));
+  switch (prediction.status) {
+    case 'pending':
+    case 'starting': {
+      if (nowMs - parseCreatedAt(prediction) > START_LIMIT_MS) return fail(deps, id, ENDINGS.notStarted);
+      const start = await startWorkflow(deps, prediction);
+      if (start.kind === 'ended') return fail(deps, id, ENDINGS.workflowEnded(start.executionStatus));
+      return start.kind === 'queued' ? 'started' : 'deferred';
+    }
+    case 'queued':
+      return fail(deps, id, ENDINGS.noCapacity(limits.queueSeconds));
+    case 'processing':
+      return fail(deps, id, ENDINGS.lostNotResumed(limits.queueSeconds));
+  }
+};
+
+export interface SweepReport {
+  readonly looked: number;
+  readonly actions: Partial<Record<SweepAction | 'error', number>>;
+}
+
+/** One run of the sweeper: every due prediction (up to `limit`), each on its own. */
+export const sweep = async (deps: SweepDeps, limit = 500, onError: (id: string, error: unknown) => void = () => undefined): Promise<SweepReport> => {
+  const ids = await deps.store.due(deps.clock.now(), limit);
+  const actions: Partial<Record<SweepAction | 'error', number>> = {};
+  for (const id of ids) {
+    let action: SweepAction | 'error';
+    try {
+      action = await sweepOne(deps, id);
+    } catch (error) {
+      onError(id, error);
+      action = 'error';
+    }
+    actions[action] = (actions[action] ?? 0) + 1;
+  }
+  return { looked: ids.length, actions };
+};
+
+/**
+ * An execution ended without success (FAILED, TIMED_OUT, ABORTED — as EventBridge reports it):
+ * a prediction still active behind it would wait for nothing, so it ends now; an ended one has
+ * what it owes settled.
+ */
+export const reconcileExecution = async (deps: SweepDeps, id: PredictionId, executionStatus: string): Promise<SweepAction> => {
+  const prediction = await deps.store.get(id);
+  if (!prediction) return 'gone';
+  if (isTerminal(prediction)) {
+    // Usually its own ender stopped it (a cancel) and is settling the rest right now.
+    await completeOverdueEffects(effectsThroughApi(deps, 'the prediction has ended'), prediction, deps.clock.now());
+    return 'settled';
+  }
+  return fail(deps, id, ENDINGS.workflowEnded(executionStatus));
+};
+
+/** A job the model queue dead-lettered after its receives ran out: no worker will run it. */
+export const endDeadJob = async (deps: SweepDeps, id: PredictionId, receives: number): Promise<SweepAction> => {
+  const prediction = await deps.store.get(id);
+  if (!prediction) return 'gone';
+  if (isTerminal(prediction)) {
+    await completeOverdueEffects(effectsThroughApi(deps, 'the prediction has ended'), prediction, deps.clock.now());
+    return 'settled';
+  }
+  return fail(deps, id, ENDINGS.deadJob(receives));
+};

@@ -1,0 +1,185 @@
+import { StopExecutionCommand } from '@aws-sdk/client-sfn';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts';
+import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
+import { executionArnOf } from '../../shared/adapters/workflow-client.ts';
+import { holdFor } from '../../shared/domain/billing.ts';
+import { systemClock } from '../../shared/domain/clock.ts';
+import { ENDINGS } from '../../shared/domain/endings.ts';
+import { asAccountId, newPredictionId, type PredictionId } from '../../shared/domain/ids.ts';
+import { createPrediction as newPrediction, START_GRACE_MS } from '../../shared/domain/prediction.ts';
+import { echoModel } from '../../shared/models/echo.ts';
+import { phaseLimitsOf } from '../../shared/models/registry.ts';
+import { applyEvent } from '../../shared/use-cases/apply-event.ts';
+import { takeJob } from '../../worker/take-job.ts';
+import {
+  accountOf,
+  createOtherAccount,
+  createPrediction,
+  localDynamo,
+  localSqs,
+  localStepFunctions,
+  modelRecord,
+  pollUntil,
+  processNamed,
+  runtime,
+  untilTerminal,
+  waitForRestart,
+  webhookQueueUrl,
+} from '../support/api.ts';
+import { startReceiver, type Receiver } from '../support/receiver.ts';
+
+const limits = phaseLimitsOf(echoModel);
+const store = () => dynamoPredictionStore(runtime().tableName, localDynamo());
+
+/** Records a prediction the way a create does before it starts the workflow, as if the create died right there. */
+const insertedOnly = async (token: string, createdAgoMs: number, webhook: string | null = null): Promise<PredictionId> => {
+  const id = newPredictionId();
+  const owner = asAccountId((await accountOf(token)).id);
+  const nowMs = Date.now() - createdAgoMs;
+  const inserted = await store().insert(
+    newPrediction({ id, model: echoModel.id, owner, input: { text: 'stranded', repeat: 1, sleep: 0, fail: false }, webhook, nowMs, hold: holdFor(echoModel, nowMs) }),
+    null,
+  );
+  if (!inserted.ok) throw inserted.error;
+  return id;
+};
+
+let receiver: Receiver;
+beforeAll(async () => {
+  receiver = await startReceiver();
+});
+afterAll(() => receiver.close());
+
+describe('waiting is not dying', () => {
+  it('four predictions queued behind each other for longer than a lease all succeed', async () => {
+    const token = await createOtherAccount({ balanceKopecks: 10_000 });
+    // One echo worker runs one at a time: the last waits ~15 s, far past the 4 s lease.
+    const created = await Promise.all(Array.from({ length: 4 }, () => createPrediction({ sleep: 5 }, { token })));
+    const done = await Promise.all(created.map((c) => untilTerminal(c.json.id, 60_000, { token })));
+    expect(done.map((p) => p.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded']);
+    expect(done.every((p) => (p.runtime ?? 0) >= 5 && (p.runtime ?? 0) < 6)).toBe(true);
+    expect((await accountOf(token)).held).toBe(0);
+  });
+
+  it('a prediction that overstays its model\'s queue limit ends failed, saying no capacity was found, and pays its debts', async () => {
+    const token = await createOtherAccount({ balanceKopecks: 10_000 });
+    const id = await insertedOnly(token, 0, `${receiver.url}/queue-limit`);
+    // It entered the queue a queue limit ago and no worker ever took it.
+    await applyEvent(store(), id, { type: 'queued', atMs: Date.now() - limits.queueSeconds * 1000 - 1000 });
+    expect((await accountOf(token)).held).toBeGreaterThan(0);
+
+    const ended = await untilTerminal(id, 20_000, { token });
+
+    expect(ended).toMatchObject({ status: 'failed', error: ENDINGS.noCapacity(limits.queueSeconds), runtime: null, cost: 0 });
+    expect((await accountOf(token)).held).toBe(0);
+    await pollUntil(id, () => receiver.accepted(id).length > 0, 20_000, { token });
+    expect(JSON.parse(receiver.accepted(id)[0]?.body ?? '{}')).toMatchObject({ id, status: 'failed' });
+  });
+
+  it('a worker that receives a job past the queue limit ends it the same way, without running it', async () => {
+    const token = await createOtherAccount({ balanceKopecks: 10_000 });
+    const id = await insertedOnly(token, 0);
+    await applyEvent(store(), id, { type: 'queued', atMs: Date.now() - limits.queueSeconds * 1000 - 1000 });
+    const notifier = sqsWebhookNotifier(await webhookQueueUrl(), localSqs());
+    const taken = await takeJob(
+      { store: store(), clock: systemClock, ids: randomUUID, limits, effects: { store: store(), notifier, stopExecution: () => Promise.resolve() }, log: () => undefined, countLost: () => undefined },
+      id,
+    );
+    expect(taken).toEqual({ kind: 'done', reason: ENDINGS.noCapacity(limits.queueSeconds) });
+    expect((await untilTerminal(id, 5000, { token })).status).toBe('failed');
+  });
+});
+
+describe('nothing stays stuck', () => {
+  it('a create that died between recording the prediction and starting its workflow is started by the sweeper, and runs', async () => {
+    const token = await createOtherAccount({ balanceKopecks: 10_000 });
+    const id = await insertedOnly(token, START_GRACE_MS + 1000);
+    const done = await untilTerminal(id, 30_000, { token });
+    expect(done).toMatchObject({ status: 'succeeded', output: { text: 'stranded' } });
+    expect((await accountOf(token)).held).toBe(0);
+  });
+
+  it('a workflow stopped from outside ends its prediction failed at once, its hold released and its webhook sent', async () => {
+    const token = await createOtherAccount({ balanceKopecks: 10_000 });
+    const created = await createPrediction({ sleep: 30, webhook: `${receiver.url}/stopped` }, { token });
+    await pollUntil(created.json.id, (p) => p.status === 'processing', 20_000, { token });
+    const machine = ((await (await fetch(`${runtime().origin}/_local/definitions`)).json()) as { machines: { logicalId: string; model: string }[] }).machines.find(
+      (m) => m.model === echoModel.id,
+    );
+    const stateMachineArn = `arn:aws:states:us-east-1:000000000000:stateMachine:${machine?.logicalId ?? ''}`;
+
+    await localStepFunctions().send(new StopExecutionCommand({ executionArn: executionArnOf(stateMachineArn, created.json.id), cause: 'an operator' }));
+
+    const ended = await untilTerminal(created.json.id, 10_000, { token });
+    expect(ended).toMatchObject({ status: 'failed', error: ENDINGS.workflowEnded('ABORTED') });
+    expect((await accountOf(token)).held).toBe(0);
+    await pollUntil(created.json.id, () => receiver.accepted(created.json.id).length > 0, 20_000, { token });
+  });
+});
+
+describe('a lost worker loses no prediction', () => {
+  it('killing the worker mid-run puts the prediction back in the queue; it is run again and billed for that run only', async () => {
+    const token = await createOtherAccount({ balanceKopecks: 10_000 });
+    const created = await createPrediction({ sleep: 4 }, { token });
+    const first = await pollUntil(created.json.id, (p) => p.status === 'processing', 20_000, { token });
+    const behind = await createPrediction({ text: 'still here' }, { token });
+    const worker = await processNamed('worker:prognoz/echo');
+
+    process.kill(worker.pid ?? 0, 'SIGKILL');
+
+    const again = await pollUntil(created.json.id, (p) => p.status === 'processing' && p.started_at !== first.started_at, 20_000, { token });
+    expect(again.status).toBe('processing');
+    const done = await untilTerminal(created.json.id, 30_000, { token });
+    expect(done.status).toBe('succeeded');
+    // Billed for the run that finished (~4 s), not for the lost one too.
+    expect(done.runtime ?? 0).toBeGreaterThanOrEqual(4);
+    expect(done.runtime ?? 0).toBeLessThan(5);
+    expect(done.cost).toBe(0.05);
+    // The restarted worker canceled the orphaned run on the model server instead of letting it sleep on.
+    expect(await modelRecord(created.json.id)).toMatchObject({ status: expect.stringMatching(/succeeded|canceled/) });
+    expect(await untilTerminal(behind.json.id, 30_000, { token })).toMatchObject({ status: 'succeeded', output: { text: 'still here' } });
+    expect((await accountOf(token)).held).toBe(0);
+    await waitForRestart('worker:', worker.pid ?? 0);
+  });
+
+  it('a prediction whose worker is lost as often as its model allows ends failed, saying so, and costs nothing', async () => {
+    const token = await createOtherAccount({ balanceKopecks: 10_000 });
+    const created = await createPrediction({ sleep: 30 }, { token });
+    let started: string | null = null;
+    for (let attempt = 1; attempt <= limits.maxAttempts; attempt++) {
+      const running = await pollUntil(created.json.id, (p) => p.status === 'processing' && p.started_at !== started, 30_000, { token });
+      started = running.started_at;
+      const worker = await processNamed('worker:prognoz/echo');
+      process.kill(worker.pid ?? 0, 'SIGKILL');
+      await waitForRestart('worker:', worker.pid ?? 0);
+    }
+    const ended = await untilTerminal(created.json.id, 30_000, { token });
+    expect(ended).toMatchObject({ status: 'failed', error: ENDINGS.workerLost(limits.maxAttempts), cost: 0 });
+    expect((await accountOf(token)).held).toBe(0);
+  });
+
+  it('killing the model server mid-run puts the prediction back in the queue; it runs again on the restarted server', async () => {
+    const token = await createOtherAccount({ balanceKopecks: 10_000 });
+    const created = await createPrediction({ sleep: 3, text: 'after the crash' }, { token });
+    await pollUntil(created.json.id, (p) => p.status === 'processing', 20_000, { token });
+    const model = await processNamed('model:prognoz/echo');
+
+    process.kill(model.pid ?? 0, 'SIGKILL');
+
+    const seen = new Set<string>();
+    const done = await pollUntil(
+      created.json.id,
+      (p) => {
+        seen.add(p.status);
+        return p.status === 'succeeded' || p.status === 'failed';
+      },
+      30_000,
+      { token },
+    );
+    expect(done).toMatchObject({ status: 'succeeded', output: { text: 'after the crash' } });
+    expect(seen).toContain('queued');
+    await waitForRestart('model:', model.pid ?? 0);
+  });
+});
