@@ -112,7 +112,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
         Array.from({ length: Math.min(25, options.predictions - i) }, async () => {
           const fail = Math.random() < 0.1;
           const input = { text: 'chaos', sleep: Math.round(random(0, options.maxSleepSeconds) * 10) / 10, fail, webhook: `${receiver.url}/chaos` };
-          const response = await call<PredictionView>(`${model}`, { method: 'POST', body: input });
+          const response = await call<PredictionView>(model, { method: 'POST', body: input });
           if (response.status !== 201) throw new Error(`create answered ${response.status}: ${JSON.stringify(response.json)}`);
           if (Math.random() < 0.05) toCancel.push(response.json.id);
           return { id: response.json.id, fail };

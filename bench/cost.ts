@@ -182,6 +182,15 @@ export const measureCosts = async (
       },
     },
     {
+      scenario: 'succeeded, 1 MB output',
+      description: 'as the first, with an output of 1 MB, which the worker stores in the outputs bucket and the GET reads back',
+      once: async () => {
+        const { id } = await create(target, { text: 'x'.repeat(100_000), repeat: 10, sleep: 0 });
+        await settle(origin);
+        await expectStatus(target, id, 'succeeded');
+      },
+    },
+    {
       scenario: 'canceled',
       description: 'create (async), canceled 1 s after the model started; one GET of the result',
       once: async () => {

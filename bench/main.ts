@@ -2,17 +2,13 @@
  * `npm run bench [-- --quick]`: how fast and how cheap prognoz is, measured side by side with
  * this machine's ceilings in one run. Writes bench/results/<date>.json and <date>.md.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { LOCAL_REGION, REPO_ROOT } from '../local/paths.ts';
-import { dynamoAccountStore } from '../shared/adapters/account-store.ts';
-import { asAccountId } from '../shared/domain/ids.ts';
-import { generateToken } from '../shared/domain/tokens.ts';
+import { REPO_ROOT } from '../local/paths.ts';
+import { createAccount } from './accounts.ts';
 import { AWS_PRICES } from './aws-prices.ts';
 import { bundleFunctions, lambdaFunctions } from './bundles.ts';
 import { measureColdStarts } from './cold-start.ts';
@@ -68,14 +64,7 @@ const bare = await startReadyChild<{ url: string }>(process.execPath, [...tsx, p
 let report: BenchReport;
 try {
   // An account of its own, funded and unthrottled: the benchmark measures the service, not its limits.
-  const documents = DynamoDBDocumentClient.from(
-    new DynamoDBClient({ endpoint: runtime.ready.dynamoEndpoint, region: LOCAL_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
-  );
-  const accounts = dynamoAccountStore(runtime.ready.tableName, documents);
-  const account = asAccountId(crypto.randomUUID());
-  const apiToken = generateToken();
-  await accounts.createAccount(account, Date.now(), { balanceKopecks: 10 ** 12, monthlyLimitKopecks: null, ratePerSecond: 1_000_000 });
-  await accounts.addToken(account, apiToken, Date.now());
+  const apiToken = await createAccount(runtime.ready, { balanceKopecks: 10 ** 12, monthlyLimitKopecks: null, ratePerSecond: 1_000_000 });
   const target = { apiUrl: runtime.ready.apiUrl, apiToken };
   const processes = await runtimeProcesses(runtime.ready.origin, runtime.pid);
   // The runtime's own processes in every phase; of the workers and model servers, the phase's model's.

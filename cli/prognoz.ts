@@ -24,6 +24,7 @@ const accountJson = (account: AccountSummary) => ({
   id: account.id,
   created_at: account.createdAt,
   balance: formatRoubles(account.balanceKopecks),
+  held: formatRoubles(account.heldKopecks),
   monthly_limit: account.monthlyLimitKopecks === null ? null : formatRoubles(account.monthlyLimitKopecks),
   month: account.month,
   spent_this_month: formatRoubles(account.spentThisMonthKopecks),
@@ -61,7 +62,7 @@ const run = async (argv: string[]): Promise<number> => {
   const show = (account: AccountSummary) =>
     print(
       accountJson(account),
-      `account   ${account.id}\nbalance   ${formatRoubles(account.balanceKopecks)} ₽\nthis month (${account.month})  ${formatRoubles(account.spentThisMonthKopecks)} ₽ spent, limit ${account.monthlyLimitKopecks === null ? 'none' : `${formatRoubles(account.monthlyLimitKopecks)} ₽`}`,
+      `account   ${account.id}\nbalance   ${formatRoubles(account.balanceKopecks)} ₽ (${formatRoubles(account.heldKopecks)} ₽ held by predictions in flight)\nthis month (${account.month})  ${formatRoubles(account.spentThisMonthKopecks)} ₽ spent, limit ${account.monthlyLimitKopecks === null ? 'none' : `${formatRoubles(account.monthlyLimitKopecks)} ₽`}`,
     );
 
   switch (`${group} ${command}`) {

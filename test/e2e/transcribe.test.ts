@@ -7,10 +7,16 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { call, cancelPrediction, pollUntil, processNamed, untilTerminal } from '../support/api.ts';
-import { wordErrorRate, words } from '../support/wer.ts';
+import { sharedVocabulary, wordErrorRate, words } from '../support/wer.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const AUDIO = path.resolve(ROOT, '..', 'shared', 'testdata', 'audio');
+const JFK = 'And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country.';
+/** The same passage of the MIT licence in English: what a translation of the German half renders. */
+const ENGLISH =
+  'Permission is hereby granted, free of charge, to any person obtaining a copy of this software and associated documentation files (the Software), ' +
+  'to deal in the Software without restriction, including without limitation the rights to use, copy, modify, merge, publish, distribute, sublicense, ' +
+  'and/or sell copies of the Software, and to permit persons to whom the Software is furnished to do so, subject to the following conditions:';
 const GERMAN =
   'Jedem, der dieses Software und die dazu gehörigen Dokumentationsdateien erhält, wird hiermit unentgeltlich ' +
   'die Genehmigung erteilt, mit der Software uneingeschränkt zu verfahren. Dies umfasst insbesondere das Recht, ' +
@@ -65,7 +71,13 @@ describe('openai/whisper-base over the API', () => {
     const output = await transcribe({ audio: `${base}/german.wav` });
     expect(output.detected_language).toBe('de');
     expect(wordErrorRate(GERMAN, output.transcription)).toBeLessThanOrEqual(0.25);
-    expect(output.translation?.toLowerCase()).toMatch(/\bsoftware\b/);
+    // Whisper base translates loosely (a word error rate near 0.9 against the licence's English
+    // wording): the English is judged by the share of that wording's vocabulary it uses, with a
+    // tolerance, and by using next to none of the German — never by exact words, since int8
+    // decoding differs between CPUs ("software" on one, "softwares" on another).
+    const translation = output.translation ?? '';
+    expect(sharedVocabulary(ENGLISH, translation)).toBeGreaterThanOrEqual(0.2);
+    expect(sharedVocabulary(GERMAN, translation)).toBeLessThanOrEqual(0.1);
   });
 
   it('tells the two speakers of the diarization clip apart', async () => {
@@ -104,7 +116,7 @@ describe('openai/whisper-base over the API', () => {
     const output = done.output as Transcript;
     expect(output.detected_language).toBe('en');
     expect(output.translation).toBeNull();
-    expect(output.transcription.toLowerCase()).toContain('ask not what your country can do for you');
+    expect(wordErrorRate(JFK, output.transcription)).toBeLessThanOrEqual(0.1);
     expect(output.segments[0]?.words?.length).toBeGreaterThan(10);
     expect(done.cost).toBeGreaterThan(0);
   });

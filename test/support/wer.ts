@@ -12,3 +12,10 @@ export const wordErrorRate = (reference: string, hypothesis: string): number => 
   }
   return (row[hyp.length] ?? 0) / ref.length;
 };
+
+/** The share of the reference's distinct words that the hypothesis uses (case and punctuation ignored). */
+export const sharedVocabulary = (reference: string, hypothesis: string): number => {
+  const ref = new Set(words(reference));
+  const hyp = new Set(words(hypothesis));
+  return [...ref].filter((word) => hyp.has(word)).length / ref.size;
+};

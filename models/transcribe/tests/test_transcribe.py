@@ -25,12 +25,25 @@ GERMAN = (
     "unterzulizenzieren und/oder Kopien der Software zu verkaufen und diese Rechte unter folgenden Bedingungen "
     "anderen zu übertragen."
 )
+# The same passage of the MIT licence in English: what a translation of the German half renders.
+ENGLISH = (
+    "Permission is hereby granted, free of charge, to any person obtaining a copy of this software and associated "
+    "documentation files (the Software), to deal in the Software without restriction, including without limitation "
+    "the rights to use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies of the Software, and "
+    "to permit persons to whom the Software is furnished to do so, subject to the following conditions:"
+)
 LEFT = "He began a confused complaint against the wizard, who had vanished behind the curtain on the left."
 RIGHT = "The horizon seems extremely distant."
 
 
 def words(text: str) -> list[str]:
     return re.findall(r"[\w']+", text.lower().replace("/", " "))
+
+
+def shared_vocabulary(reference: str, hypothesis: str) -> float:
+    """The share of the reference's distinct words that the hypothesis uses."""
+    ref = set(words(reference))
+    return len(ref & set(words(hypothesis))) / len(ref)
 
 
 def wer(reference: str, hypothesis: str) -> float:
@@ -77,7 +90,14 @@ def test_german_half_detected_transcribed_and_translated(predictor: Any, served:
     assert out["detected_language"] == "de"
     assert wer(GERMAN, out["transcription"]) <= 0.25
     assert out["translation"]
-    assert re.search(r"\bsoftware\b", out["translation"].lower())
+    # Whisper base translates loosely: the English is judged by being much nearer the English
+    # text than the German one, never by its exact words (int8 decoding differs between CPUs).
+    # Whisper base translates loosely (a word error rate near 0.9 against the licence's English
+    # wording), so the English is judged by the share of that wording's vocabulary it uses, with a
+    # tolerance, and by using next to none of the German — never by exact words, since int8
+    # decoding differs between CPUs ("software" on one, "softwares" on another).
+    assert shared_vocabulary(ENGLISH, out["translation"]) >= 0.2
+    assert shared_vocabulary(GERMAN, out["translation"]) <= 0.1
 
 
 def test_whole_multilingual_file_reports_its_language(predictor: Any, served: tuple[str, Path]) -> None:
