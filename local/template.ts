@@ -58,7 +58,4 @@ export const resolveIntrinsics = (value: unknown, bindings: LocalBindings): unkn
   return Object.fromEntries(entries.map(([key, item]) => [key, resolveIntrinsics(item, bindings)]));
 };
 
-export const localFunctionArn = (logicalId: string): string =>
-  `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:${logicalId}`;
-export const localStateMachineArn = (logicalId: string): string =>
-  `arn:aws:states:${LOCAL_REGION}:${LOCAL_ACCOUNT}:stateMachine:${logicalId}`;
+export { localFunctionArn, localStateMachineArn } from './paths.ts';

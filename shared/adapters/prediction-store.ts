@@ -74,7 +74,14 @@ export const dynamoPredictionStore = (
   },
   async statusOf(id) {
     const { Item } = await client.send(
-      new GetCommand({ TableName: tableName, Key: predictionKey(id), ProjectionExpression: '#status, claim, expires_at', ExpressionAttributeNames: { '#status': 'status' } }),
+      new GetCommand({
+        TableName: tableName,
+        Key: predictionKey(id),
+        ProjectionExpression: '#status, claim, expires_at',
+        ExpressionAttributeNames: { '#status': 'status' },
+        // Consistent: a stale read just after the claim would look like a takeover and stop the run.
+        ConsistentRead: true,
+      }),
     );
     if (!Item || expired(Item, Date.now())) return null;
     return { status: z.enum([...ACTIVE_STATUSES, ...TERMINAL_STATUSES]).parse(Item.status), claim: typeof Item.claim === 'string' ? Item.claim : null };

@@ -19,10 +19,7 @@ export interface PredictionStore {
    * releases its hold, in the same transaction, so a repeated finalize can never charge twice.
    */
   replace(next: Prediction, expected: Prediction): Promise<boolean>;
-  /**
-   * Just the status and claim (an eventually consistent read): what a worker checks every second
-   * to learn that its run was canceled or taken over.
-   */
+  /** Just the status and claim: what a worker checks every second to learn that its run was canceled or taken over. */
   statusOf(id: PredictionId): Promise<{ readonly status: PredictionStatus; readonly claim: string | null } | null>;
   /** Records the model's progress on a prediction that is still processing under `claim`. */
   recordProgress(id: PredictionId, claim: string, fraction: number): Promise<void>;

@@ -2,7 +2,7 @@ import type { WebhookNotifier } from '../adapters/webhook-queue.ts';
 import type { WorkflowClient } from '../adapters/workflow-client.ts';
 import type { PrognozError } from '../domain/errors.ts';
 import type { PredictionId } from '../domain/ids.ts';
-import { isTerminal, type PredictionEvent, type SideEffect, type TerminalPrediction } from '../domain/prediction.ts';
+import { isTerminal, withEffectsDone, type PredictionEvent, type SideEffect, type TerminalPrediction } from '../domain/prediction.ts';
 import { err, ok, type Result } from '../domain/result.ts';
 import type { PredictionStore } from '../ports/prediction-store.ts';
 import { applyEvent } from './apply-event.ts';
@@ -51,7 +51,7 @@ export const completeEffects = async (deps: EffectDeps, prediction: TerminalPred
   }
   if (done.length > 0) await deps.store.effectsDone(prediction, done);
   if (failures.length > 0) throw new AggregateError(failures, `prediction ${prediction.id}: side effects still owed`);
-  return { ...prediction, effects: [], sweepAtMs: null };
+  return withEffectsDone(prediction, done);
 };
 
 type TerminalEvent = Extract<PredictionEvent, { type: 'succeeded' | 'failed' | 'canceled' }>;

@@ -1,9 +1,9 @@
 import type { PredictionId } from '../domain/ids.ts';
 import { ENDINGS } from '../domain/endings.ts';
-import { isTerminal, parseCreatedAt, type Ender } from '../domain/prediction.ts';
+import { isTerminal, parseCreatedAt } from '../domain/prediction.ts';
 import { phaseLimitsOf, requireModel } from '../models/registry.ts';
 import type { WebhookNotifier } from '../adapters/webhook-queue.ts';
-import { completeEffects, completeOverdueEffects, endPrediction, stoppingExecutions, type EffectDeps } from './end-prediction.ts';
+import { completeEffects, completeOverdueEffects, endPrediction, stoppingExecutions } from './end-prediction.ts';
 import { startWorkflow, type StartDeps } from './start-workflow.ts';
 
 export interface SweepDeps extends StartDeps {
@@ -13,13 +13,10 @@ export interface SweepDeps extends StartDeps {
 /** How long the sweeper keeps trying to start a prediction whose workflow never started. */
 export const START_LIMIT_MS = 10 * 60_000;
 
-/** Ends executions through StopExecution: the sweeper holds no task token. */
-const effectsThroughApi = (deps: SweepDeps, cause: string): EffectDeps => stoppingExecutions(deps, cause);
-
 export type SweepAction = 'gone' | 'not_due' | 'settled' | 'started' | 'deferred' | 'ended';
 
-const fail = async (deps: SweepDeps, id: PredictionId, error: string, by: Ender = 'sweeper'): Promise<SweepAction> => {
-  const ended = await endPrediction(effectsThroughApi(deps, error), id, { type: 'failed', atMs: deps.clock.now(), error, runtimeMs: null, by });
+const fail = async (deps: SweepDeps, id: PredictionId, error: string): Promise<SweepAction> => {
+  const ended = await endPrediction(stoppingExecutions(deps, error), id, { type: 'failed', atMs: deps.clock.now(), error, runtimeMs: null, by: 'sweeper' });
   // Ended by someone else meanwhile: what it owes has been settled all the same.
   if (!ended.ok && ended.error.code !== 'prediction_finished') throw ended.error;
   return 'ended';
@@ -36,7 +33,7 @@ export const sweepOne = async (deps: SweepDeps, id: PredictionId): Promise<Sweep
   const nowMs = deps.clock.now();
   if (prediction.sweepAtMs === null || prediction.sweepAtMs > nowMs) return 'not_due';
   if (isTerminal(prediction)) {
-    await completeEffects(effectsThroughApi(deps, 'the prediction has ended'), prediction);
+    await completeEffects(stoppingExecutions(deps, 'the prediction has ended'), prediction);
     return 'settled';
   }
   const limits = phaseLimitsOf(requireModel(prediction.model));
@@ -78,28 +75,26 @@ export const sweep = async (deps: SweepDeps, limit = 500, onError: (id: string, 
 };
 
 /**
- * An execution ended without success (FAILED, TIMED_OUT, ABORTED — as EventBridge reports it):
- * a prediction still active behind it would wait for nothing, so it ends now; an ended one has
- * what it owes settled.
+ * Ends a prediction nothing will move on any more, with `error`; one that has ended already has
+ * what it owes settled once its ender's grace is over (usually its ender, say a cancel that
+ * stopped its execution, is settling it right now).
  */
-export const reconcileExecution = async (deps: SweepDeps, id: PredictionId, executionStatus: string): Promise<SweepAction> => {
+const endIfActive = async (deps: SweepDeps, id: PredictionId, error: string): Promise<SweepAction> => {
   const prediction = await deps.store.get(id);
   if (!prediction) return 'gone';
   if (isTerminal(prediction)) {
-    // Usually its own ender stopped it (a cancel) and is settling the rest right now.
-    await completeOverdueEffects(effectsThroughApi(deps, 'the prediction has ended'), prediction, deps.clock.now());
+    await completeOverdueEffects(stoppingExecutions(deps, 'the prediction has ended'), prediction, deps.clock.now());
     return 'settled';
   }
-  return fail(deps, id, ENDINGS.workflowEnded(executionStatus));
+  return fail(deps, id, error);
 };
 
+/**
+ * An execution ended without success (FAILED, TIMED_OUT, ABORTED — as EventBridge reports it):
+ * a prediction still active behind it would wait for nothing, so it ends now.
+ */
+export const reconcileExecution = (deps: SweepDeps, id: PredictionId, executionStatus: string): Promise<SweepAction> =>
+  endIfActive(deps, id, ENDINGS.workflowEnded(executionStatus));
+
 /** A job the model queue dead-lettered after its receives ran out: no worker will run it. */
-export const endDeadJob = async (deps: SweepDeps, id: PredictionId, receives: number): Promise<SweepAction> => {
-  const prediction = await deps.store.get(id);
-  if (!prediction) return 'gone';
-  if (isTerminal(prediction)) {
-    await completeOverdueEffects(effectsThroughApi(deps, 'the prediction has ended'), prediction, deps.clock.now());
-    return 'settled';
-  }
-  return fail(deps, id, ENDINGS.deadJob(receives));
-};
+export const endDeadJob = (deps: SweepDeps, id: PredictionId, receives: number): Promise<SweepAction> => endIfActive(deps, id, ENDINGS.deadJob(receives));

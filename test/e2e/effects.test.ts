@@ -1,15 +1,10 @@
 import { DescribeExecutionCommand } from '@aws-sdk/client-sfn';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts';
+import { describe, expect, it } from 'vitest';
 import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
-import { executionArnOf } from '../../shared/adapters/workflow-client.ts';
-import { holdFor } from '../../shared/domain/billing.ts';
 import { systemClock } from '../../shared/domain/clock.ts';
 import { EFFECTS_GRACE_MS } from '../../shared/domain/prediction.ts';
-import { asAccountId, newPredictionId, type PredictionId } from '../../shared/domain/ids.ts';
-import { createPrediction as newPrediction } from '../../shared/domain/prediction.ts';
-import { echoModel } from '../../shared/models/echo.ts';
+import type { PredictionId } from '../../shared/domain/ids.ts';
 import { applyEvent } from '../../shared/use-cases/apply-event.ts';
 import { finalizePrediction } from '../../shared/use-cases/finalize-prediction.ts';
 import {
@@ -17,68 +12,53 @@ import {
   cancelPrediction,
   createOtherAccount,
   createPrediction,
-  localDynamo,
+  echoExecutionArn,
+  insertPrediction,
+  localPredictionStore,
   localSqs,
   localStepFunctions,
   pollUntil,
-  runtime,
   webhookQueueUrl,
 } from '../support/api.ts';
-import { startReceiver, type Receiver } from '../support/receiver.ts';
+import { receiverForFile } from '../support/receiver.ts';
 
-const store = () => dynamoPredictionStore(runtime().tableName, localDynamo());
-
-const echoExecutionArn = async (id: string): Promise<string> => {
-  const machines = ((await (await fetch(`${runtime().origin}/_local/definitions`)).json()) as { machines: { logicalId: string; model: string }[] }).machines;
-  return executionArnOf(`arn:aws:states:us-east-1:000000000000:stateMachine:${machines.find((m) => m.model === echoModel.id)?.logicalId ?? ''}`, id);
-};
+const store = localPredictionStore;
 
 const executionStatus = async (id: string): Promise<string | undefined> =>
   (await localStepFunctions().send(new DescribeExecutionCommand({ executionArn: await echoExecutionArn(id) }))).status;
 
-let receiver: Receiver;
-beforeAll(async () => {
-  receiver = await startReceiver();
-});
-afterAll(() => receiver.close());
+const receiver = receiverForFile();
 
 describe('side effects complete on retry', () => {
   it('a cancel that wrote `canceled` but neither stopped the execution nor queued the webhook is finished by a retry', async () => {
     const token = await createOtherAccount({ balanceKopecks: 10_000 });
-    const created = await createPrediction({ sleep: 30, webhook: `${receiver.url}/cancel` }, { token });
+    const created = await createPrediction({ sleep: 30, webhook: `${receiver().url}/cancel` }, { token });
     await pollUntil(created.json.id, (p) => p.status === 'processing', 20_000, { token });
     // The first cancel's status write, and nothing after it (as if StopExecution had failed).
     const written = await applyEvent(store(), created.json.id as PredictionId, { type: 'canceled', atMs: Date.now(), by: 'api' });
     expect(written.ok && written.value.after.status).toBe('canceled');
     await sleep(1500);
     expect(await executionStatus(created.json.id)).toBe('RUNNING');
-    expect(receiver.accepted(created.json.id)).toEqual([]);
+    expect(receiver().accepted(created.json.id)).toEqual([]);
 
     const retried = await cancelPrediction(created.json.id, { token });
 
     expect(retried.status).toBe(200);
     expect(retried.json.status).toBe('canceled');
     expect(await executionStatus(created.json.id)).toBe('ABORTED');
-    await pollUntil(created.json.id, () => receiver.accepted(created.json.id).length > 0, 20_000, { token });
-    const [delivery] = receiver.accepted(created.json.id);
+    await pollUntil(created.json.id, () => receiver().accepted(created.json.id).length > 0, 20_000, { token });
+    const [delivery] = receiver().accepted(created.json.id);
     expect(delivery?.headers['x-webhook-id']).toBe(`${created.json.id}.canceled`);
     expect((await accountOf(token)).held).toBe(0);
   });
 
   it('a Finalize that committed and then failed is retried, and the retry still sends the webhook', async () => {
     const token = await createOtherAccount({ balanceKopecks: 10_000 });
-    const owner = asAccountId((await accountOf(token)).id);
-    const id = newPredictionId();
-    const now = Date.now();
-    const inserted = await store().insert(
-      newPrediction({ id, model: echoModel.id, owner, input: { text: 'x', repeat: 1, sleep: 0, fail: false }, webhook: `${receiver.url}/finalize`, nowMs: now, hold: holdFor(echoModel, now) }),
-      null,
-    );
-    expect(inserted.ok).toBe(true);
+    const id = await insertPrediction(token, { webhook: `${receiver().url}/finalize` });
     // The first Finalize's write committed; it died before it queued the webhook.
     await applyEvent(store(), id, { type: 'failed', atMs: Date.now(), error: 'no worker took this prediction up in time', runtimeMs: null, by: 'workflow' });
     await sleep(1000);
-    expect(receiver.accepted(id)).toEqual([]);
+    expect(receiver().accepted(id)).toEqual([]);
 
     const retried = await finalizePrediction(
       { store: store(), notifier: sqsWebhookNotifier(await webhookQueueUrl(), localSqs()), clock: systemClock },
@@ -86,25 +66,19 @@ describe('side effects complete on retry', () => {
     );
 
     expect(retried).toEqual({ status: 'failed' });
-    await pollUntil(id, () => receiver.accepted(id).length > 0, 20_000, { token });
-    expect(JSON.parse(receiver.accepted(id)[0]?.body ?? '{}')).toMatchObject({ id, status: 'failed' });
+    await pollUntil(id, () => receiver().accepted(id).length > 0, 20_000, { token });
+    expect(JSON.parse(receiver().accepted(id)[0]?.body ?? '{}')).toMatchObject({ id, status: 'failed' });
     expect((await store().get(id))?.sweepAtMs).toBeNull();
   });
 
   it('what an ender left owed is done by the sweeper once the grace has passed', async () => {
     const token = await createOtherAccount({ balanceKopecks: 10_000 });
-    const owner = asAccountId((await accountOf(token)).id);
-    const id = newPredictionId();
-    const now = Date.now();
-    await store().insert(
-      newPrediction({ id, model: echoModel.id, owner, input: { text: 'x', repeat: 1, sleep: 0, fail: false }, webhook: `${receiver.url}/swept`, nowMs: now, hold: holdFor(echoModel, now) }),
-      null,
-    );
+    const id = await insertPrediction(token, { webhook: `${receiver().url}/swept` });
     // Canceled a grace ago by someone who never got further.
-    await applyEvent(store(), id, { type: 'canceled', atMs: now - EFFECTS_GRACE_MS - 1000, by: 'api' });
+    await applyEvent(store(), id, { type: 'canceled', atMs: Date.now() - EFFECTS_GRACE_MS - 1000, by: 'api' });
 
-    await pollUntil(id, () => receiver.accepted(id).length > 0, 20_000, { token });
-    expect(JSON.parse(receiver.accepted(id)[0]?.body ?? '{}')).toMatchObject({ id, status: 'canceled' });
+    await pollUntil(id, () => receiver().accepted(id).length > 0, 20_000, { token });
+    expect(JSON.parse(receiver().accepted(id)[0]?.body ?? '{}')).toMatchObject({ id, status: 'canceled' });
     await pollUntil(id, () => true, 100, { token });
     for (let i = 0; i < 50 && (await store().get(id))?.sweepAtMs !== null; i++) await sleep(100);
     expect((await store().get(id))?.sweepAtMs).toBeNull();

@@ -1,14 +1,10 @@
 import { StopExecutionCommand } from '@aws-sdk/client-sfn';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts';
+import { describe, expect, it } from 'vitest';
 import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
-import { executionArnOf } from '../../shared/adapters/workflow-client.ts';
-import { holdFor } from '../../shared/domain/billing.ts';
 import { systemClock } from '../../shared/domain/clock.ts';
 import { ENDINGS } from '../../shared/domain/endings.ts';
-import { asAccountId, newPredictionId, type PredictionId } from '../../shared/domain/ids.ts';
-import { createPrediction as newPrediction, START_GRACE_MS } from '../../shared/domain/prediction.ts';
+import { START_GRACE_MS } from '../../shared/domain/prediction.ts';
 import { echoModel } from '../../shared/models/echo.ts';
 import { phaseLimitsOf } from '../../shared/models/registry.ts';
 import { applyEvent } from '../../shared/use-cases/apply-event.ts';
@@ -17,39 +13,23 @@ import {
   accountOf,
   createOtherAccount,
   createPrediction,
-  localDynamo,
+  echoExecutionArn,
+  insertPrediction,
+  localPredictionStore,
   localSqs,
   localStepFunctions,
   pollUntil,
   processNamed,
-  runtime,
   untilTerminal,
   waitForRestart,
   webhookQueueUrl,
 } from '../support/api.ts';
-import { startReceiver, type Receiver } from '../support/receiver.ts';
+import { receiverForFile } from '../support/receiver.ts';
 
 const limits = phaseLimitsOf(echoModel);
-const store = () => dynamoPredictionStore(runtime().tableName, localDynamo());
+const store = localPredictionStore;
 
-/** Records a prediction the way a create does before it starts the workflow, as if the create died right there. */
-const insertedOnly = async (token: string, createdAgoMs: number, webhook: string | null = null): Promise<PredictionId> => {
-  const id = newPredictionId();
-  const owner = asAccountId((await accountOf(token)).id);
-  const nowMs = Date.now() - createdAgoMs;
-  const inserted = await store().insert(
-    newPrediction({ id, model: echoModel.id, owner, input: { text: 'stranded', repeat: 1, sleep: 0, fail: false }, webhook, nowMs, hold: holdFor(echoModel, nowMs) }),
-    null,
-  );
-  if (!inserted.ok) throw inserted.error;
-  return id;
-};
-
-let receiver: Receiver;
-beforeAll(async () => {
-  receiver = await startReceiver();
-});
-afterAll(() => receiver.close());
+const receiver = receiverForFile();
 
 describe('waiting is not dying', () => {
   it('four predictions queued behind each other for longer than a lease all succeed', async () => {
@@ -64,7 +44,7 @@ describe('waiting is not dying', () => {
 
   it('a prediction that overstays its model\'s queue limit ends failed, saying no capacity was found, and pays its debts', async () => {
     const token = await createOtherAccount({ balanceKopecks: 10_000 });
-    const id = await insertedOnly(token, 0, `${receiver.url}/queue-limit`);
+    const id = await insertPrediction(token, { webhook: `${receiver().url}/queue-limit` });
     // It entered the queue a queue limit ago and no worker ever took it.
     await applyEvent(store(), id, { type: 'queued', atMs: Date.now() - limits.queueSeconds * 1000 - 1000 });
     expect((await accountOf(token)).held).toBeGreaterThan(0);
@@ -73,13 +53,13 @@ describe('waiting is not dying', () => {
 
     expect(ended).toMatchObject({ status: 'failed', error: ENDINGS.noCapacity(limits.queueSeconds), runtime: null, cost: 0 });
     expect((await accountOf(token)).held).toBe(0);
-    await pollUntil(id, () => receiver.accepted(id).length > 0, 20_000, { token });
-    expect(JSON.parse(receiver.accepted(id)[0]?.body ?? '{}')).toMatchObject({ id, status: 'failed' });
+    await pollUntil(id, () => receiver().accepted(id).length > 0, 20_000, { token });
+    expect(JSON.parse(receiver().accepted(id)[0]?.body ?? '{}')).toMatchObject({ id, status: 'failed' });
   });
 
   it('a worker that receives a job past the queue limit ends it the same way, without running it', async () => {
     const token = await createOtherAccount({ balanceKopecks: 10_000 });
-    const id = await insertedOnly(token, 0);
+    const id = await insertPrediction(token);
     await applyEvent(store(), id, { type: 'queued', atMs: Date.now() - limits.queueSeconds * 1000 - 1000 });
     const notifier = sqsWebhookNotifier(await webhookQueueUrl(), localSqs());
     const taken = await takeJob(
@@ -94,7 +74,7 @@ describe('waiting is not dying', () => {
 describe('nothing stays stuck', () => {
   it('a create that died between recording the prediction and starting its workflow is started by the sweeper, and runs', async () => {
     const token = await createOtherAccount({ balanceKopecks: 10_000 });
-    const id = await insertedOnly(token, START_GRACE_MS + 1000);
+    const id = await insertPrediction(token, { createdAgoMs: START_GRACE_MS + 1000 });
     const done = await untilTerminal(id, 30_000, { token });
     expect(done).toMatchObject({ status: 'succeeded', output: { text: 'stranded' } });
     expect((await accountOf(token)).held).toBe(0);
@@ -102,19 +82,15 @@ describe('nothing stays stuck', () => {
 
   it('a workflow stopped from outside ends its prediction failed at once, its hold released and its webhook sent', async () => {
     const token = await createOtherAccount({ balanceKopecks: 10_000 });
-    const created = await createPrediction({ sleep: 30, webhook: `${receiver.url}/stopped` }, { token });
+    const created = await createPrediction({ sleep: 30, webhook: `${receiver().url}/stopped` }, { token });
     await pollUntil(created.json.id, (p) => p.status === 'processing', 20_000, { token });
-    const machine = ((await (await fetch(`${runtime().origin}/_local/definitions`)).json()) as { machines: { logicalId: string; model: string }[] }).machines.find(
-      (m) => m.model === echoModel.id,
-    );
-    const stateMachineArn = `arn:aws:states:us-east-1:000000000000:stateMachine:${machine?.logicalId ?? ''}`;
 
-    await localStepFunctions().send(new StopExecutionCommand({ executionArn: executionArnOf(stateMachineArn, created.json.id), cause: 'an operator' }));
+    await localStepFunctions().send(new StopExecutionCommand({ executionArn: await echoExecutionArn(created.json.id), cause: 'an operator' }));
 
     const ended = await untilTerminal(created.json.id, 10_000, { token });
     expect(ended).toMatchObject({ status: 'failed', error: ENDINGS.workflowEnded('ABORTED') });
     expect((await accountOf(token)).held).toBe(0);
-    await pollUntil(created.json.id, () => receiver.accepted(created.json.id).length > 0, 20_000, { token });
+    await pollUntil(created.json.id, () => receiver().accepted(created.json.id).length > 0, 20_000, { token });
   });
 });
 

@@ -1,35 +1,29 @@
 import { GetExecutionHistoryCommand, DescribeExecutionCommand } from '@aws-sdk/client-sfn';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { executionArnOf } from '../../shared/adapters/workflow-client.ts';
+import { describe, expect, it } from 'vitest';
 import { ENDINGS, OUTPUT_LIMITS } from '../../shared/domain/endings.ts';
-import { echoModel } from '../../shared/models/echo.ts';
-import { accountOf, cancelPrediction, createOtherAccount, createPrediction, getPrediction, localStepFunctions, pollUntil, runtime, untilTerminal } from '../support/api.ts';
-import { startReceiver, type Receiver } from '../support/receiver.ts';
+import { accountOf, cancelPrediction, createOtherAccount, createPrediction, echoExecutionArn, getPrediction, localStepFunctions, pollUntil, untilTerminal } from '../support/api.ts';
+import { receiverForFile } from '../support/receiver.ts';
 
 /** 100,000 × 字 is 300,000 bytes of UTF-8: the largest text the echo model takes. */
 const CHARACTER = '字';
 const LONGEST_TEXT = CHARACTER.repeat(100_000);
 
-let receiver: Receiver;
-beforeAll(async () => {
-  receiver = await startReceiver();
-});
-afterAll(() => receiver.close());
+const receiver = receiverForFile();
 
 describe('outputs never ride in the workflow', () => {
   it('an output of 5 MB comes back whole from a synchronous create, from GET and in the webhook body', async () => {
     const token = await createOtherAccount({ balanceKopecks: 10_000 });
     const repeat = 17; // 5.1 MB of output
-    const created = await createPrediction({ text: LONGEST_TEXT, repeat, webhook: `${receiver.url}/large` }, { token, headers: { prefer: 'wait=60' } });
+    const created = await createPrediction({ text: LONGEST_TEXT, repeat, webhook: `${receiver().url}/large` }, { token, headers: { prefer: 'wait=60' } });
 
     expect(created.json.status).toBe('succeeded');
     const expected = LONGEST_TEXT.repeat(repeat);
     expect(Buffer.byteLength(JSON.stringify(created.json.output))).toBeGreaterThanOrEqual(5_000_000);
     expect(created.json.output).toEqual({ text: expected });
     expect((await getPrediction(created.json.id, { token })).json.output).toEqual({ text: expected });
-    await pollUntil(created.json.id, () => receiver.accepted(created.json.id).length > 0, 20_000, { token });
-    const delivered = JSON.parse(receiver.accepted(created.json.id)[0]?.body ?? '{}') as { output?: { text?: string } };
+    await pollUntil(created.json.id, () => receiver().accepted(created.json.id).length > 0, 20_000, { token });
+    const delivered = JSON.parse(receiver().accepted(created.json.id)[0]?.body ?? '{}') as { output?: { text?: string } };
     expect(delivered.output?.text === expected).toBe(true);
     expect((await accountOf(token)).held).toBe(0);
   });
@@ -60,11 +54,9 @@ describe('outputs never ride in the workflow', () => {
     await untilTerminal(canceled.json.id, 10_000, { token });
     ids.push(canceled.json.id);
 
-    const machines = ((await (await fetch(`${runtime().origin}/_local/definitions`)).json()) as { machines: { logicalId: string; model: string }[] }).machines;
-    const machine = machines.find((m) => m.model === echoModel.id)?.logicalId ?? '';
     const sfn = localStepFunctions();
     for (const id of ids) {
-      const executionArn = executionArnOf(`arn:aws:states:us-east-1:000000000000:stateMachine:${machine}`, id);
+      const executionArn = await echoExecutionArn(id);
       const described = await sfn.send(new DescribeExecutionCommand({ executionArn }));
       const history = await sfn.send(new GetExecutionHistoryCommand({ executionArn }));
       expect(history.events?.length).toBeGreaterThan(2);

@@ -5,7 +5,13 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { inject } from 'vitest';
 import { dynamoAccountStore } from '../../shared/adapters/account-store.ts';
-import { asAccountId } from '../../shared/domain/ids.ts';
+import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts';
+import { executionArnOf } from '../../shared/adapters/workflow-client.ts';
+import { holdFor } from '../../shared/domain/billing.ts';
+import { asAccountId, newPredictionId, type PredictionId } from '../../shared/domain/ids.ts';
+import { createPrediction as newPrediction } from '../../shared/domain/prediction.ts';
+import { echoModel } from '../../shared/models/echo.ts';
+import { localStateMachineArn } from '../../local/paths.ts';
 import { generateToken } from '../../shared/domain/tokens.ts';
 import type { PredictionView } from '../../shared/api/prediction-view.ts';
 import { localProcesses } from '../../bench/local-endpoints.ts';
@@ -76,6 +82,32 @@ export const webhookQueueUrl = (): Promise<string> => queueUrl('WebhooksQueue');
 /** A Step Functions client on the test runtime's local Step Functions service. */
 export const localStepFunctions = (): SFNClient =>
   new SFNClient({ endpoint: runtime().stepFunctionsEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+
+/** The service's own prediction store, on the test runtime's DynamoDB Local. */
+export const localPredictionStore = () => dynamoPredictionStore(runtime().tableName, localDynamo());
+
+/** The execution of an echo prediction, named after it, on the local Step Functions service. */
+export const echoExecutionArn = async (predictionId: string): Promise<string> => {
+  const { machines } = (await (await fetch(`${runtime().origin}/_local/definitions`)).json()) as { machines: { logicalId: string; model: string }[] };
+  const machine = machines.find((m) => m.model === echoModel.id)?.logicalId ?? '';
+  return executionArnOf(localStateMachineArn(machine), predictionId);
+};
+
+/**
+ * Records an echo prediction as a create does before it starts the workflow — as if the create
+ * died right there — created `createdAgoMs` ago.
+ */
+export const insertPrediction = async (token: string, options: { createdAgoMs?: number; webhook?: string | null } = {}): Promise<PredictionId> => {
+  const id = newPredictionId();
+  const owner = asAccountId((await accountOf(token)).id);
+  const nowMs = Date.now() - (options.createdAgoMs ?? 0);
+  const inserted = await localPredictionStore().insert(
+    newPrediction({ id, model: echoModel.id, owner, input: { text: 'stranded', repeat: 1, sleep: 0, fail: false }, webhook: options.webhook ?? null, nowMs, hold: holdFor(echoModel, nowMs) }),
+    null,
+  );
+  if (!inserted.ok) throw inserted.error;
+  return id;
+};
 
 /** Another account with its own token, made through the same store the service uses. */
 export const createOtherAccount = async (

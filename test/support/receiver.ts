@@ -1,4 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { afterAll, beforeAll } from 'vitest';
 
 /** One webhook delivery as a real receiver got it. */
 export interface Delivery {
@@ -53,5 +54,18 @@ export const startReceiver = async (answer: (delivery: Omit<Delivery, 'answered'
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+};
+
+/** A receiver that accepts everything, started before a test file's tests and closed after them. */
+export const receiverForFile = (): (() => Receiver) => {
+  let receiver: Receiver | undefined;
+  beforeAll(async () => {
+    receiver = await startReceiver();
+  });
+  afterAll(() => receiver?.close());
+  return () => {
+    if (!receiver) throw new Error('the receiver is not started yet');
+    return receiver;
   };
 };
