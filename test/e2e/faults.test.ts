@@ -1,5 +1,6 @@
 import { StopExecutionCommand } from '@aws-sdk/client-sfn';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
 import { systemClock } from '../../shared/domain/clock.ts';
@@ -8,6 +9,8 @@ import { START_GRACE_MS } from '../../shared/domain/prediction.ts';
 import { echoModel } from '../../shared/models/echo.ts';
 import { phaseLimitsOf } from '../../shared/models/registry.ts';
 import { applyEvent } from '../../shared/use-cases/apply-event.ts';
+import { httpModelClient } from '../../worker/model-client.ts';
+import { runClaimed } from '../../worker/run-job.ts';
 import { takeJob } from '../../worker/take-job.ts';
 import {
   accountOf,
@@ -18,6 +21,7 @@ import {
   localPredictionStore,
   localSqs,
   localStepFunctions,
+  modelRecord,
   pollUntil,
   processNamed,
   untilTerminal,
@@ -154,5 +158,47 @@ describe('a lost worker loses no prediction', () => {
     expect(done).toMatchObject({ status: 'succeeded', output: { text: 'after the crash' } });
     expect(seen).toContain('queued');
     await waitForRestart('model:', model.pid ?? 0);
+  });
+});
+
+describe('deadlines hold', () => {
+  it('the worker\'s call to its model server times out at the model\'s run limit: the run is stopped, the prediction ends failed, billed for the time it ran', async () => {
+    const token = await createOtherAccount({ balanceKopecks: 10_000 });
+    const id = await insertPrediction(token);
+    await applyEvent(store(), id, { type: 'queued', atMs: Date.now() });
+    const claimed = await applyEvent(store(), id, { type: 'claimed', atMs: Date.now(), claim: randomUUID() });
+    if (!claimed.ok || claimed.value.after.status !== 'processing') throw new Error('not claimed');
+    const prediction = { ...claimed.value.after, input: { text: 'slow', repeat: 1, sleep: 30, fail: false } };
+    const model = await processNamed('model:prognoz/echo');
+    const shortRuns = { ...echoModel, timeouts: { ...echoModel.timeouts, runSeconds: 1 } };
+    const notifier = sqsWebhookNotifier(await webhookQueueUrl(), localSqs());
+
+    const started = Date.now();
+    const outcome = await runClaimed(
+      {
+        model: shortRuns,
+        store: store(),
+        outputs: { put: () => Promise.reject(new Error('no output expected')) },
+        modelServer: httpModelClient(model.url ?? ''),
+        clock: systemClock,
+        checkMs: 1000,
+        heartbeatMs: 2000,
+        renewLease: () => Promise.resolve(),
+        effects: { store: store(), notifier, stopExecution: () => Promise.resolve() },
+        sleep: (ms) => sleep(ms),
+        log: () => undefined,
+      },
+      prediction,
+    );
+
+    expect(outcome).toBe('ended');
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const ended = await untilTerminal(id, 5000, { token });
+    expect(ended).toMatchObject({ status: 'failed', error: ENDINGS.runTimeout(1) });
+    expect(ended.runtime ?? 0).toBeGreaterThan(1);
+    expect(ended.cost).toBeGreaterThan(0);
+    // The model server was told to stop: it is free again at once, not 30 s later.
+    for (let i = 0; i < 30 && (await modelRecord(id))?.status !== 'canceled'; i++) await sleep(100);
+    expect(await modelRecord(id)).toMatchObject({ status: 'canceled' });
   });
 });
