@@ -69,7 +69,10 @@ export class LocalEventBus {
         if (running) return;
         running = true;
         try {
-          await this.deliver(rule, { source: 'aws.events', 'detail-type': 'Scheduled Event', resources: [`arn:aws:events:${LOCAL_REGION}:${LOCAL_ACCOUNT}:rule/${rule.name}`], detail: {} });
+          await this.deliver(
+            rule,
+            this.envelope({ source: 'aws.events', 'detail-type': 'Scheduled Event', resources: [`arn:aws:events:${LOCAL_REGION}:${LOCAL_ACCOUNT}:rule/${rule.name}`], detail: {} }),
+          );
         } finally {
           running = false;
         }
@@ -82,7 +85,7 @@ export class LocalEventBus {
   put(event: BusEvent): void {
     const envelope = this.envelope(event);
     for (const rule of this.rules) {
-      if (rule.pattern !== undefined && matchesPattern(rule.pattern, envelope)) void this.deliver(rule, event);
+      if (rule.pattern !== undefined && matchesPattern(rule.pattern, envelope)) void this.deliver(rule, envelope);
     }
   }
 
@@ -94,10 +97,11 @@ export class LocalEventBus {
     return { version: '0', id: randomUUID(), account: LOCAL_ACCOUNT, region: LOCAL_REGION, time: new Date().toISOString(), ...event };
   }
 
-  private async deliver(rule: LocalRule, event: BusEvent): Promise<void> {
+  /** Every target gets the same event, id and time included, as EventBridge delivers it. */
+  private async deliver(rule: LocalRule, event: Record<string, unknown>): Promise<void> {
     for (const entry of rule.targets) {
       try {
-        await this.invoke(entry, this.envelope(event));
+        await this.invoke(entry, event);
       } catch (error) {
         this.log(`[rule ${rule.name}] ${entry} failed: ${String(error)}`);
       }

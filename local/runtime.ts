@@ -274,8 +274,9 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
  */
 const recoverInterrupted = async (tableName: string, env: Record<string, string>, log: (line: string) => void): Promise<void> => {
   const store = dynamoPredictionStore(tableName);
+  const machines = stateMachinesFromEnv(env);
   const effects = stoppingExecutions(
-    { store, notifier: sqsWebhookNotifier(webhookQueueUrlFromEnv(env)), workflow: sfnWorkflowClient(), stateMachineArnOf: (model) => stateMachinesFromEnv(env)[model] },
+    { store, notifier: sqsWebhookNotifier(webhookQueueUrlFromEnv(env)), workflow: sfnWorkflowClient(), stateMachineArnOf: (model) => machines[model] },
     RESTART_ERROR,
   );
   for (const stale of await store.listActive()) {

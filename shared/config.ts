@@ -31,6 +31,9 @@ export const apiConfigFromEnv = (env: NodeJS.ProcessEnv = process.env): ApiConfi
 export const tableNameFromEnv = (env: NodeJS.ProcessEnv = process.env): string =>
   z.string().min(1).parse(env.PROGNOZ_TABLE_NAME);
 
+/** The outputs bucket's name, as the stack (or the local runtime) sets it. */
+export const outputBucketFromEnv = (env: NodeJS.ProcessEnv = process.env): string => z.string().min(1).parse(env.PROGNOZ_OUTPUT_BUCKET);
+
 export const webhookQueueUrlFromEnv = (env: NodeJS.ProcessEnv = process.env): string => z.string().min(1).parse(env.PROGNOZ_WEBHOOK_QUEUE_URL);
 
 /** Model id → state machine ARN, as the stack passes it to the functions that start or stop executions. */

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { sqs } from '../shared/adapters/aws-clients.ts';
-import { outputBucketFromEnv, s3OutputStore } from '../shared/adapters/output-store.ts';
+import { s3OutputStore } from '../shared/adapters/output-store.ts';
 import { dynamoPredictionStore } from '../shared/adapters/prediction-store.ts';
 import { sqsWebhookNotifier } from '../shared/adapters/webhook-queue.ts';
 import { sfnTaskCallbacks } from '../shared/adapters/workflow-client.ts';
@@ -25,6 +25,7 @@ const env = z
     PROGNOZ_MODEL_ID: z.string().min(1),
     PROGNOZ_QUEUE_URL: z.url(),
     PROGNOZ_WEBHOOK_QUEUE_URL: z.url(),
+    PROGNOZ_OUTPUT_BUCKET: z.string().min(1),
     PROGNOZ_MODEL_URL: z.url().default('http://127.0.0.1:5000'),
     /** How often a running prediction is checked for a cancel (ms). */
     PROGNOZ_CHECK_MS: z.coerce.number().int().positive().default(1000),
@@ -38,7 +39,7 @@ const model = requireModel(env.PROGNOZ_MODEL_ID);
 const limits = phaseLimitsOf(model);
 const modelServer = httpModelClient(env.PROGNOZ_MODEL_URL);
 const store = dynamoPredictionStore(env.PROGNOZ_TABLE_NAME);
-const outputs = s3OutputStore(outputBucketFromEnv());
+const outputs = s3OutputStore(env.PROGNOZ_OUTPUT_BUCKET);
 const notifier = sqsWebhookNotifier(env.PROGNOZ_WEBHOOK_QUEUE_URL);
 const callbacks = sfnTaskCallbacks();
 

@@ -1,5 +1,4 @@
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { z } from 'zod';
 import type { OutputStore } from '../ports/output-store.ts';
 import { s3 } from './aws-clients.ts';
 
@@ -20,6 +19,3 @@ export const s3OutputStore = (bucket: string, client: S3Client = s3()): OutputSt
     return Body.transformToString('utf8');
   },
 });
-
-/** The outputs bucket's name, as the stack (or the local runtime) sets it. */
-export const outputBucketFromEnv = (env: NodeJS.ProcessEnv = process.env): string => z.string().min(1).parse(env.PROGNOZ_OUTPUT_BUCKET);

@@ -145,17 +145,16 @@ export const dynamoPredictionStore = (
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
   },
-  async effectsDone(prediction, done) {
-    const remaining = prediction.effects.filter((effect) => !done.includes(effect));
+  async effectsDone(settled) {
     try {
       await client.send(
         new UpdateCommand({
           TableName: tableName,
-          Key: predictionKey(prediction.id),
-          UpdateExpression: remaining.length === 0 ? `SET effects = :remaining REMOVE ${SWEEP_INDEX.partition}, ${SWEEP_INDEX.sort}` : 'SET effects = :remaining',
+          Key: predictionKey(settled.id),
+          UpdateExpression: settled.sweepAtMs === null ? `SET effects = :remaining REMOVE ${SWEEP_INDEX.partition}, ${SWEEP_INDEX.sort}` : 'SET effects = :remaining',
           ConditionExpression: '#status = :status',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':remaining': remaining, ':status': prediction.status },
+          ExpressionAttributeValues: { ':remaining': settled.effects, ':status': settled.status },
         }),
       );
     } catch (error) {

@@ -1,6 +1,6 @@
 import type { PrognozError } from '../domain/errors.ts';
 import type { PredictionId } from '../domain/ids.ts';
-import type { Prediction, PredictionStatus, SideEffect, TerminalPrediction } from '../domain/prediction.ts';
+import type { Prediction, PredictionStatus, TerminalPrediction } from '../domain/prediction.ts';
 import type { Result } from '../domain/result.ts';
 
 /** The port through which everything reads and writes predictions. */
@@ -23,8 +23,11 @@ export interface PredictionStore {
   statusOf(id: PredictionId): Promise<{ readonly status: PredictionStatus; readonly claim: string | null } | null>;
   /** Records the model's progress on a prediction that is still processing under `claim`. */
   recordProgress(id: PredictionId, claim: string, fraction: number): Promise<void>;
-  /** Marks owed side effects done; with none left, the prediction leaves the sweeper's index. */
-  effectsDone(prediction: TerminalPrediction, done: readonly SideEffect[]): Promise<void>;
+  /**
+   * Records what an ended prediction still owes, as `withEffectsDone` left it; with nothing left
+   * (`sweepAtMs` null), it leaves the sweeper's index.
+   */
+  effectsDone(settled: TerminalPrediction): Promise<void>;
   /** Ids of predictions whose sweep deadline has passed, at most `limit` (DESIGN §2, sweeper). */
   due(nowMs: number, limit: number): Promise<PredictionId[]>;
   /** Every prediction not yet in a terminal status (a full scan: for local recovery only). */

@@ -49,9 +49,10 @@ export const completeEffects = async (deps: EffectDeps, prediction: TerminalPred
       failures.push(error);
     }
   }
-  if (done.length > 0) await deps.store.effectsDone(prediction, done);
+  const settled = withEffectsDone(prediction, done);
+  if (done.length > 0) await deps.store.effectsDone(settled);
   if (failures.length > 0) throw new AggregateError(failures, `prediction ${prediction.id}: side effects still owed`);
-  return withEffectsDone(prediction, done);
+  return settled;
 };
 
 type TerminalEvent = Extract<PredictionEvent, { type: 'succeeded' | 'failed' | 'canceled' }>;
