@@ -2,7 +2,7 @@ import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
 import { Cluster, ContainerInsights } from 'aws-cdk-lib/aws-ecs';
 import type { Construct } from 'constructs';
-import { AUTHORIZER_ENTRY, ROUTES, SYNC_WAIT, UNMATCHED_ENTRY, type HandlerName } from '../shared/api/routes.ts';
+import { AUTHORIZER_ENTRY, EVENT_STREAM, ROUTES, SYNC_WAIT, UNMATCHED_ENTRY, type HandlerName } from '../shared/api/routes.ts';
 import { resourceNameOf } from '../shared/models/definition.ts';
 import { MODELS } from '../shared/models/registry.ts';
 import { OperationalAlarms } from './constructs/alarms.ts';
@@ -98,6 +98,12 @@ export class PrognozStack extends Stack {
       'redeliver-webhook': routeFunction('redeliver-webhook', 'RedeliverWebhook'),
       'get-webhook-secret': routeFunction('get-webhook-secret', 'GetWebhookSecret'),
       'rotate-webhook-secret': routeFunction('rotate-webhook-secret', 'RotateWebhookSecret'),
+      'list-predictions': routeFunction('list-predictions', 'ListPredictions'),
+      // A stream lasts as long as its prediction runs, up to Lambda's 15 minutes; clients reconnect.
+      'stream-prediction': routeFunction('stream-prediction', 'StreamPrediction', Duration.seconds(EVENT_STREAM.handlerTimeoutSeconds)),
+      'upload-file': routeFunction('upload-file', 'UploadFile', Duration.seconds(60)),
+      'get-file': routeFunction('get-file', 'GetFile'),
+      'delete-file': routeFunction('delete-file', 'DeleteFile'),
     };
     // Every authenticated route counts its requests (rate limits) and may keep a request for
     // diagnostics, so each writes to the table; none reaches beyond it.
@@ -105,6 +111,9 @@ export class PrognozStack extends Stack {
       table.grantReadWriteData(fn);
       bucket.grantRead(fn);
     }
+    // Uploads write their bytes; a delete removes them. Every handler reads (and presigns) already.
+    bucket.grantPut(handlers['upload-file']);
+    bucket.grantDelete(handlers['delete-file']);
     webhooks.queue.grantSendMessages(handlers['cancel-prediction']);
     webhooks.queue.grantSendMessages(handlers['redeliver-webhook']);
     for (const workflow of workflows.values()) {

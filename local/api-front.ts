@@ -1,13 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { AUTHORIZER_ENTRY, UNMATCHED_ENTRY, matchRoute } from '../shared/api/routes.ts';
-import { invokeLocal } from './lambda-host.ts';
+import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { AUTHORIZER_ENTRY, UNMATCHED_ENTRY, isPublicRoute, matchRoute } from '../shared/api/routes.ts';
+import { MAX_UPLOAD_BYTES, MULTIPART_OVERHEAD_BYTES, isBinaryMediaType } from '../shared/api/uploads.ts';
+import { invokeLocal, invokeLocalHttp } from './lambda-host.ts';
 import { localMeter } from './meter.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './paths.ts';
 
 const STAGE = 'prod';
 const API_ID = 'local';
+/** Streamed answers (sync creates, event streams) may last as long as Lambda lets a function run. */
+const STREAMED_TIMEOUT_SECONDS = 900;
 /** API Gateway's own payload limit. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
@@ -18,13 +21,19 @@ export interface ApiFrontOptions {
   readonly localEndpoints: Readonly<Record<string, () => unknown>>;
 }
 
-const readBody = (req: IncomingMessage): Promise<Buffer | null> =>
+/** Uploads get Replicate's 100 MiB here (on AWS, Lambda's 6 MB of event bounds them first: shared/api/uploads.ts). */
+const bodyLimitOf = (method: string, path: string): number => {
+  const match = matchRoute(method, path);
+  return match.kind === 'found' && match.route.handler === 'upload-file' ? MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD_BYTES : MAX_BODY_BYTES;
+};
+
+const readBody = (req: IncomingMessage, maxBytes: number): Promise<Buffer | null> =>
   new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
+      if (size > maxBytes) {
         resolve(null);
         req.destroy();
       } else chunks.push(chunk);
@@ -52,12 +61,13 @@ export const startApiFront = async (options: ApiFrontOptions): Promise<{ url: st
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(localEndpoint()));
         return;
       }
-      const body = await readBody(req);
+      const body = await readBody(req, bodyLimitOf(method, url.pathname));
       if (body === null) {
         res.writeHead(413, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Request Too Long' }));
         return;
       }
-      const headers = singleValued(req);
+      // As API Gateway does; the handlers build the API's links from these.
+      const headers: Record<string, string> = { ...singleValued(req), 'x-forwarded-proto': 'http' };
       const match = matchRoute(method, url.pathname);
       const resource = match.kind === 'found' ? match.route.path : '/{proxy+}';
       localMeter.apiRequest(method, resource);
@@ -67,7 +77,8 @@ export const startApiFront = async (options: ApiFrontOptions): Promise<{ url: st
         accountId: LOCAL_ACCOUNT,
         apiId: API_ID,
         httpMethod: method,
-        path: `/${STAGE}${url.pathname}`,
+        // Reached at the root, as through a custom domain: no stage in the path.
+        path: url.pathname,
         protocol: 'HTTP/1.1',
         requestId,
         requestTimeEpoch: Date.now(),
@@ -78,8 +89,9 @@ export const startApiFront = async (options: ApiFrontOptions): Promise<{ url: st
       };
       let authorizer: Record<string, unknown> | null = null;
       let entry: string = UNMATCHED_ENTRY;
-      if (match.kind === 'found') {
-        entry = match.route.entry;
+      if (match.kind === 'found') entry = match.route.entry;
+      // A public route (a prediction's stream, reached by its capability URL) has no authorizer, as on AWS.
+      if (match.kind === 'found' && !isPublicRoute(match.route)) {
         const authorizerEvent = {
           type: 'REQUEST',
           methodArn: `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${API_ID}/${STAGE}/${method}${url.pathname}`,
@@ -95,6 +107,7 @@ export const startApiFront = async (options: ApiFrontOptions): Promise<{ url: st
         const decision = (await invokeLocal(AUTHORIZER_ENTRY, authorizerEvent)) as { principalId: string; context?: Record<string, unknown> };
         authorizer = { principalId: decision.principalId, ...decision.context };
       }
+      const binary = isBinaryMediaType(headers['content-type']);
       const event = {
         resource,
         path: url.pathname,
@@ -106,11 +119,16 @@ export const startApiFront = async (options: ApiFrontOptions): Promise<{ url: st
         pathParameters: match.kind === 'found' ? match.pathParameters : { proxy: url.pathname.slice(1) },
         stageVariables: null,
         requestContext: { ...requestContext, authorizer },
-        body: body.length > 0 ? body.toString('utf8') : null,
-        isBase64Encoded: false,
+        body: body.length > 0 ? body.toString(binary ? 'base64' : 'utf8') : null,
+        isBase64Encoded: binary,
       } as unknown as APIGatewayProxyEvent;
-      const result = (await invokeLocal(entry, event, 35)) as APIGatewayProxyResult;
-      res.writeHead(result.statusCode, { ...(result.headers as Record<string, string>) }).end(result.body);
+      const streamed = match.kind === 'found' && 'streaming' in match.route && match.route.streaming;
+      await invokeLocalHttp(entry, event, streamed ? STREAMED_TIMEOUT_SECONDS : 35, {
+        head: (result) => res.writeHead(result.statusCode, { ...(result.headers as Record<string, string> | undefined) }),
+        write: (chunk) => res.write(chunk),
+        end: () => res.end(),
+        onClose: (listener) => res.once('close', () => (res.writableFinished ? undefined : listener())),
+      });
     })().catch((error: unknown) => {
       console.error('local API front failed', error);
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Internal server error' }));

@@ -49,6 +49,82 @@ const invokeStreaming = async (handler: Handler, event: unknown, context: unknow
   return { ...prelude, body: all.subarray(end + PRELUDE_END.length).toString('utf8') };
 };
 
+/** Where an HTTP answer goes as it is made: its head once (status, headers), then the body's chunks. */
+export interface ResponseSink {
+  head(result: { readonly statusCode: number; readonly headers?: Record<string, unknown> }): void;
+  write(chunk: Buffer): void;
+  end(): void;
+  /** Called when the caller went away: the handler's stream is broken off, as Lambda's is. */
+  onClose(listener: () => void): void;
+}
+
+/** Splits the response-stream wire format (prelude, eight NUL bytes, body) into head and body as it arrives. */
+const preludeSplitter = (sink: ResponseSink): Writable => {
+  let pending: Buffer | null = Buffer.alloc(0);
+  const writable = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      const data = Buffer.from(chunk);
+      if (pending === null) {
+        sink.write(data);
+        done();
+        return;
+      }
+      pending = Buffer.concat([pending, data]);
+      const end = pending.indexOf(PRELUDE_END);
+      if (end >= 0) {
+        sink.head(JSON.parse(pending.subarray(0, end).toString('utf8')) as { statusCode: number; headers?: Record<string, unknown> });
+        const rest = pending.subarray(end + PRELUDE_END.length);
+        pending = null;
+        if (rest.length > 0) sink.write(rest);
+      }
+      done();
+    },
+    final(done) {
+      if (pending !== null) {
+        sink.head({ statusCode: 200, headers: {} });
+        if (pending.length > 0) sink.write(pending);
+      }
+      sink.end();
+      done();
+    },
+  });
+  sink.onClose(() => writable.destroy(new Error('the caller went away')));
+  return writable;
+};
+
+/**
+ * Invokes an API handler and answers through `sink`: a streaming handler's body as it is
+ * written (server-sent events arrive as they happen), any other when it returns.
+ */
+export const invokeLocalHttp = async (entry: string, event: unknown, timeoutSeconds: number, sink: ResponseSink): Promise<void> => {
+  const handler = await load(entry);
+  if (!handler[STREAMING]) {
+    const result = (await invokeLocal(entry, event, timeoutSeconds)) as { statusCode: number; headers?: Record<string, unknown>; body?: string };
+    sink.head(result);
+    sink.write(Buffer.from(result.body ?? '', 'utf8'));
+    sink.end();
+    return;
+  }
+  const started = performance.now();
+  try {
+    await (handler as unknown as StreamingHandler)(JSON.parse(JSON.stringify(event)) as unknown, preludeSplitter(sink), contextFor(entry, timeoutSeconds));
+  } finally {
+    localMeter.lambdaInvocation(entry, performance.now() - started);
+  }
+};
+
+const contextFor = (entry: string, timeoutSeconds: number) => {
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  return {
+    awsRequestId: randomUUID(),
+    functionName: path.basename(entry, '.ts'),
+    functionVersion: '$LATEST',
+    memoryLimitInMB: '512',
+    callbackWaitsForEmptyEventLoop: false,
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+  };
+};
+
 /** Loads a function's source (as the template names it) once, like a warm Lambda container. */
 const load = (entry: string): Promise<Handler> => {
   let handler = loaded.get(entry);
@@ -65,15 +141,7 @@ const load = (entry: string): Promise<Handler> => {
 /** Invokes a handler as Lambda would: a JSON copy of the event and a context with a deadline. */
 export const invokeLocal = async (entry: string, event: unknown, timeoutSeconds = 30): Promise<unknown> => {
   const handler = await load(entry);
-  const deadline = Date.now() + timeoutSeconds * 1000;
-  const context = {
-    awsRequestId: randomUUID(),
-    functionName: path.basename(entry, '.ts'),
-    functionVersion: '$LATEST',
-    memoryLimitInMB: '512',
-    callbackWaitsForEmptyEventLoop: false,
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-  };
+  const context = contextFor(entry, timeoutSeconds);
   const copy = JSON.parse(JSON.stringify(event)) as unknown;
   const started = performance.now();
   try {

@@ -7,8 +7,22 @@ export const modelResponse = z.object({
   output: z.unknown().optional(),
   error: z.string().nullish(),
   logs: z.string().nullish(),
+  /** The output pieces the model streamed while it ran. */
+  streamed: z.array(z.string()).nullish(),
   metrics: z.object({ predict_time: z.number().optional() }).partial().nullish(),
 });
+
+/** The model server's record of a prediction while it runs: how far, what it logged and streamed. */
+export const runRecord = z.object({
+  progress: z.number().min(0).max(1).nullish(),
+  logs: z.string().nullish(),
+  streamed: z.array(z.string()).nullish(),
+});
+export interface RunState {
+  readonly progress: number | null;
+  readonly logs: string;
+  readonly streamed: readonly string[];
+}
 export type ModelResponse = z.infer<typeof modelResponse>;
 
 export const healthResponse = z.object({
@@ -24,8 +38,8 @@ export interface ModelClient {
   /** Runs the prediction; rejects with ModelTimeout when it has not answered within `timeoutMs`. */
   predict(id: string, input: unknown, timeoutMs: number): Promise<ModelResponse>;
   cancel(id: string): Promise<void>;
-  /** The model's own progress on a prediction (0–1), or null when it reports none. */
-  progress(id: string): Promise<number | null>;
+  /** How the model's run of a prediction stands (progress 0–1 or null, logs, streamed pieces), or null when unknown. */
+  runState(id: string): Promise<RunState | null>;
 }
 
 /** The model server is unreachable or broke the connection: it crashed or is not up. */
@@ -94,10 +108,11 @@ export const httpModelClient = (baseUrl: string): ModelClient => ({
   async cancel(id) {
     await call(baseUrl, 'POST', `/predictions/${encodeURIComponent(id)}/cancel`, {}, QUICK_CALL_MS);
   },
-  async progress(id) {
+  async runState(id) {
     const { status, json } = await call(baseUrl, 'GET', `/predictions/${encodeURIComponent(id)}`, undefined, QUICK_CALL_MS);
     if (status !== 200) return null;
-    const parsed = z.object({ progress: z.number().min(0).max(1).nullish() }).safeParse(json);
-    return parsed.success ? (parsed.data.progress ?? null) : null;
+    const parsed = runRecord.safeParse(json);
+    if (!parsed.success) return null;
+    return { progress: parsed.data.progress ?? null, logs: parsed.data.logs ?? '', streamed: parsed.data.streamed ?? [] };
   },
 });

@@ -1,14 +1,16 @@
 import type { Clock } from '../shared/domain/clock.ts';
 import { ENDINGS, OUTPUT_LIMITS } from '../shared/domain/endings.ts';
 import { parseTimestamp } from '../shared/domain/clock.ts';
-import type { PredictionEvent, StoredOutput } from '../shared/domain/prediction.ts';
+import type { PredictionEvent, RunReport, StoredOutput } from '../shared/domain/prediction.ts';
 import type { ModelDefinition } from '../shared/models/registry.ts';
 import { phaseLimitsOf } from '../shared/models/registry.ts';
 import type { OutputStore } from '../shared/ports/output-store.ts';
 import type { PredictionStore } from '../shared/ports/prediction-store.ts';
 import { applyEvent } from '../shared/use-cases/apply-event.ts';
 import { endPrediction, type EffectDeps } from '../shared/use-cases/end-prediction.ts';
+import type { RunEvent } from '../shared/workflow/messages.ts';
 import { ModelTimeout, ModelUnavailable, type ModelClient, type ModelResponse } from './model-client.ts';
+import { freshWatch, stepRun } from './run-events.ts';
 import type { Processing } from './take-job.ts';
 
 export interface RunDeps {
@@ -37,8 +39,6 @@ export type RunOutcome =
   /** The model server went away mid-run: the prediction is back in the queue for another attempt. */
   | 'requeued';
 
-/** Progress is written to the prediction in steps of at least this much, to spare the table. */
-const PROGRESS_STEP = 0.05;
 /** Time the model server gets past the run limit to answer before the run counts as timed out. */
 const ANSWER_GRACE_MS = 2000;
 /** Pauses before retrying a write of the result that failed (the job is done; losing it would rerun it). */
@@ -49,28 +49,44 @@ const END_RETRY_PAUSES_MS = [500, 2000, 5000];
  * output stored (inline when small, in the outputs bucket when large — never in the workflow),
  * status, cost and hold in one write, then its webhook queued and its execution ended with the
  * task token. While it runs, the worker renews its lease every heartbeat and checks every
- * second that the prediction is still its own; a cancel or a takeover stops the model.
+ * second that the prediction is still its own; a cancel or a takeover stops the model. Each look
+ * also records the run's progress, logs and streamed output, sends the run webhooks the
+ * prediction asked for, and stops a run whose deadline (`Cancel-After`) has passed.
  */
 export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise<RunOutcome> => {
   const { id, claim } = prediction;
   const limits = phaseLimitsOf(deps.model);
+  const deadlineMs = prediction.deadlineAt === null ? null : parseTimestamp(prediction.deadlineAt);
   let stopped = false;
-  let reportedProgress = 0;
+  let deadlinePassed = false;
+  let watch = freshWatch();
+  const notify = (events: readonly RunEvent[]) =>
+    Promise.all(events.map((event) => deps.effects.notifier.notify({ predictionId: id, event, atMs: deps.clock.now() })));
+  const look = async () => {
+    const state = await deps.modelServer.runState(id).catch(() => null);
+    if (state === null) return;
+    const step = stepRun(prediction, watch, state, deps.clock.now());
+    watch = step.watch;
+    await deps.store.recordRun(id, claim, step.update);
+    await notify(step.events);
+  };
   const check = async () => {
-    const current = await deps.store.statusOf(id);
-    if (current?.status === 'processing' && current.claim === claim) {
-      const fraction = await deps.modelServer.progress(id).catch(() => null);
-      if (fraction !== null && fraction - reportedProgress >= PROGRESS_STEP) {
-        reportedProgress = fraction;
-        await deps.store.recordProgress(id, claim, fraction);
-      }
+    if (deadlinePassed || stopped) return;
+    if (deadlineMs !== null && deps.clock.now() >= deadlineMs) {
+      deadlinePassed = true;
+      deps.log('the prediction reached its deadline; stopping the model', { predictionId: id, deadline: prediction.deadlineAt });
+      await deps.modelServer.cancel(id).catch(() => undefined);
       return;
     }
-    if (stopped) return;
+    const current = await deps.store.statusOf(id);
+    if (current?.status === 'processing' && current.claim === claim) return look();
     stopped = true;
     deps.log('the prediction was ended or taken over while it ran; stopping the model', { predictionId: id, status: current?.status });
     await deps.modelServer.cancel(id).catch(() => undefined);
   };
+  if (prediction.webhook !== null && prediction.webhookEvents?.includes('start')) {
+    await notify(['start']).catch((error: unknown) => deps.log('the start webhook could not be queued', { predictionId: id, error: String(error) }));
+  }
   const watching = setInterval(() => void check().catch((error: unknown) => deps.log('status check failed', { predictionId: id, error: String(error) })), deps.checkMs);
   const leasing = setInterval(
     () => void deps.renewLease().catch((error: unknown) => deps.log('lease renewal failed', { predictionId: id, error: String(error) })),
@@ -90,14 +106,23 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
   }
   const runtimeMs = Math.max(0, deps.clock.now() - startedMs);
   if (stopped) return 'stopped';
+  // What was held back by the webhook interval goes out now; the prediction's end follows.
+  await notify([...watch.unsent]).catch((error: unknown) => deps.log('run webhooks could not be queued', { predictionId: id, error: String(error) }));
 
   if (response instanceof ModelUnavailable) {
     deps.log('the model server went away mid-run; the prediction goes back to the queue', { predictionId: id, error: response.message });
     await applyEvent(deps.store, id, { type: 'lost', atMs: deps.clock.now(), claim });
     return 'requeued';
   }
+  const report = response instanceof Error ? {} : reportOf(response);
+  // A run that finished in the moment its deadline was reached keeps its result.
+  const succeeded = !(response instanceof Error) && response.status === 'succeeded';
+  if (deadlinePassed && !succeeded && prediction.deadlineAt !== null) {
+    const error = ENDINGS.deadline(prediction.deadlineAt);
+    return finish(deps, prediction, { type: 'canceled', atMs: deps.clock.now(), by: 'worker', claim, runtimeMs, error, ...report });
+  }
   const ending = await endingOf(deps, prediction, response, runtimeMs, limits.runSeconds);
-  return finish(deps, prediction, { ...ending, atMs: deps.clock.now() });
+  return finish(deps, prediction, { ...ending, ...report, atMs: deps.clock.now() });
 };
 
 /** The run is done and losing its result would run it again: its writes are retried a few times. */
@@ -146,8 +171,15 @@ const endingOf = async (deps: RunDeps, prediction: Processing, response: ModelRe
   }
 };
 
+/** What the model's answer tells of its run, kept with the prediction's end. */
+const reportOf = (response: ModelResponse): RunReport => ({
+  logs: response.logs ?? '',
+  predictTimeMs: response.metrics?.predict_time === undefined ? null : Math.round(response.metrics.predict_time * 1000),
+  streamed: response.streamed ?? null,
+});
+
 /** Writes the end and settles what it owes. */
-const finish = async (deps: RunDeps, prediction: Processing, event: Extract<PredictionEvent, { type: 'succeeded' | 'failed' }>): Promise<RunOutcome> => {
+const finish = async (deps: RunDeps, prediction: Processing, event: Extract<PredictionEvent, { type: 'succeeded' | 'failed' | 'canceled' }>): Promise<RunOutcome> => {
   const ended = await retrying(deps, 'recording the result', prediction.id, () => endPrediction(deps.effects, prediction.id, event));
   if (ended.ok) return 'ended';
   // Canceled meanwhile, or the claim was taken over: the result no longer counts.

@@ -68,6 +68,11 @@ export const takeJob = async (deps: TakeDeps, id: PredictionId): Promise<Taken> 
     if (prediction.status === 'queued' && nowMs - parseTimestamp(prediction.queuedAt) > deps.limits.queueSeconds * 1000) {
       return end(ENDINGS.noCapacity(deps.limits.queueSeconds));
     }
+    if (prediction.deadlineAt !== null && nowMs >= parseTimestamp(prediction.deadlineAt)) {
+      const ended = await endPrediction(deps.effects, id, { type: 'canceled', atMs: nowMs, by: 'worker', error: ENDINGS.deadline(prediction.deadlineAt) });
+      if (!ended.ok && ended.error.code !== 'prediction_finished') throw ended.error;
+      return { kind: 'done', reason: 'its deadline passed' };
+    }
     if (prediction.attempts >= deps.limits.maxAttempts) return end(ENDINGS.workerLost(prediction.attempts));
     const claimed = await applyEvent(deps.store, id, { type: 'claimed', atMs: nowMs, claim: deps.ids() });
     if (claimed.ok && claimed.value.after.status === 'processing') return { kind: 'run', prediction: claimed.value.after };

@@ -1,5 +1,5 @@
 import { PrognozError } from '../../shared/domain/errors.ts';
-import { presentPrediction } from '../../shared/api/prediction-view.ts';
+import { presentForCaller } from './present.ts';
 import { cancelPredictionUseCase } from '../../shared/use-cases/cancel-prediction.ts';
 import { apiDeps } from './deps.ts';
 import { httpHandler } from './pipeline.ts';
@@ -11,10 +11,10 @@ export const handler = httpHandler(async (event) => {
   const deps = apiDeps();
   const prediction = await ownedPrediction(event, deps.store);
   const canceled = await cancelPredictionUseCase(deps, prediction.id);
-  if (canceled.ok) return json(200, await presentPrediction(canceled.value, deps.outputs, { includeCost: true }));
+  if (canceled.ok) return json(200, await presentForCaller(event, canceled.value, deps.outputs));
   if (canceled.error.code !== 'prediction_finished') throw canceled.error;
   const current = (await deps.store.get(prediction.id)) ?? prediction;
   throw new PrognozError('prediction_finished', canceled.error.message, {
-    body: { prediction: await presentPrediction(current, deps.outputs, { includeCost: true }) },
+    body: { prediction: await presentForCaller(event, current, deps.outputs) },
   });
 });

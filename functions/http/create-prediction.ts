@@ -1,39 +1,59 @@
 import { isStreamingRoute } from '../../shared/api/routes.ts';
 import { PrognozError } from '../../shared/domain/errors.ts';
-import { presentPrediction } from '../../shared/api/prediction-view.ts';
+import { parseCancelAfter } from '../../shared/domain/deadline.ts';
 import { coerceFormInput, findModel } from '../../shared/models/registry.ts';
 import { createPredictionUseCase } from '../../shared/use-cases/create-prediction.ts';
 import { waitForPrediction } from '../../shared/use-cases/wait-for-prediction.ts';
 import { parseBody } from './body.ts';
+import { readCreateAsk } from './create-request.ts';
 import { apiDeps } from './deps.ts';
 import { accountOf } from './middleware.ts';
 import { httpHandler } from './pipeline.ts';
 import { predictionLocation } from './predictions.ts';
-import { parseWaitPreference, resolveWebhook } from './request-options.ts';
+import { presentForCaller } from './present.ts';
+import { apiBaseOf } from './public-url.ts';
+import { parseIdempotencyKey, parseWaitPreference, resolveWebhook } from './request-options.ts';
 import { logger } from './logger.ts';
 import { json } from './respond.ts';
 
-/** POST /api/v1/{company}/{model} */
+/**
+ * POST /api/v1/{company}/{model} (the spec's), and Replicate's POST /api/v1/models/{company}/{model}/predictions
+ * and POST /api/v1/predictions: one create, whichever way it is asked.
+ */
 export const handler = httpHandler(async (event) => {
   const deps = apiDeps();
-  const modelId = `${event.pathParameters?.company ?? ''}/${event.pathParameters?.model ?? ''}`;
-  const model = findModel(modelId);
-  if (!model || deps.stateMachineArnOf(modelId) === undefined) throw new PrognozError('model_not_found', `there is no model ${modelId}`);
-
   const wait = parseWaitPreference(event.headers);
-  const body = parseBody(event);
-  const { webhook: webhookField, ...fields } = body.value;
-  const webhook = resolveWebhook(event.headers, webhookField, deps.addressPolicy);
+  const idempotencyKey = parseIdempotencyKey(event.headers);
+  const cancelAfter = event.headers['cancel-after'];
+  const cancelAfterSeconds = cancelAfter === undefined ? null : parseCancelAfter(cancelAfter);
+  const ask = readCreateAsk(event, parseBody(event));
+  const model = findModel(ask.modelId);
+  if (!model || deps.stateMachineArnOf(ask.modelId) === undefined) throw new PrognozError('model_not_found', `there is no model ${ask.modelId}`);
+
+  const webhook = resolveWebhook(event.headers, ask.webhookField, deps.addressPolicy);
   const refused = webhook === null ? null : await deps.checkWebhookHost(webhook);
   if (refused !== null) {
     throw new PrognozError('invalid_input', `the webhook address cannot be used: ${refused}`, { fields: [{ field: 'webhook', message: refused }] });
   }
-  const input = body.kind === 'form' ? coerceFormInput(model, fields as Record<string, string>) : fields;
+  const input = ask.inputIsForm ? coerceFormInput(model, ask.input as Record<string, string>) : ask.input;
 
-  const created = await createPredictionUseCase(deps, { model, owner: accountOf(event), input, webhook });
+  const created = await createPredictionUseCase(deps, {
+    model,
+    owner: accountOf(event),
+    input,
+    webhook,
+    webhookEvents: ask.webhookEvents,
+    cancelAfterSeconds,
+    apiBase: apiBaseOf(event),
+    idempotencyKey,
+  });
   if (!created.ok) throw created.error;
-  const { prediction: accepted, start } = created.value;
-  if (start.kind !== 'queued') logger.warn('the workflow did not start; the sweeper will start it', { predictionId: accepted.id, start });
+  const accepted = created.value.prediction;
+  if (created.value.kind === 'created' && created.value.start.kind !== 'queued') {
+    logger.warn('the workflow did not start; the sweeper will start it', { predictionId: accepted.id, start: created.value.start });
+  }
   const prediction = wait.sync ? await waitForPrediction(deps, accepted, wait.timeoutMs) : accepted;
-  return json(201, await presentPrediction(prediction, deps.outputs, { includeCost: true }), { location: predictionLocation(prediction) });
+  // The draft's answer to a repeat is the first one's; this header tells the two apart.
+  const replayed: Record<string, string> = created.value.kind === 'replayed' ? { 'idempotent-replayed': 'true' } : {};
+  return json(201, await presentForCaller(event, prediction, deps.outputs), { location: predictionLocation(prediction), ...replayed });
 }, { streaming: isStreamingRoute('create-prediction') });

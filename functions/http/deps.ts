@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dynamoAccountStore, type AccountStore } from '../../shared/adapters/account-store.ts';
 import { dynamoDeliveryLog, type DeliveryLog } from '../../shared/adapters/delivery-log.ts';
+import { s3DynamoFileStore, type FileStore } from '../../shared/adapters/file-store.ts';
 import { s3OutputStore, type OutputStore } from '../../shared/adapters/output-store.ts';
-import { dynamoPredictionStore, type PredictionStore } from '../../shared/adapters/prediction-store.ts';
+import { dynamoPredictionStore, retentionSecondsFromEnv, type PredictionStore } from '../../shared/adapters/prediction-store.ts';
 import { checkWebhookHost } from '../../shared/adapters/webhook-transport.ts';
 import { dynamoRateLimiter, type RateLimiter } from '../../shared/adapters/rate-limiter.ts';
 import { dynamoRequestLog, type RequestLog } from '../../shared/adapters/request-log.ts';
@@ -18,6 +19,9 @@ export interface ApiDeps {
   readonly config: ApiConfig;
   readonly store: PredictionStore;
   readonly outputs: OutputStore;
+  /** Uploaded files (POST /files), kept as long as predictions are: `retentionSeconds`. */
+  readonly files: FileStore;
+  readonly retentionSeconds: number;
   readonly workflow: WorkflowClient;
   readonly stateMachineArnOf: (model: string) => string | undefined;
   readonly clock: Clock;
@@ -49,6 +53,8 @@ export const apiDeps = (): ApiDeps => {
     config,
     store: dynamoPredictionStore(config.tableName),
     outputs: s3OutputStore(config.outputBucket),
+    files: s3DynamoFileStore(config.tableName, config.outputBucket),
+    retentionSeconds: retentionSecondsFromEnv(),
     workflow: sfnWorkflowClient(),
     stateMachineArnOf: (model) => config.stateMachines[model],
     clock: systemClock,

@@ -6,6 +6,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   invalid_json: 400,
   invalid_body: 400,
   invalid_header: 400,
+  invalid_query: 400,
   malformed_authorization: 400,
   webhook_conflict: 400,
   missing_token: 401,
@@ -15,6 +16,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   route_not_found: 404,
   model_not_found: 404,
   prediction_not_found: 404,
+  file_not_found: 404,
   method_not_allowed: 405,
   prediction_finished: 409,
   webhook_not_dead_lettered: 409,
@@ -26,6 +28,8 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   unsupported_media_type: 415,
   rate_limited: 429,
   invalid_input: 422,
+  // The IETF Idempotency-Key draft: a key reused with another request body.
+  idempotency_key_reused: 422,
   internal_error: 500,
 };
 

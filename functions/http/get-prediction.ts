@@ -1,4 +1,4 @@
-import { presentPrediction } from '../../shared/api/prediction-view.ts';
+import { presentForCaller } from './present.ts';
 import { apiDeps } from './deps.ts';
 import { httpHandler } from './pipeline.ts';
 import { ownedPrediction } from './predictions.ts';
@@ -8,5 +8,5 @@ import { json } from './respond.ts';
 export const handler = httpHandler(async (event) => {
   const deps = apiDeps();
   const prediction = await ownedPrediction(event, deps.store);
-  return json(200, await presentPrediction(prediction, deps.outputs, { includeCost: true }));
+  return json(200, await presentForCaller(event, prediction, deps.outputs));
 });

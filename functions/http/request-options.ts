@@ -71,3 +71,26 @@ export const resolveWebhook = (
   }
   return address;
 };
+
+const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
+/** A Structured Field string (RFC 8941 §3.3.3): printable ASCII in double quotes, `"` and `\` escaped by `\`. */
+const SF_STRING = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*)"$/;
+
+/**
+ * `Idempotency-Key` (IETF httpapi draft): a Structured Field string, `"8e03…"`; a bare value is
+ * taken too, since many clients send one. 1–255 printable ASCII characters; null when absent.
+ */
+export const parseIdempotencyKey = (headers: APIGatewayProxyEvent['headers']): string | null => {
+  const raw = headers['idempotency-key'];
+  if (raw === undefined) return null;
+  const value = raw.trim();
+  const quoted = SF_STRING.exec(value);
+  let key: string | null = value;
+  if (quoted) key = (quoted[1] ?? '').replace(/\\(["\\])/g, '$1');
+  else if (value.startsWith('"')) key = null;
+  if (key === null || key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !PRINTABLE_ASCII.test(key)) {
+    throw new PrognozError('invalid_header', `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters, as a quoted string: Idempotency-Key: "…"`);
+  }
+  return key;
+};

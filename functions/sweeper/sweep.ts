@@ -7,7 +7,7 @@ import { sfnWorkflowClient } from '../../shared/adapters/workflow-client.ts';
 import { stateMachinesFromEnv, tableNameFromEnv, webhookQueueUrlFromEnv } from '../../shared/config.ts';
 import { systemClock } from '../../shared/domain/clock.ts';
 import type { PredictionId } from '../../shared/domain/ids.ts';
-import { endDeadJob, reconcileExecution, sweep, type SweepDeps } from '../../shared/use-cases/sweep.ts';
+import { endDeadJob, reconcileExecution, removeExpiredData, sweep, type SweepDeps } from '../../shared/use-cases/sweep.ts';
 import { dispatchMessage } from '../../shared/workflow/messages.ts';
 import { logger } from '../http/logger.ts';
 
@@ -46,6 +46,8 @@ export const handler = async (event: unknown): Promise<SQSBatchResponse | undefi
   if (scheduled.safeParse(event).success) {
     const report = await sweep(depsFromEnv(), 500, (id, error) => logger.error('sweeping a prediction failed', { predictionId: id, error: String(error) }));
     if (report.looked > 0) logger.info('swept', { ...report });
+    const removed = await removeExpiredData(depsFromEnv());
+    if (removed > 0) logger.info('removed the data of predictions past their retention period', { removed });
     return undefined;
   }
   const ended = executionEnded.safeParse(event);

@@ -9,7 +9,7 @@ import { guardedPoster } from '../../shared/adapters/webhook-transport.ts';
 import { outputBucketFromEnv, tableNameFromEnv } from '../../shared/config.ts';
 import { systemClock } from '../../shared/domain/clock.ts';
 import { deliverWebhook, type DeliveryDeps } from '../../shared/use-cases/deliver-webhook.ts';
-import { webhookMessage } from '../../shared/workflow/messages.ts';
+import { webhookEventOf, webhookMessage } from '../../shared/workflow/messages.ts';
 import { retryDelaysSeconds } from '../../shared/workflow/webhook-policy.ts';
 import { logger } from '../http/logger.ts';
 
@@ -41,7 +41,7 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
     try {
       const message = webhookMessage.parse(JSON.parse(record.body));
       const result = await deliverWebhook(depsFromEnv(), message, attempt);
-      logger.info('webhook attempt', { predictionId: message.predictionId, event: message.status, attempt, result: result.kind });
+      logger.info('webhook attempt', { predictionId: message.predictionId, event: webhookEventOf(message), attempt, result: result.kind });
       if (result.kind !== 'failed') continue;
       // After the last attempt the message comes straight back, to be moved to the dead-letter queue.
       await backOff(record, result.final ? 0 : (retryDelaysSeconds()[attempt - 1] ?? 0));

@@ -7,14 +7,17 @@ import { OWNER_INDEX, SWEEP_INDEX, TABLE_KEY } from '../../shared/adapters/table
 export interface DataStoreProps {
   /** Keep the table and bucket when the stack is deleted. Default: true. */
   readonly retain?: boolean;
-  /** Days large outputs are kept in the bucket. Default: 30. */
+  /** Days large outputs and uploaded files are kept in the bucket. Default: 30. */
   readonly outputRetentionDays?: number;
 }
 
 /** The single table of DESIGN §3: predictions, accounts, tokens, keyed as shared/adapters/table-keys.ts says. */
 export class DataStore extends Construct {
   public readonly table: TableV2;
-  /** Outputs too large for the prediction's table item (they never travel through the workflow). */
+  /**
+   * Outputs too large for the prediction's table item (they never travel through the workflow),
+   * and uploaded files (`files/…`): one lifecycle rule expires every object, whatever its prefix.
+   */
   public readonly bucket: Bucket;
 
   constructor(scope: Construct, id: string, props: DataStoreProps = {}) {

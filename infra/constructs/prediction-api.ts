@@ -13,7 +13,8 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { isStreamingRoute, ROUTES, SYNC_WAIT, type HandlerName } from '../../shared/api/routes.ts';
+import { integrationTimeoutOf, isPublicRoute, isStreamingRoute, ROUTES, type HandlerName } from '../../shared/api/routes.ts';
+import { AWS_UPLOAD_LIMIT_NOTE, BINARY_MEDIA_TYPES } from '../../shared/api/uploads.ts';
 
 export interface PredictionApiProps {
   /** The handler of each route name of shared/api/routes.ts. */
@@ -39,6 +40,8 @@ export class PredictionApi extends Construct {
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
       deployOptions: { stageName: 'prod', throttlingRateLimit: rate, throttlingBurstLimit: rate * 2, loggingLevel: MethodLoggingLevel.OFF },
       cloudWatchRole: false,
+      // Uploads (POST /files) reach their handler base64-encoded, bytes intact, instead of as text.
+      binaryMediaTypes: [...BINARY_MEDIA_TYPES],
     });
     const authorizer = new RequestAuthorizer(this, 'BearerAuthorizer', {
       handler: props.authorizer,
@@ -50,6 +53,13 @@ export class PredictionApi extends Construct {
       type: ResponseType.UNAUTHORIZED,
       statusCode: '401',
       templates: { 'application/json': errorTemplate('missing_token', 'an API token is required: `Authorization: Bearer <API_TOKEN>`') },
+    });
+
+    // A request over Lambda's 6 MB of event gets this (one over API Gateway's 10 MB gets its own text).
+    this.api.addGatewayResponse('RequestTooLarge', {
+      type: ResponseType.REQUEST_TOO_LARGE,
+      statusCode: '413',
+      templates: { 'application/json': errorTemplate('payload_too_large', `the request is too large: ${AWS_UPLOAD_LIMIT_NOTE}`) },
     });
 
     const unmatched = new LambdaIntegration(props.unmatched);
@@ -68,10 +78,11 @@ export class PredictionApi extends Construct {
       const streaming = isStreamingRoute(route.handler);
       const integration = new LambdaIntegration(props.handlers[route.handler], {
         // Streamed responses may take up to 15 minutes, so a 60 s sync wait needs no quota increase;
-        // the integration outlasts the function, which outlasts the longest wait.
-        ...(streaming ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: Duration.seconds(SYNC_WAIT.integrationTimeoutSeconds) } : {}),
+        // the integration outlasts the function, which outlasts the longest wait (an event stream
+        // ends itself before its function must).
+        ...(streaming ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: Duration.seconds(integrationTimeoutOf(route.handler)) } : {}),
       });
-      resourceAt(route.path).addMethod(route.method, integration, { authorizer });
+      resourceAt(route.path).addMethod(route.method, integration, isPublicRoute(route) ? { authorizationType: AuthorizationType.NONE } : { authorizer });
     }
     this.api.root.addProxy({ defaultIntegration: unmatched, anyMethod: true });
   }

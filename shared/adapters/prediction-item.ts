@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AccountId, PredictionId } from '../domain/ids.ts';
-import { SIDE_EFFECTS, type Prediction, type StoredOutput } from '../domain/prediction.ts';
+import { SIDE_EFFECTS, WEBHOOK_EVENTS, type Prediction, type StoredOutput } from '../domain/prediction.ts';
 import { ownerIndexKey, predictionKey, sweepIndexKey } from './table-keys.ts';
 
 /** How a prediction is stored as a table item, and read back (parsed: the table is a trust boundary). */
@@ -17,13 +17,23 @@ const base = {
   // Items written before attempts and sweeping existed have neither.
   attempts: z.number().int().nonnegative().default(0),
   sweep_at: z.number().int().nullish(),
+  // Items written before the Replicate-compatible fields existed have none of these.
+  webhook_events: z.array(z.enum(WEBHOOK_EVENTS)).nullish(),
+  api_base: z.string().nullish(),
+  stream_key: z.string().nullish(),
+  deadline_at: z.string().nullish(),
+  logs: z.string().default(''),
 };
+const streamedField = z.array(z.string()).nullish();
 const finishedFields = {
   started_at: z.string().nullable(),
   completed_at: z.string().nullable(),
   runtime_ms: z.number().int().nullable(),
   cost_kopecks: z.number().int(),
   effects: z.array(z.enum(SIDE_EFFECTS)).default([]),
+  predict_time_ms: z.number().int().nullish(),
+  streamed: streamedField,
+  data_removed: z.boolean().default(false),
 };
 
 const predictionItem = z.discriminatedUnion('status', [
@@ -36,6 +46,7 @@ const predictionItem = z.discriminatedUnion('status', [
     started_at: z.string(),
     claim: z.string().default('legacy'),
     progress: z.number().min(0).max(1).nullish(),
+    streamed: streamedField,
   }),
   z.object({
     ...base,
@@ -48,7 +59,7 @@ const predictionItem = z.discriminatedUnion('status', [
     runtime_ms: z.number().int(),
   }),
   z.object({ ...base, ...finishedFields, status: z.literal('failed'), error: z.string() }),
-  z.object({ ...base, ...finishedFields, status: z.literal('canceled') }),
+  z.object({ ...base, ...finishedFields, status: z.literal('canceled'), error: z.string().nullish() }),
 ]);
 
 const outputFields = (output: StoredOutput): Record<string, unknown> =>
@@ -66,8 +77,13 @@ export const toItem = (p: Prediction): Record<string, unknown> => {
     owner: p.owner,
     input: p.input,
     webhook: p.webhook,
+    webhook_events: p.webhookEvents,
     source: p.source,
     created_at: p.createdAt,
+    api_base: p.apiBase,
+    stream_key: p.streamKey,
+    deadline_at: p.deadlineAt,
+    logs: p.logs,
     hold_kopecks: p.hold.kopecks,
     hold_month: p.hold.month,
     attempts: p.attempts,
@@ -81,7 +97,7 @@ export const toItem = (p: Prediction): Record<string, unknown> => {
     case 'queued':
       return { ...common, queued_at: p.queuedAt };
     case 'processing':
-      return { ...common, claim: p.claim, progress: p.progress };
+      return { ...common, claim: p.claim, progress: p.progress, streamed: p.streamed };
     case 'succeeded':
     case 'failed':
     case 'canceled':
@@ -89,10 +105,13 @@ export const toItem = (p: Prediction): Record<string, unknown> => {
         ...common,
         completed_at: p.completedAt,
         runtime_ms: p.runtimeMs,
+        predict_time_ms: p.predictTimeMs,
+        data_removed: p.dataRemoved,
+        streamed: p.streamed,
         cost_kopecks: p.costKopecks,
         effects: p.effects,
         ...(p.status === 'succeeded' ? outputFields(p.output) : {}),
-        ...(p.status === 'failed' ? { error: p.error } : {}),
+        ...(p.status === 'failed' || p.status === 'canceled' ? { error: p.error } : {}),
       };
   }
 };
@@ -105,8 +124,13 @@ export const fromItem = (item: Record<string, unknown>): Prediction => {
     owner: i.owner as AccountId,
     input: i.input,
     webhook: i.webhook,
+    webhookEvents: i.webhook_events ?? null,
     source: i.source,
     createdAt: i.created_at,
+    apiBase: i.api_base ?? null,
+    streamKey: i.stream_key ?? null,
+    deadlineAt: i.deadline_at ?? null,
+    logs: i.logs,
     hold: { kopecks: i.hold_kopecks, month: i.hold_month },
     attempts: i.attempts,
     sweepAtMs: i.sweep_at ?? null,
@@ -118,7 +142,7 @@ export const fromItem = (item: Record<string, unknown>): Prediction => {
     case 'queued':
       return { ...common, status: i.status, startedAt: null, queuedAt: i.queued_at ?? i.created_at };
     case 'processing':
-      return { ...common, status: i.status, startedAt: i.started_at, claim: i.claim, progress: i.progress ?? null };
+      return { ...common, status: i.status, startedAt: i.started_at, claim: i.claim, progress: i.progress ?? null, streamed: i.streamed ?? null };
     case 'succeeded':
     case 'failed':
     case 'canceled': {
@@ -127,6 +151,11 @@ export const fromItem = (item: Record<string, unknown>): Prediction => {
         startedAt: i.started_at,
         completedAt: i.completed_at,
         runtimeMs: i.runtime_ms,
+        predictTimeMs: i.predict_time_ms ?? null,
+        dataRemoved: i.data_removed,
+        // The sweeper's index holds an ended prediction for what it owes, then for its data's removal (the store's): only the first is the domain's.
+        sweepAtMs: i.effects.length > 0 ? (i.sweep_at ?? null) : null,
+        streamed: i.streamed ?? null,
         costKopecks: i.cost_kopecks,
         effects: i.effects,
       };
@@ -136,7 +165,7 @@ export const fromItem = (item: Record<string, unknown>): Prediction => {
         return { ...done, status: 'succeeded', output, runtimeMs: i.runtime_ms };
       }
       if (i.status === 'failed') return { ...done, status: 'failed', error: i.error };
-      return { ...done, status: 'canceled' };
+      return { ...done, status: 'canceled', error: i.error ?? null };
     }
   }
 };

@@ -1,36 +1,94 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, ScanCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { maxCommittedFor } from '../domain/billing.ts';
 import { PrognozError } from '../domain/errors.ts';
 import type { PredictionId } from '../domain/ids.ts';
+import type { PriorClaim } from '../domain/idempotency.ts';
 import { z } from 'zod';
-import { ACTIVE_STATUSES, isTerminal, TERMINAL_STATUSES, type Prediction } from '../domain/prediction.ts';
+import { ACTIVE_STATUSES, isTerminal, keepLogTail, keepStreamed, TERMINAL_STATUSES, withDataRemoved, type Prediction } from '../domain/prediction.ts';
 import { err, ok } from '../domain/result.ts';
 import type { PredictionStore } from '../ports/prediction-store.ts';
 import { dynamo } from './aws-clients.ts';
+import { idempotencyClaimPut, readLiveClaim } from './idempotency-record.ts';
+import { queryOwnedPredictions } from './owned-predictions.ts';
 import { fromItem, toItem } from './prediction-item.ts';
-import { accountKey, predictionIdOfKey, predictionKey, spendKey, SWEEP_INDEX, SWEEP_SHARDS, sweepShardKey } from './table-keys.ts';
+import { accountKey, dataRemovalIndexKey, dataShardKey, predictionIdOfKey, predictionKey, spendKey, SWEEP_INDEX, SWEEP_SHARDS, sweepShardKey } from './table-keys.ts';
 
 export type { PredictionStore } from '../ports/prediction-store.ts';
 
 /** Days a finished prediction (its input and output with it) is kept: PROGNOZ_RETENTION_DAYS, default 30. */
 export const retentionSecondsFromEnv = (env: NodeJS.ProcessEnv = process.env): number => Math.round(Number(env.PROGNOZ_RETENTION_DAYS ?? 30) * 86_400);
 
+/** Pauses (jittered) before an insert is tried again after a transaction conflict: brief, since a create waits on it. */
+const INSERT_RETRY_PAUSES_MS = [20, 50, 100, 200, 400];
+
 const expired = (item: Record<string, unknown>, nowMs: number): boolean =>
   typeof item.expires_at === 'number' && item.expires_at * 1000 <= nowMs;
+
+/** How long an ended prediction's record (status, times, cost) outlives its data: it then reads `data_removed`. */
+export const RECORD_KEPT_AFTER_DATA_SECONDS = 30 * 86_400;
+
+const dataExpired = (item: Record<string, unknown>, nowMs: number): boolean =>
+  typeof item.data_expires_at_ms === 'number' && item.data_expires_at_ms <= nowMs && item.data_removed !== true;
+
+/**
+ * An ended prediction's retention: its data is removed (by the sweeper, which the index brings
+ * it to then) when the retention period is over, its record a while later by TTL.
+ */
+const retentionFields = (next: Prediction, nowMs: number, retentionSeconds: number): Record<string, unknown> => {
+  if (!isTerminal(next)) return {};
+  const dataExpiresMs = nowMs + retentionSeconds * 1000;
+  return {
+    data_expires_at_ms: dataExpiresMs,
+    expires_at: Math.floor(dataExpiresMs / 1000) + RECORD_KEPT_AFTER_DATA_SECONDS,
+    ...(next.sweepAtMs === null ? dataRemovalIndexKey(next.id, dataExpiresMs) : {}),
+  };
+};
+
+/** Ids whose time in one family of the sweeper's index shards has come, oldest first per shard. */
+const dueIn = async (
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  shardKey: (shard: number) => string,
+  nowMs: number,
+  limit: number,
+): Promise<PredictionId[]> => {
+  const pages = await Promise.all(
+    Array.from({ length: SWEEP_SHARDS }, (_, shard) =>
+      client.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: SWEEP_INDEX.name,
+          KeyConditionExpression: '#shard = :shard AND #at <= :now',
+          ExpressionAttributeNames: { '#shard': SWEEP_INDEX.partition, '#at': SWEEP_INDEX.sort },
+          ExpressionAttributeValues: { ':shard': shardKey(shard), ':now': nowMs },
+          ProjectionExpression: 'pk',
+          Limit: Math.max(1, Math.ceil(limit / SWEEP_SHARDS)),
+        }),
+      ),
+    ),
+  );
+  return pages.flatMap((page) => (page.Items ?? []).map((item) => predictionIdOfKey(String(item.pk)) as PredictionId)).slice(0, limit);
+};
 
 export const dynamoPredictionStore = (
   tableName: string,
   client: DynamoDBDocumentClient = dynamo(),
   retentionSeconds: number = retentionSecondsFromEnv(),
 ): PredictionStore => ({
-  async insert(prediction, limitKopecks) {
+  async insert(prediction, limitKopecks, claim = null) {
     const { kopecks: hold, month } = prediction.hold;
     const maxCommitted = maxCommittedFor(limitKopecks, hold);
     const limitReached = new PrognozError('monthly_limit_reached', "this month's spending limit is reached; raise it or wait for next month");
-    if (maxCommitted !== null && maxCommitted < 0) return err(limitReached);
-    try {
-      await client.send(
+    const priorClaim = async () => (claim === null ? null : readLiveClaim(client, tableName, prediction.owner, claim));
+    const keyTaken = (prior: PriorClaim) => ok({ kind: 'key_taken', prior } as const);
+    if (maxCommitted !== null && maxCommitted < 0) {
+      const prior = await priorClaim();
+      return prior ? keyTaken(prior) : err(limitReached);
+    }
+    const reserve = () =>
+      client.send(
         new TransactWriteCommand({
           TransactItems: [
             {
@@ -55,22 +113,39 @@ export const dynamoPredictionStore = (
               },
             },
             { Put: { TableName: tableName, Item: toItem(prediction), ConditionExpression: 'attribute_not_exists(pk)' } },
+            ...(claim === null ? [] : [idempotencyClaimPut(tableName, prediction.owner, prediction.id, claim)]),
           ],
         }),
       );
-      return ok(undefined);
-    } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const [account, spend] = (error.CancellationReasons ?? []).map((reason) => reason.Code === 'ConditionalCheckFailed');
-      if (account) return err(new PrognozError('insufficient_funds', 'the account has not enough funds left to start this prediction; top it up'));
-      if (spend) return err(limitReached);
-      throw error;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await reserve();
+        return ok({ kind: 'inserted' } as const);
+      } catch (error) {
+        if (!(error instanceof TransactionCanceledException)) throw error;
+        // A live claim on the key decides whatever else failed: a repeat is answered even when
+        // the first create's hold took the last of the funds.
+        const prior = await priorClaim();
+        if (prior) return keyTaken(prior);
+        const codes = (error.CancellationReasons ?? []).map((reason) => reason.Code);
+        const [account, spend, , claimed] = codes;
+        if (account === 'ConditionalCheckFailed') return err(new PrognozError('insufficient_funds', 'the account has not enough funds left to start this prediction; top it up'));
+        if (spend === 'ConditionalCheckFailed') return err(limitReached);
+        // Nothing was written. Another create on this account or key was mid-transaction, or the
+        // claim that stood in the way has expired since: the next try decides.
+        const pause = INSERT_RETRY_PAUSES_MS[attempt];
+        if (pause === undefined || !(codes.includes('TransactionConflict') || claimed === 'ConditionalCheckFailed')) throw error;
+        await sleep(pause * (0.5 + Math.random()));
+      }
     }
   },
   async get(id) {
     const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: predictionKey(id), ConsistentRead: true }));
-    // TTL deletes expired items days late: an expired prediction is gone as far as anyone can see.
-    return Item && !expired(Item, Date.now()) ? fromItem(Item) : null;
+    // TTL deletes expired items days late: an expired prediction is gone as far as anyone can see,
+    // and one whose data has expired reads without it, whether or not the sweeper has been by.
+    if (!Item || expired(Item, Date.now())) return null;
+    const prediction = fromItem(Item);
+    return isTerminal(prediction) && dataExpired(Item, Date.now()) ? withDataRemoved(prediction) : prediction;
   },
   async statusOf(id) {
     const { Item } = await client.send(
@@ -89,7 +164,7 @@ export const dynamoPredictionStore = (
   async replace(next, expected) {
     const put = {
       TableName: tableName,
-      Item: { ...toItem(next), ...(isTerminal(next) ? { expires_at: Math.floor(Date.now() / 1000) + retentionSeconds } : {}) },
+      Item: { ...toItem(next), ...retentionFields(next, Date.now(), retentionSeconds) },
       ...unchangedSince(expected),
     };
     try {
@@ -129,16 +204,22 @@ export const dynamoPredictionStore = (
       throw error;
     }
   },
-  async recordProgress(id, claim, fraction) {
+  async recordRun(id, claim, run) {
+    const values: Record<string, unknown> = {
+      ...(run.progress === undefined ? {} : { ':progress': Math.min(1, Math.max(0, run.progress)) }),
+      ...(run.logs === undefined ? {} : { ':logs': keepLogTail(run.logs) }),
+      ...(run.streamed === undefined ? {} : { ':streamed': run.streamed === null ? null : keepStreamed(run.streamed) }),
+    };
+    if (Object.keys(values).length === 0) return;
     try {
       await client.send(
         new UpdateCommand({
           TableName: tableName,
           Key: predictionKey(id),
-          UpdateExpression: 'SET progress = :progress',
+          UpdateExpression: `SET ${Object.keys(values).map((name) => `${name.slice(1)} = ${name}`).join(', ')}`,
           ConditionExpression: '#status = :processing AND claim = :claim',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':progress': Math.min(1, Math.max(0, fraction)), ':processing': 'processing', ':claim': claim },
+          ExpressionAttributeValues: { ...values, ':processing': 'processing', ':claim': claim },
         }),
       );
     } catch (error) {
@@ -151,10 +232,20 @@ export const dynamoPredictionStore = (
         new UpdateCommand({
           TableName: tableName,
           Key: predictionKey(settled.id),
-          UpdateExpression: settled.sweepAtMs === null ? `SET effects = :remaining REMOVE ${SWEEP_INDEX.partition}, ${SWEEP_INDEX.sort}` : 'SET effects = :remaining',
+          // With nothing owed, it stays in the sweeper's index only for the removal of its data.
+          UpdateExpression:
+            settled.sweepAtMs === null
+              ? `SET effects = :remaining, ${SWEEP_INDEX.partition} = :dataShard, ${SWEEP_INDEX.sort} = if_not_exists(data_expires_at_ms, :fallback)`
+              : 'SET effects = :remaining',
           ConditionExpression: '#status = :status',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':remaining': settled.effects, ':status': settled.status },
+          ExpressionAttributeValues: {
+            ':remaining': settled.effects,
+            ':status': settled.status,
+            ...(settled.sweepAtMs === null
+              ? { ':fallback': Date.now() + retentionSeconds * 1000, ':dataShard': dataRemovalIndexKey(settled.id, 0).sweep_shard }
+              : {}),
+          },
         }),
       );
     } catch (error) {
@@ -162,24 +253,26 @@ export const dynamoPredictionStore = (
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
   },
-  async due(nowMs, limit) {
-    const pages = await Promise.all(
-      Array.from({ length: SWEEP_SHARDS }, (_, shard) =>
-        client.send(
-          new QueryCommand({
-            TableName: tableName,
-            IndexName: SWEEP_INDEX.name,
-            KeyConditionExpression: '#shard = :shard AND #at <= :now',
-            ExpressionAttributeNames: { '#shard': SWEEP_INDEX.partition, '#at': SWEEP_INDEX.sort },
-            ExpressionAttributeValues: { ':shard': sweepShardKey(shard), ':now': nowMs },
-            ProjectionExpression: 'pk',
-            Limit: Math.max(1, Math.ceil(limit / SWEEP_SHARDS)),
-          }),
-        ),
-      ),
-    );
-    return pages.flatMap((page) => (page.Items ?? []).map((item) => predictionIdOfKey(String(item.pk)) as PredictionId)).slice(0, limit);
+  async removeData(id, nowMs) {
+    try {
+      await client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: predictionKey(id),
+          UpdateExpression: `SET #input = :empty, logs = :blank, data_removed = :removed REMOVE #output, output_key, output_bytes, streamed, ${SWEEP_INDEX.partition}, ${SWEEP_INDEX.sort}`,
+          ConditionExpression: 'data_expires_at_ms <= :now AND (attribute_not_exists(data_removed) OR data_removed = :kept)',
+          ExpressionAttributeNames: { '#input': 'input', '#output': 'output' },
+          ExpressionAttributeValues: { ':empty': {}, ':blank': '', ':removed': true, ':kept': false, ':now': nowMs },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
   },
+  due: (nowMs, limit) => dueIn(client, tableName, sweepShardKey, nowMs, limit),
+  dataDue: (nowMs, limit) => dueIn(client, tableName, dataShardKey, nowMs, limit),
   async listActive() {
     const found: Prediction[] = [];
     let startKey: Record<string, unknown> | undefined;
@@ -200,6 +293,9 @@ export const dynamoPredictionStore = (
       startKey = page.LastEvaluatedKey;
     } while (startKey);
     return found;
+  },
+  listOwned(owner, query) {
+    return queryOwnedPredictions(client, tableName, owner, query, Date.now());
   },
 });
 

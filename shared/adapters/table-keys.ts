@@ -5,6 +5,8 @@ export const OWNER_INDEX = { name: 'by-owner', partition: 'gsi1pk', sort: 'gsi1s
 export const predictionKey = (id: string) => ({ pk: `PREDICTION#${id}`, sk: 'PREDICTION' });
 /** The prediction id back from its partition key (what a keys-only index gives). */
 export const predictionIdOfKey = (pk: string): string => pk.replace(/^PREDICTION#/, '');
+/** An uploaded file's record; its owner is an attribute, checked on every read. */
+export const fileKey = (id: string) => ({ pk: `FILE#${id}`, sk: 'FILE' });
 export const accountKey = (id: string) => ({ pk: `ACCOUNT#${id}`, sk: 'ACCOUNT' });
 export const tokenKey = (tokenHash: string) => ({ pk: `TOKEN#${tokenHash}`, sk: 'TOKEN' });
 /** An account's spend in one calendar month (`2026-11`). */
@@ -20,6 +22,15 @@ export const SWEEP_SHARDS = 16;
 const sweepShardOf = (id: string): number => Number.parseInt(id.slice(0, 1), 16) % SWEEP_SHARDS;
 export const sweepShardKey = (shard: number): string => `SWEEP#${shard}`;
 export const sweepIndexKey = (id: string, sweepAtMs: number) => ({ sweep_shard: sweepShardKey(sweepShardOf(id)), sweep_at: sweepAtMs });
+/**
+ * The same index, other shards: ended predictions waiting for their data's removal at the end of
+ * the retention period. Kept apart so that their numbers never delay a stuck prediction's sweep.
+ */
+export const dataShardKey = (shard: number): string => `DATA#${shard}`;
+export const dataRemovalIndexKey = (id: string, removeAtMs: number) => ({ sweep_shard: dataShardKey(sweepShardOf(id)), sweep_at: removeAtMs });
 
 /** One fixed window of a rate limit (`TOKEN#…` or `ACCOUNT#…`) for the second `window`. */
 export const rateWindowKey = (bucket: string, window: number) => ({ pk: `RATE#${bucket}`, sk: String(window) });
+
+/** An account's claim on one `Idempotency-Key`, by the key's hash: keys are per account. */
+export const idempotencyKey = (account: string, keyHash: string) => ({ pk: `IDEMPOTENCY#${account}#${keyHash}`, sk: 'IDEMPOTENCY' });

@@ -13,6 +13,16 @@ export const ROUTES = [
   { method: 'GET', path: '/api/v1/{company}/{model}', handler: 'get-model', entry: 'functions/http/get-model.ts' },
   // Streamed: a synchronous create may wait 30 s, past API Gateway's 29 s buffered limit.
   { method: 'POST', path: '/api/v1/{company}/{model}', handler: 'create-prediction', entry: 'functions/http/create-prediction.ts', streaming: true },
+  // Beside the spec's routes, what users of Replicate-like services expect (DESIGN §6, compatibility).
+  { method: 'GET', path: '/api/v1/predictions', handler: 'list-predictions', entry: 'functions/http/list-predictions.ts' },
+  { method: 'POST', path: '/api/v1/predictions', handler: 'create-prediction', entry: 'functions/http/create-prediction.ts', streaming: true },
+  { method: 'POST', path: '/api/v1/models/{company}/{model}/predictions', handler: 'create-prediction', entry: 'functions/http/create-prediction.ts', streaming: true },
+  // Server-sent events for as long as the prediction runs: streamed, like the create route.
+  // Public: clients (Replicate's among them) open it without their token; the URL carries the prediction's stream key.
+  { method: 'GET', path: '/api/v1/predictions/{id}/stream', handler: 'stream-prediction', entry: 'functions/http/stream-prediction.ts', streaming: true, public: true },
+  { method: 'POST', path: '/api/v1/files', handler: 'upload-file', entry: 'functions/http/upload-file.ts' },
+  { method: 'GET', path: '/api/v1/files/{id}', handler: 'get-file', entry: 'functions/http/get-file.ts' },
+  { method: 'DELETE', path: '/api/v1/files/{id}', handler: 'delete-file', entry: 'functions/http/delete-file.ts' },
 ] as const;
 
 export type Route = (typeof ROUTES)[number];
@@ -23,9 +33,19 @@ export type Route = (typeof ROUTES)[number];
  */
 export const SYNC_WAIT = { defaultSeconds: 30, maxSeconds: 60, handlerTimeoutSeconds: 90, integrationTimeoutSeconds: 120 } as const;
 
+/** A prediction's event stream lasts as long as Lambda lets a function run; then clients reconnect. */
+export const EVENT_STREAM = { handlerTimeoutSeconds: 900, integrationTimeoutSeconds: 900 } as const;
+
+/** How long API Gateway waits for a streamed route's answer. */
+export const integrationTimeoutOf = (handler: HandlerName): number =>
+  handler === 'stream-prediction' ? EVENT_STREAM.integrationTimeoutSeconds : SYNC_WAIT.integrationTimeoutSeconds;
+
 export const isStreamingRoute = (handler: HandlerName): boolean =>
   ROUTES.some((route) => route.handler === handler && 'streaming' in route && route.streaming);
 export type HandlerName = Route['handler'];
+
+/** Routes API Gateway opens without the token authorizer (their handlers check what the URL carries). */
+export const isPublicRoute = (route: Route): boolean => 'public' in route && route.public;
 
 export type RouteMatch =
   | { readonly kind: 'found'; readonly route: Route; readonly pathParameters: Record<string, string> }

@@ -21,6 +21,24 @@ export const isTerminalStatus = (status: PredictionStatus): status is TerminalSt
 export const SIDE_EFFECTS = ['stop', 'notify'] as const;
 export type SideEffect = (typeof SIDE_EFFECTS)[number];
 
+/**
+ * What a webhook may be sent for (`webhook_events_filter`): the run starting, new output, new
+ * logs, and the end. Without a filter, only the end (spec §6).
+ */
+export const WEBHOOK_EVENTS = ['start', 'output', 'logs', 'completed'] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+/** The model's log text a prediction keeps: the tail, so the latest lines are never lost. */
+export const LOGS_KEPT_CHARS = 16 * 1024;
+/** The streamed output pieces a prediction keeps, in characters; past it, readers see the final output. */
+export const STREAMED_KEPT_CHARS = 32 * 1024;
+
+export const keepLogTail = (logs: string): string => (logs.length <= LOGS_KEPT_CHARS ? logs : logs.slice(logs.length - LOGS_KEPT_CHARS));
+
+/** The streamed pieces while they fit, else null (readers fall back to the final output). */
+export const keepStreamed = (pieces: readonly string[]): readonly string[] | null =>
+  pieces.reduce((chars, piece) => chars + piece.length, 0) <= STREAMED_KEPT_CHARS ? pieces : null;
+
 /** Where a model's output lives: in the prediction itself, or as an object in the outputs bucket. */
 export type StoredOutput =
   | { readonly kind: 'inline'; readonly value: unknown }
@@ -33,8 +51,18 @@ interface PredictionBase {
   /** The validated input, defaults filled in. */
   readonly input: Readonly<Record<string, unknown>>;
   readonly webhook: string | null;
+  /** The webhook events asked for; null is the spec's default, the end only. */
+  readonly webhookEvents: readonly WebhookEvent[] | null;
   readonly source: 'api';
   readonly createdAt: string;
+  /** The API's address as the caller reached it, for the prediction's links (`urls`). */
+  readonly apiBase: string | null;
+  /** The secret in its stream URL: the stream is opened without a token (as Replicate's clients do). */
+  readonly streamKey: string | null;
+  /** When it is canceled if it has not ended by then (`Cancel-After`). */
+  readonly deadlineAt: string | null;
+  /** The model's log text so far (the tail, LOGS_KEPT_CHARS). */
+  readonly logs: string;
   /** Funds reserved while in flight, in the month they count against; released when it ends. */
   readonly hold: Hold;
   /** How many times a worker has claimed it; above 1 means a lost run was run again. */
@@ -72,6 +100,8 @@ interface Processing extends PredictionBase {
   readonly claim: string;
   /** Fraction of the work done (0–1) as the model reports it, when it does. */
   readonly progress: number | null;
+  /** The output pieces the model has streamed so far (null once they outgrew STREAMED_KEPT_CHARS). */
+  readonly streamed: readonly string[] | null;
 }
 
 interface Finished extends PredictionBase {
@@ -79,8 +109,14 @@ interface Finished extends PredictionBase {
   readonly completedAt: string | null;
   /** Model time in whole milliseconds; null when the model never ran. */
   readonly runtimeMs: number | null;
+  /** The model's own measure of its run (`metrics.predict_time`), when it gave one. */
+  readonly predictTimeMs: number | null;
+  /** Every output piece the model streamed, when it streamed and they fit. */
+  readonly streamed: readonly string[] | null;
   readonly costKopecks: number;
   readonly effects: readonly SideEffect[];
+  /** Its input, output and logs were deleted at the end of the retention period; the record stays a while. */
+  readonly dataRemoved: boolean;
 }
 
 export interface Succeeded extends Finished {
@@ -96,6 +132,8 @@ export interface Failed extends Finished {
 
 export interface Canceled extends Finished {
   readonly status: 'canceled';
+  /** Why, when the service canceled it (its deadline passed); null for a caller's cancel. */
+  readonly error: string | null;
 }
 
 export type ActivePrediction = Starting | Queued | Processing;
@@ -136,6 +174,14 @@ export const EFFECTS_GRACE_MS = 30_000;
  * side effects are overdue.
  */
 export const sweepDeadline = (prediction: Prediction, limits: PhaseLimits): number | null => {
+  const phaseEnd = phaseDeadline(prediction, limits);
+  if (isTerminal(prediction) || prediction.deadlineAt === null || phaseEnd === null) return phaseEnd;
+  // A running prediction's worker stops it at its deadline; the sweeper steps in only if that worker is lost.
+  const grace = prediction.status === 'processing' ? limits.leaseSeconds * 1000 : 0;
+  return Math.min(phaseEnd, parseTimestamp(prediction.deadlineAt) + grace);
+};
+
+const phaseDeadline = (prediction: Prediction, limits: PhaseLimits): number | null => {
   switch (prediction.status) {
     case 'pending':
     case 'starting':
@@ -158,6 +204,11 @@ export interface NewPrediction {
   readonly owner: AccountId;
   readonly input: Readonly<Record<string, unknown>>;
   readonly webhook: string | null;
+  readonly webhookEvents?: readonly WebhookEvent[] | null;
+  readonly apiBase?: string | null;
+  readonly streamKey?: string | null;
+  /** `Cancel-After`, in seconds from creation. */
+  readonly cancelAfterSeconds?: number | null;
   readonly nowMs: number;
   readonly hold: Hold;
 }
@@ -168,8 +219,13 @@ export const createPrediction = (spec: NewPrediction): Prediction => ({
   owner: spec.owner,
   input: spec.input,
   webhook: spec.webhook,
+  webhookEvents: spec.webhookEvents ?? null,
   source: 'api',
   createdAt: formatTimestamp(spec.nowMs),
+  apiBase: spec.apiBase ?? null,
+  streamKey: spec.streamKey ?? null,
+  deadlineAt: spec.cancelAfterSeconds == null ? null : formatTimestamp(spec.nowMs + spec.cancelAfterSeconds * 1000),
+  logs: '',
   hold: spec.hold,
   attempts: 0,
   status: 'starting',
@@ -189,8 +245,8 @@ export type PredictionEvent =
   | { readonly type: 'claimed'; readonly atMs: number; readonly claim: string }
   /** The worker holding `claim` stopped (or its model server did): back to the queue. */
   | { readonly type: 'lost'; readonly atMs: number; readonly claim: string }
-  | { readonly type: 'succeeded'; readonly atMs: number; readonly claim: string; readonly output: StoredOutput; readonly runtimeMs: number }
-  | {
+  | ({ readonly type: 'succeeded'; readonly atMs: number; readonly claim: string; readonly output: StoredOutput; readonly runtimeMs: number } & RunReport)
+  | ({
       readonly type: 'failed';
       readonly atMs: number;
       readonly error: string;
@@ -198,12 +254,32 @@ export type PredictionEvent =
       readonly by: Ender;
       /** When a worker reports, only for its own claim. */
       readonly claim?: string;
-    }
-  | { readonly type: 'canceled'; readonly atMs: number; readonly by: Ender };
+    } & RunReport)
+  | ({
+      readonly type: 'canceled';
+      readonly atMs: number;
+      readonly by: Ender;
+      /** Why the service canceled it (its deadline); none for a caller's cancel. */
+      readonly error?: string;
+      /** When its worker ends it (at its deadline), only for its own claim and with the time it ran. */
+      readonly claim?: string;
+      readonly runtimeMs?: number | null;
+    } & RunReport);
+
+/** What a worker learned from the model's run, recorded with the ending it reports. */
+export interface RunReport {
+  readonly logs?: string;
+  readonly predictTimeMs?: number | null;
+  readonly streamed?: readonly string[] | null;
+}
+
+/** Whether the end of a prediction is sent to its webhook: always, unless a filter leaves `completed` out. */
+export const notifiesCompletion = (prediction: Prediction): boolean =>
+  prediction.webhook !== null && (prediction.webhookEvents === null || prediction.webhookEvents.includes('completed'));
 
 const effectsOf = (prediction: Prediction, by: Ender): SideEffect[] => [
   ...(by === 'workflow' ? [] : (['stop'] as const)),
-  ...(prediction.webhook === null ? [] : (['notify'] as const)),
+  ...(notifiesCompletion(prediction) ? (['notify'] as const) : []),
 ];
 
 const base = (prediction: Prediction): PredictionBase => ({
@@ -212,20 +288,29 @@ const base = (prediction: Prediction): PredictionBase => ({
   owner: prediction.owner,
   input: prediction.input,
   webhook: prediction.webhook,
+  webhookEvents: prediction.webhookEvents,
   source: prediction.source,
   createdAt: prediction.createdAt,
+  apiBase: prediction.apiBase,
+  streamKey: prediction.streamKey,
+  deadlineAt: prediction.deadlineAt,
+  logs: prediction.logs,
   hold: prediction.hold,
   attempts: prediction.attempts,
   sweepAtMs: prediction.sweepAtMs,
 });
 
-const finished = (prediction: ActivePrediction, atMs: number, runtimeMs: number | null, by: Ender, policy: PredictionPolicy) => ({
+const finished = (prediction: ActivePrediction, atMs: number, runtimeMs: number | null, by: Ender, policy: PredictionPolicy, report: RunReport = {}) => ({
   ...base(prediction),
+  logs: report.logs === undefined ? prediction.logs : keepLogTail(report.logs),
   startedAt: prediction.startedAt,
   completedAt: formatTimestamp(atMs),
   runtimeMs,
+  predictTimeMs: report.predictTimeMs ?? null,
+  streamed: report.streamed === undefined ? (prediction.status === 'processing' ? prediction.streamed : null) : report.streamed === null ? null : keepStreamed(report.streamed),
   costKopecks: runtimeMs === null ? 0 : costInKopecks(runtimeMs, policy.pricePerSecondMicro),
   effects: effectsOf(prediction, by),
+  dataRemoved: false,
 });
 
 const withDeadline = (prediction: Prediction, limits: PhaseLimits): Prediction => ({ ...prediction, sweepAtMs: sweepDeadline(prediction, limits) });
@@ -274,6 +359,7 @@ export const transition = (
             claim: event.claim,
             attempts: prediction.attempts + 1,
             progress: null,
+            streamed: [],
           },
           limits,
         ),
@@ -287,19 +373,27 @@ export const transition = (
       if (current !== event.claim) return err(claimLost(prediction, event.claim));
       return ok(
         withDeadline(
-          { ...finished(prediction, event.atMs, event.runtimeMs, 'worker', policy), status: 'succeeded', output: event.output, runtimeMs: event.runtimeMs },
+          { ...finished(prediction, event.atMs, event.runtimeMs, 'worker', policy, event), status: 'succeeded', output: event.output, runtimeMs: event.runtimeMs },
           limits,
         ),
       );
     case 'failed':
       if (event.claim !== undefined && current !== event.claim) return err(claimLost(prediction, event.claim));
-      return ok(withDeadline({ ...finished(prediction, event.atMs, event.runtimeMs, event.by, policy), status: 'failed', error: event.error }, limits));
+      return ok(withDeadline({ ...finished(prediction, event.atMs, event.runtimeMs, event.by, policy, event), status: 'failed', error: event.error }, limits));
     case 'canceled': {
+      if (event.claim !== undefined && current !== event.claim) return err(claimLost(prediction, event.claim));
       // Billed only for the model time used before the cancel.
-      const runtimeMs = prediction.startedAt === null ? null : Math.max(0, event.atMs - parseTimestamp(prediction.startedAt));
-      return ok(withDeadline({ ...finished(prediction, event.atMs, runtimeMs, event.by, policy), status: 'canceled' }, limits));
+      const runtimeMs =
+        event.runtimeMs !== undefined ? event.runtimeMs : prediction.startedAt === null ? null : Math.max(0, event.atMs - parseTimestamp(prediction.startedAt));
+      return ok(withDeadline({ ...finished(prediction, event.atMs, runtimeMs, event.by, policy, event), status: 'canceled', error: event.error ?? null }, limits));
     }
   }
+};
+
+/** An ended prediction after its retention period: what the caller sent and the model made is gone. */
+export const withDataRemoved = (prediction: TerminalPrediction): TerminalPrediction => {
+  const removed = { ...prediction, input: {}, logs: '', streamed: null, dataRemoved: true };
+  return removed.status === 'succeeded' ? { ...removed, output: { kind: 'inline', value: null } } : removed;
 };
 
 /** The prediction once its owed side effects are done: nothing is left for the sweeper. */

@@ -11,6 +11,7 @@ export const echoModel = {
     repeat: z.number().int().min(1).max(100).default(1).describe('How many times the text comes back, joined: large outputs on demand.'),
     sleep: z.number().min(0).max(300).default(0).describe('Seconds to sleep before answering (cancelable).'),
     fail: z.boolean().default(false).describe('End the prediction failed with a model error.'),
+    stream: z.boolean().default(false).describe('Stream the text word by word (the sleep spread between the words), as a language model streams tokens.'),
     file: httpUrl().optional().describe('An http(s) URL to fetch; its byte size and sha256 are returned.'),
   }),
   output: z.strictObject({

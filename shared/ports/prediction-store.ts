@@ -1,16 +1,29 @@
 import type { PrognozError } from '../domain/errors.ts';
-import type { PredictionId } from '../domain/ids.ts';
+import type { AccountId, PredictionId } from '../domain/ids.ts';
+import type { IdempotencyClaim, PriorClaim } from '../domain/idempotency.ts';
 import type { Prediction, PredictionStatus, TerminalPrediction } from '../domain/prediction.ts';
 import type { Result } from '../domain/result.ts';
+
+export interface RunUpdate {
+  readonly progress?: number;
+  readonly logs?: string;
+  /** Null once the pieces outgrew what a prediction keeps. */
+  readonly streamed?: readonly string[] | null;
+}
+
+/** What an insert did: recorded the prediction, or found the idempotency key already claimed (and wrote nothing). */
+export type Inserted = { readonly kind: 'inserted' } | { readonly kind: 'key_taken'; readonly prior: PriorClaim };
 
 /** The port through which everything reads and writes predictions. */
 export interface PredictionStore {
   /**
    * Records a new prediction and reserves its hold, in one transaction: the account's available
    * funds must cover the hold (else `insufficient_funds`), and with a monthly limit the month's
-   * committed spend plus the hold must stay within it (else `monthly_limit_reached`).
+   * committed spend plus the hold must stay within it (else `monthly_limit_reached`). With an
+   * idempotency claim, the claim is recorded in the same transaction, and a live claim on the
+   * same key wins over everything else: then nothing is written and the prior claim comes back.
    */
-  insert(prediction: Prediction, limitKopecks: number | null): Promise<Result<void, PrognozError>>;
+  insert(prediction: Prediction, limitKopecks: number | null, claim?: IdempotencyClaim | null): Promise<Result<Inserted, PrognozError>>;
   /** The prediction as it stands (a consistent read); null when it does not exist or has expired. */
   get(id: PredictionId): Promise<Prediction | null>;
   /**
@@ -21,15 +34,60 @@ export interface PredictionStore {
   replace(next: Prediction, expected: Prediction): Promise<boolean>;
   /** Just the status and claim: what a worker checks every second to learn that its run was canceled or taken over. */
   statusOf(id: PredictionId): Promise<{ readonly status: PredictionStatus; readonly claim: string | null } | null>;
-  /** Records the model's progress on a prediction that is still processing under `claim`. */
-  recordProgress(id: PredictionId, claim: string, fraction: number): Promise<void>;
+  /**
+   * Records how the model's run stands (progress, the tail of its logs, its streamed output
+   * pieces) on a prediction that is still processing under `claim`; fields not given are kept.
+   */
+  recordRun(id: PredictionId, claim: string, run: RunUpdate): Promise<void>;
   /**
    * Records what an ended prediction still owes, as `withEffectsDone` left it; with nothing left
    * (`sweepAtMs` null), it leaves the sweeper's index.
    */
   effectsDone(settled: TerminalPrediction): Promise<void>;
+  /**
+   * Removes an ended prediction's input, output and logs once its retention period is over (it
+   * then reads `data_removed`); false when it is not over yet, or was done already.
+   */
+  removeData(id: PredictionId, nowMs: number): Promise<boolean>;
+  /** Ids of ended predictions whose data is due for removal, at most `limit`. */
+  dataDue(nowMs: number, limit: number): Promise<PredictionId[]>;
   /** Ids of predictions whose sweep deadline has passed, at most `limit` (DESIGN §2, sweeper). */
   due(nowMs: number, limit: number): Promise<PredictionId[]>;
   /** Every prediction not yet in a terminal status (a full scan: for local recovery only). */
   listActive(): Promise<Prediction[]>;
+  /**
+   * One page of an account's own predictions, newest first, from its index by creation time.
+   * Eventually consistent: a prediction created a moment ago may not be there yet. The work per
+   * page is bounded, so a sparse filter may give fewer than `limit` with `older`/`newer` still set.
+   */
+  listOwned(owner: AccountId, query: OwnedPredictionsQuery): Promise<OwnedPredictionsPage>;
+}
+
+/** A place in an account's predictions by creation time; the id orders those created together. */
+export interface ListPosition {
+  readonly createdAt: string;
+  readonly id: PredictionId;
+}
+
+export interface OwnedPredictionsQuery {
+  /** `older` walks down from the newest (the order pages show); `newer` walks back up. */
+  readonly toward: 'older' | 'newer';
+  /** Start just past this position; without one, at the newest end (or the oldest, toward `newer`). */
+  readonly after?: ListPosition;
+  /** Created at or after this timestamp (stored form, `2026-11-21T18:27:49.123000Z`). */
+  readonly createdAfter?: string;
+  /** Created before this timestamp (stored form). */
+  readonly createdBefore?: string;
+  readonly model?: string;
+  readonly status?: PredictionStatus;
+  readonly limit: number;
+}
+
+export interface OwnedPredictionsPage {
+  /** Newest first. */
+  readonly predictions: readonly Prediction[];
+  /** Where the predictions older than this page begin (just past it); null when none are left. */
+  readonly older: ListPosition | null;
+  /** Where the predictions newer than this page begin (just past it); null when none are left. */
+  readonly newer: ListPosition | null;
 }

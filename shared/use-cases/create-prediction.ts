@@ -2,7 +2,9 @@ import type { AccountStore } from '../adapters/account-store.ts';
 import { holdFor } from '../domain/billing.ts';
 import { PrognozError } from '../domain/errors.ts';
 import { newPredictionId, type AccountId, type IdGenerator } from '../domain/ids.ts';
-import { createPrediction, type Prediction } from '../domain/prediction.ts';
+import { claimIdempotencyKey, type PriorClaim } from '../domain/idempotency.ts';
+import { createPrediction, type Prediction, type WebhookEvent } from '../domain/prediction.ts';
+import { requestFingerprint } from '../domain/request-fingerprint.ts';
 import { err, ok, type Result } from '../domain/result.ts';
 import { validateInput, type ModelDefinition } from '../models/registry.ts';
 import { startWorkflow, type StartDeps, type StartOutcome } from './start-workflow.ts';
@@ -17,6 +19,14 @@ export interface CreateRequest {
   readonly owner: AccountId;
   readonly input: Record<string, unknown>;
   readonly webhook: string | null;
+  /** `webhook_events_filter`; null: the end only (spec §6). */
+  readonly webhookEvents?: readonly WebhookEvent[] | null;
+  /** `Cancel-After`, seconds from creation. */
+  readonly cancelAfterSeconds?: number | null;
+  /** The API's address as the caller reached it, for the prediction's links. */
+  readonly apiBase?: string | null;
+  /** `Idempotency-Key`: a repeat of the same create under it within 24 h gets the first prediction. */
+  readonly idempotencyKey?: string | null;
 }
 
 /**
@@ -25,15 +35,37 @@ export interface CreateRequest {
  */
 export const MAX_INPUT_BYTES = 300 * 1024;
 
-export interface Created {
-  readonly prediction: Prediction;
-  readonly start: StartOutcome;
-}
+export type Created =
+  | { readonly kind: 'created'; readonly prediction: Prediction; readonly start: StartOutcome }
+  /** A repeat under an `Idempotency-Key`: the first create's prediction as it stands now. */
+  | { readonly kind: 'replayed'; readonly prediction: Prediction };
+
+/** The create as sent, before the schema's defaults: what must match for a repeat to be the same request. */
+const fingerprintOf = (request: CreateRequest): string =>
+  requestFingerprint({
+    model: request.model.id,
+    input: request.input,
+    webhook: request.webhook,
+    webhookEvents: request.webhookEvents ?? null,
+    cancelAfterSeconds: request.cancelAfterSeconds ?? null,
+  });
+
+const answerRepeat = async (deps: CreateDeps, prior: PriorClaim, fingerprint: string | undefined): Promise<Result<Created, PrognozError>> => {
+  if (prior.fingerprint !== fingerprint) {
+    return err(new PrognozError('idempotency_key_reused', 'this Idempotency-Key was used with another request within the last 24 hours; use a new key for a new request'));
+  }
+  const prediction = await deps.store.get(prior.predictionId);
+  // Kept for less than the key's 24 h (a short retention): the first answer cannot be given again.
+  if (!prediction) return err(new PrognozError('prediction_not_found', 'the prediction first made with this Idempotency-Key no longer exists'));
+  return ok({ kind: 'replayed', prediction });
+};
 
 /**
  * Validates the input, records the prediction as `starting` with its hold on the account's funds
  * (402 when they or the month's limit cannot cover it), and starts its workflow. A workflow that
- * cannot be started now leaves the prediction for the sweeper, never fails the create.
+ * cannot be started now leaves the prediction for the sweeper, never fails the create. Under an
+ * `Idempotency-Key` already claimed, nothing is made: the same request gets the first prediction,
+ * another request a 422.
  */
 export const createPredictionUseCase = async (deps: CreateDeps, request: CreateRequest): Promise<Result<Created, PrognozError>> => {
   const input = validateInput(request.model, request.input);
@@ -53,10 +85,16 @@ export const createPredictionUseCase = async (deps: CreateDeps, request: CreateR
     owner: request.owner,
     input: input.value,
     webhook: request.webhook,
+    webhookEvents: request.webhookEvents ?? null,
+    cancelAfterSeconds: request.cancelAfterSeconds ?? null,
+    apiBase: request.apiBase ?? null,
+    streamKey: deps.ids(),
     nowMs,
     hold: holdFor(request.model, nowMs),
   });
-  const reserved = await deps.store.insert(prediction, account.monthlyLimitKopecks);
+  const claim = request.idempotencyKey ? claimIdempotencyKey(request.idempotencyKey, fingerprintOf(request), nowMs) : null;
+  const reserved = await deps.store.insert(prediction, account.monthlyLimitKopecks, claim);
   if (!reserved.ok) return err(reserved.error);
-  return ok({ prediction, start: await startWorkflow(deps, prediction) });
+  if (reserved.value.kind === 'key_taken') return answerRepeat(deps, reserved.value.prior, claim?.fingerprint);
+  return ok({ kind: 'created', prediction, start: await startWorkflow(deps, prediction) });
 };

@@ -7,7 +7,7 @@ import type { PredictionId } from '../domain/ids.ts';
 import { signStandardWebhook, signWebhook, webhookIdOf } from '../domain/webhook-signature.ts';
 import type { OutputStore } from '../ports/output-store.ts';
 import type { PredictionStore } from '../ports/prediction-store.ts';
-import type { WebhookMessage } from '../workflow/messages.ts';
+import { webhookEventOf, type WebhookMessage } from '../workflow/messages.ts';
 import { RETRY_POLICY } from '../workflow/webhook-policy.ts';
 
 export interface DeliveryDeps {
@@ -36,13 +36,14 @@ const MAX_ATTEMPTS = 1 + RETRY_POLICY.retryDelaysSeconds.length;
 export const deliverWebhook = async (deps: DeliveryDeps, message: WebhookMessage, attempt: number): Promise<DeliveryResult> => {
   const prediction = await deps.store.get(message.predictionId as PredictionId);
   if (!prediction?.webhook) return { kind: 'skipped', reason: 'no webhook registered' };
+  if ('event' in message && !prediction.webhookEvents?.includes(message.event)) return { kind: 'skipped', reason: `${message.event} events were not asked for` };
   const startedMs = deps.clock.now();
   const secrets = await deps.accounts.signingSecrets(prediction.owner, startedMs);
   if (secrets === null) throw new Error(`account ${prediction.owner} has no signing secret`);
   const signing = [secrets.current, ...(secrets.previous === null ? [] : [secrets.previous])];
 
   const body = JSON.stringify(await presentPrediction(prediction, deps.outputs, { includeCost: false }));
-  const webhookId = webhookIdOf(prediction.id, message.status);
+  const webhookId = webhookIdOf(prediction.id, 'status' in message ? message.status : `${message.event}.${message.atMs}`);
   const timestamp = Math.floor(startedMs / 1000);
   const outcome = await deps.post(prediction.webhook, {
     headers: {
@@ -62,7 +63,7 @@ export const deliverWebhook = async (deps: DeliveryDeps, message: WebhookMessage
   const final = !delivered && attempt >= MAX_ATTEMPTS;
   await deps.log.record(prediction.id, {
     webhookId,
-    event: message.status,
+    event: webhookEventOf(message),
     attempt,
     atMs: startedMs,
     durationMs: deps.clock.now() - startedMs,

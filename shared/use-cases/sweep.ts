@@ -1,3 +1,4 @@
+import { parseTimestamp } from '../domain/clock.ts';
 import type { PredictionId } from '../domain/ids.ts';
 import { ENDINGS } from '../domain/endings.ts';
 import { isTerminal, parseCreatedAt } from '../domain/prediction.ts';
@@ -36,6 +37,12 @@ export const sweepOne = async (deps: SweepDeps, id: PredictionId): Promise<Sweep
     await completeEffects(stoppingExecutions(deps, 'the prediction has ended'), prediction);
     return 'settled';
   }
+  if (prediction.deadlineAt !== null && nowMs >= parseTimestamp(prediction.deadlineAt)) {
+    const error = ENDINGS.deadline(prediction.deadlineAt);
+    const ended = await endPrediction(stoppingExecutions(deps, error), id, { type: 'canceled', atMs: nowMs, by: 'sweeper', error });
+    if (!ended.ok && ended.error.code !== 'prediction_finished') throw ended.error;
+    return 'ended';
+  }
   const limits = phaseLimitsOf(requireModel(prediction.model));
   switch (prediction.status) {
     case 'pending':
@@ -50,6 +57,24 @@ export const sweepOne = async (deps: SweepDeps, id: PredictionId): Promise<Sweep
     case 'processing':
       return fail(deps, id, ENDINGS.lostNotResumed(limits.queueSeconds));
   }
+};
+
+/** Data removals a sweep runs at once: each is one conditional write. */
+const REMOVALS_AT_ONCE = 25;
+
+/**
+ * Removes the input, output and logs of ended predictions whose retention period is over (up to
+ * `limit`, REMOVALS_AT_ONCE at a time): a separate pass, so that however many are due, no stuck
+ * prediction waits behind them. Returns how many were removed.
+ */
+export const removeExpiredData = async (deps: Pick<SweepDeps, 'store' | 'clock'>, limit = 20_000): Promise<number> => {
+  const ids = await deps.store.dataDue(deps.clock.now(), limit);
+  let removed = 0;
+  for (let start = 0; start < ids.length; start += REMOVALS_AT_ONCE) {
+    const done = await Promise.all(ids.slice(start, start + REMOVALS_AT_ONCE).map((id) => deps.store.removeData(id, deps.clock.now())));
+    removed += done.filter(Boolean).length;
+  }
+  return removed;
 };
 
 export interface SweepReport {

@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { TERMINAL_STATUSES } from '../domain/prediction.ts';
 
+/** The events of a run a webhook may ask for beside its end (`webhook_events_filter`). */
+export const RUN_EVENTS = ['start', 'output', 'logs'] as const;
+export type RunEvent = (typeof RUN_EVENTS)[number];
+
 /**
  * Contracts between the workflow, the worker and Finalize, parsed at every trust boundary. None
  * carries an input or output value: executions only ever hold a prediction's id and status.
@@ -22,9 +26,18 @@ export type TaskResult = z.infer<typeof taskResult>;
 export const finalizeOutput = z.strictObject({ status: z.string() });
 export type FinalizeOutput = z.infer<typeof finalizeOutput>;
 
-/** A message on the webhook queue: deliver the prediction's current state for this event. */
-export const webhookMessage = z.strictObject({ predictionId: z.uuid(), status: z.enum(TERMINAL_STATUSES) });
+/**
+ * A message on the webhook queue: deliver the prediction's current state for this event — its
+ * end (`status`), or an event of its run, at the time it happened (which makes its webhook id).
+ */
+export const webhookMessage = z.union([
+  z.strictObject({ predictionId: z.uuid(), status: z.enum(TERMINAL_STATUSES) }),
+  z.strictObject({ predictionId: z.uuid(), event: z.enum(RUN_EVENTS), atMs: z.number().int().nonnegative() }),
+]);
 export type WebhookMessage = z.infer<typeof webhookMessage>;
+
+/** The event a webhook message delivers, as the delivery log and the webhook id name it. */
+export const webhookEventOf = (message: WebhookMessage): string => ('status' in message ? message.status : message.event);
 
 /** Finalize's input: the execution input plus the error Dispatch was caught with. */
 export const finalizeInput = z.object({

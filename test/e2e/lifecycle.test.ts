@@ -15,7 +15,7 @@ describe('an asynchronous prediction', () => {
       output: null,
       runtime: null,
       source: 'api',
-      input: { text: 'добрый день', repeat: 1, sleep: 0, fail: false },
+      input: { text: 'добрый день', repeat: 1, sleep: 0, fail: false, stream: false },
     });
     expect(created.json.id).toMatch(UUID);
     expect(created.json.created_at).toMatch(TIMESTAMP);

@@ -1,7 +1,7 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/app.ts';
-import { ROUTES, SYNC_WAIT } from '../../shared/api/routes.ts';
+import { isPublicRoute, ROUTES, SYNC_WAIT } from '../../shared/api/routes.ts';
 import { RETRY_POLICY } from '../../shared/workflow/webhook-policy.ts';
 
 const { stack } = buildApp({ bundle: false });
@@ -10,10 +10,13 @@ type Resource = { Type: string; Properties: Record<string, unknown> };
 const resources = (type: string) => Object.values(template.findResources(type)) as Resource[];
 
 describe('the API', () => {
-  it('has the routes of the spec under /api/v1/, each behind the Bearer-token authorizer', () => {
+  it('has the routes under /api/v1/, each behind the Bearer-token authorizer but the stream, which its URL\'s key opens', () => {
     const methods = resources('AWS::ApiGateway::Method').filter((m) => m.Properties.HttpMethod !== 'ANY');
     expect(methods.map((m) => m.Properties.HttpMethod).sort()).toEqual(ROUTES.map((route) => route.method).sort());
-    for (const method of methods) {
+    const open = methods.filter((method) => method.Properties.AuthorizationType === 'NONE');
+    expect(open).toHaveLength(ROUTES.filter(isPublicRoute).length);
+    expect(JSON.stringify(open[0]?.Properties.Integration)).toContain('StreamPrediction');
+    for (const method of methods.filter((m) => m.Properties.AuthorizationType !== 'NONE')) {
       expect(method.Properties.AuthorizationType).toBe('CUSTOM');
       expect(method.Properties.AuthorizerId).toBeDefined();
     }
@@ -37,6 +40,32 @@ describe('the API', () => {
     expect(create?.Properties.Timeout).toBe(SYNC_WAIT.handlerTimeoutSeconds);
     expect(SYNC_WAIT.maxSeconds + 10).toBeLessThan(SYNC_WAIT.handlerTimeoutSeconds);
     expect(SYNC_WAIT.handlerTimeoutSeconds).toBeLessThan(SYNC_WAIT.integrationTimeoutSeconds);
+  });
+
+  it('passes uploads to their handler base64-encoded, and answers a request too large for Lambda in the error shape', () => {
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { BinaryMediaTypes: ['multipart/form-data'] });
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'REQUEST_TOO_LARGE',
+      StatusCode: '413',
+      ResponseTemplates: { 'application/json': Match.stringLikeRegexp('"code":"payload_too_large".*4\\.5 MB') },
+    });
+  });
+
+  it('lets only the upload handler write files and only the delete handler remove them', () => {
+    const s3ActionsOf = (entry: string): string[] => {
+      const fn = resources('AWS::Lambda::Function').find((f) => JSON.stringify(f).includes(entry));
+      const [role] = (fn?.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'];
+      return resources('AWS::IAM::Policy')
+        .filter((policy) => (policy.Properties.Roles as { Ref?: string }[]).some((attached) => attached.Ref === role))
+        .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement)
+        .flatMap((statement) => [statement.Action].flat())
+        .filter((action) => action.startsWith('s3:'));
+    };
+    expect(s3ActionsOf('upload-file.ts')).toContain('s3:PutObject');
+    expect(s3ActionsOf('upload-file.ts')).not.toContain('s3:DeleteObject*');
+    expect(s3ActionsOf('delete-file.ts')).toContain('s3:DeleteObject*');
+    expect(s3ActionsOf('get-file.ts')).toEqual(expect.arrayContaining(['s3:GetObject*']));
+    expect(s3ActionsOf('get-file.ts')).not.toContain('s3:PutObject');
   });
 
   it('throttles at the stage as an outer shield', () => {

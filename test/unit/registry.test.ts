@@ -10,8 +10,8 @@ describe('the model registry', () => {
 
   it('fills defaults and echoes the input in schema order', () => {
     const result = validateInput(echoModel, { fail: true, text: 'x' });
-    expect(result).toEqual({ ok: true, value: { text: 'x', repeat: 1, sleep: 0, fail: true } });
-    expect(Object.keys(result.ok ? result.value : {})).toEqual(['text', 'repeat', 'sleep', 'fail']);
+    expect(result).toEqual({ ok: true, value: { text: 'x', repeat: 1, sleep: 0, fail: true, stream: false } });
+    expect(Object.keys(result.ok ? result.value : {})).toEqual(['text', 'repeat', 'sleep', 'fail', 'stream']);
   });
 
   it('names every failing field', () => {

@@ -20,6 +20,7 @@ class PredictionContext:
         self._cancel = threading.Event()
         self.progress: float | None = None
         self.logs: list[str] = []
+        self.streamed: list[str] = []
 
     @property
     def canceled(self) -> bool:
@@ -47,3 +48,7 @@ class PredictionContext:
 
     def log(self, line: str) -> None:
         self.logs.append(f"{time.strftime('%H:%M:%S')} {line}")
+
+    def emit(self, piece: str) -> None:
+        """Streams a piece of the output as it is made (the final output is still returned)."""
+        self.streamed.append(piece)

@@ -3,7 +3,8 @@
 GET  /health-check              -> {"status": "STARTING" | "READY" | "BUSY" | "SETUP_FAILED"}
 POST /predictions               {"id", "input"} -> {"status", "output", "error", "logs", "metrics"}
 POST /predictions/{id}/cancel   stops that prediction promptly
-GET  /predictions/{id}          this server's own record of a prediction (status, times, progress)
+GET  /predictions/{id}          this server's own record of a prediction (status, times, progress,
+                                logs and streamed output pieces so far)
 GET  /openapi.json              the model's input/output JSON Schema, when the predictor has one
 
 One prediction runs at a time (a GPU task serves one); a second concurrent one gets 409.
@@ -83,6 +84,7 @@ class _State:
                 self.running = None
                 self.status = "READY"
         response["logs"] = "\n".join(context.logs)
+        response["streamed"] = list(context.streamed)
         response["metrics"] = {"predict_time": round(time.monotonic() - started, 6)}
         self.record(prediction_id, status=response["status"], ended_at=time.time(), progress=context.progress)
         return 200, response
@@ -139,6 +141,8 @@ def _handler(state: _State, schema: dict[str, Any] | None) -> type[BaseHTTPReque
                 running = state.running
                 if running is not None and running.id == parts[1]:
                     record["progress"] = running.progress
+                    record["logs"] = "\n".join(running.logs)
+                    record["streamed"] = list(running.streamed)
                 self._send(200, record)
             else:
                 self._send(404, {"error": "not found"})

@@ -98,3 +98,29 @@ def test_rejects_bad_requests(server: str) -> None:
     assert call(server, "POST", "/predictions", {"input": {}})[0] == 400
     assert call(server, "POST", "/predictions/unknown/cancel", {})[0] == 404
     assert call(server, "GET", "/nothing")[0] == 404
+
+
+def test_streams_its_text_word_by_word_and_the_record_shows_the_pieces_so_far(server: str) -> None:
+    result: dict[str, Any] = {}
+    text = "one two three four five six"
+
+    def run() -> None:
+        result["response"] = call(server, "POST", "/predictions", {"id": "p5", "input": {"text": text, "sleep": 1.2, "stream": True}})
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    seen: list[int] = []
+    while thread.is_alive():
+        status, record = call(server, "GET", "/predictions/p5")
+        if status == 200 and "streamed" in record:
+            seen.append(len(record["streamed"]))
+            assert "".join(record["streamed"]) == text[: len("".join(record["streamed"]))]
+        time.sleep(0.05)
+    thread.join()
+    body = result["response"][1]
+    assert body["status"] == "succeeded"
+    assert body["output"] == {"text": text}
+    assert body["streamed"] == ["one ", "two ", "three ", "four ", "five ", "six"]
+    assert "streamed piece 6/6" in body["logs"]
+    # The pieces arrived one after another while it ran, not all at the end.
+    assert any(0 < count < 6 for count in seen)

@@ -1,0 +1,93 @@
+import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { z } from 'zod';
+import { formatTimestamp, parseTimestamp } from '../domain/clock.ts';
+import { asAccountId, parseFileId, type FileId } from '../domain/ids.ts';
+import { isExpired, type StoredFile } from '../domain/stored-file.ts';
+import type { FileStore } from '../ports/file-store.ts';
+import { dynamo, s3 } from './aws-clients.ts';
+import { fileKey } from './table-keys.ts';
+
+export type { FileStore } from '../ports/file-store.ts';
+
+/** Under its owner, so that an account's files can be found (and removed) in the bucket alone. */
+export const fileObjectKey = (file: Pick<StoredFile, 'owner' | 'id'>): string => `files/${file.owner}/${file.id}`;
+
+/** The file's table item, parsed when read back: the table is a trust boundary. */
+const fileItem = z.object({
+  id: z.custom<FileId>((raw) => typeof raw === 'string' && parseFileId(raw) !== null, 'not a file id'),
+  owner: z.string().transform(asAccountId),
+  name: z.string(),
+  content_type: z.string(),
+  size: z.number().int().nonnegative(),
+  sha256: z.string(),
+  md5: z.string(),
+  metadata: z.record(z.string(), z.unknown()),
+  created_at: z.string(),
+  expires_at: z.number().int(),
+});
+
+const toItem = (file: StoredFile) => ({
+  ...fileKey(file.id),
+  type: 'file',
+  id: file.id,
+  owner: file.owner,
+  name: file.name,
+  content_type: file.contentType,
+  size: file.size,
+  sha256: file.sha256,
+  md5: file.md5,
+  metadata: file.metadata,
+  created_at: formatTimestamp(file.createdAtMs),
+  // The table's TTL attribute (epoch seconds).
+  expires_at: file.expiresAtSeconds,
+});
+
+const fromItem = (item: Record<string, unknown>): StoredFile => {
+  const parsed = fileItem.parse(item);
+  return {
+    id: parsed.id,
+    owner: parsed.owner,
+    name: parsed.name,
+    contentType: parsed.content_type,
+    size: parsed.size,
+    sha256: parsed.sha256,
+    md5: parsed.md5,
+    metadata: parsed.metadata,
+    createdAtMs: parseTimestamp(parsed.created_at),
+    expiresAtSeconds: parsed.expires_at,
+  };
+};
+
+export interface FileStoreClients {
+  readonly s3: S3Client;
+  readonly dynamo: DynamoDBDocumentClient;
+}
+
+/** Bytes in the outputs bucket (its lifecycle rule expires them), records in the single table (TTL). */
+export const s3DynamoFileStore = (
+  tableName: string,
+  bucket: string,
+  clients: FileStoreClients = { s3: s3(), dynamo: dynamo() },
+  now: () => number = Date.now,
+): FileStore => ({
+  async save(file, content) {
+    await clients.s3.send(new PutObjectCommand({ Bucket: bucket, Key: fileObjectKey(file), Body: content, ContentType: file.contentType }));
+    await clients.dynamo.send(new PutCommand({ TableName: tableName, Item: toItem(file), ConditionExpression: 'attribute_not_exists(pk)' }));
+  },
+  async find(id) {
+    const { Item } = await clients.dynamo.send(new GetCommand({ TableName: tableName, Key: fileKey(id) }));
+    if (!Item) return null;
+    const file = fromItem(Item);
+    return isExpired(file, now()) ? null : file;
+  },
+  async remove(file) {
+    // The record first: bytes without a record are invisible, and the lifecycle rule takes them.
+    await clients.dynamo.send(new DeleteCommand({ TableName: tableName, Key: fileKey(file.id) }));
+    await clients.s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: fileObjectKey(file) }));
+  },
+  downloadUrl(file, expiresInSeconds) {
+    return getSignedUrl(clients.s3, new GetObjectCommand({ Bucket: bucket, Key: fileObjectKey(file) }), { expiresIn: expiresInSeconds });
+  },
+});

@@ -1,0 +1,14 @@
+import type { FileId } from '../domain/ids.ts';
+import type { StoredFile } from '../domain/stored-file.ts';
+
+/** Where uploaded files are kept (DESIGN §3: the outputs bucket, and a record in the table). */
+export interface FileStore {
+  /** Keeps the bytes, then the record that makes them visible. */
+  save(file: StoredFile, content: Uint8Array): Promise<void>;
+  /** The file's record; null when there is none or it has expired. */
+  find(id: FileId): Promise<StoredFile | null>;
+  /** Removes the record, then the bytes. */
+  remove(file: StoredFile): Promise<void>;
+  /** An address that downloads the bytes, with no other credentials, for `expiresInSeconds`. */
+  downloadUrl(file: StoredFile, expiresInSeconds: number): Promise<string>;
+}

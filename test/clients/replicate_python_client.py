@@ -1,0 +1,64 @@
+"""The official `replicate` Python client against prognoz: each step prints one JSON line that
+test/e2e/replicate-clients.test.ts checks. Run with PROGNOZ_BASE (the API's origin + /api) and
+REPLICATE_API_TOKEN set."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+import replicate
+
+
+def report(step: str, **fields: object) -> None:
+    print(json.dumps({"step": step, **fields}), flush=True)
+
+
+def main() -> None:
+    client = replicate.Client(api_token=os.environ["REPLICATE_API_TOKEN"], base_url=os.environ["PROGNOZ_BASE"])
+    echo = "prognoz/echo"
+
+    output = client.run(echo, input={"text": "blocking"})
+    report("run_blocking", output=output)
+
+    output = client.run(echo, input={"text": "polled", "sleep": 1}, wait=False)
+    report("run_polling", output=output)
+
+    prediction = client.predictions.create(model=echo, input={"text": "created", "sleep": 1})
+    report("create", id=prediction.id, status=prediction.status, urls=prediction.urls)
+    fetched = client.predictions.get(prediction.id)
+    report("get", id=fetched.id, status=fetched.status, version=fetched.version)
+    fetched.wait()
+    report("wait", id=fetched.id, status=fetched.status, output=fetched.output, metrics=fetched.metrics, logs=fetched.logs)
+
+    by_version = client.predictions.create(version=echo, input={"text": "by version"})
+    by_version.wait()
+    report("create_by_version", status=by_version.status, output=by_version.output)
+
+    long = client.predictions.create(model=echo, input={"sleep": 30})
+    while long.status not in ("processing",):
+        time.sleep(0.2)
+        long.reload()
+    long.cancel()
+    long.reload()
+    report("cancel", id=long.id, status=long.status)
+
+    page = client.predictions.list()
+    report("list", ids=[p.id for p in page.results], next=page.next, statuses=sorted({p.status for p in page.results}))
+
+    pieces = [str(event) for event in client.stream(echo, input={"text": "one two three four", "stream": True, "sleep": 1})]
+    report("stream", pieces=pieces)
+
+    with open(os.environ["PROGNOZ_AUDIO"], "rb") as audio:
+        transcript = client.run("openai/whisper-base", input={"audio": audio})
+    report("file_input", transcription=transcript["transcription"] if isinstance(transcript, dict) else None)
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except Exception as error:  # noqa: BLE001 - the test reads the failure from the last line
+        report("error", type=type(error).__name__, message=str(error))
+        sys.exit(1)

@@ -1,0 +1,120 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import Replicate, { validateWebhook } from 'replicate';
+import { describe, expect, it } from 'vitest';
+import type { PredictionView } from '../../shared/api/prediction-view.ts';
+import { call, pollUntil, runtime } from '../support/api.ts';
+import { receiverForFile } from '../support/receiver.ts';
+import { wordErrorRate } from '../support/wer.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const JFK_AUDIO = path.resolve(ROOT, '..', 'shared', 'testdata', 'audio', 'jfk.flac');
+const JFK = 'And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country.';
+
+const receiver = receiverForFile();
+
+/** The official npm client, pointed at the local runtime as its README shows. */
+const client = () => new Replicate({ auth: runtime().apiToken, baseUrl: runtime().apiUrl.replace(/\/$/, '') });
+
+describe('the official replicate npm client (1.4.0)', () => {
+  it('run() blocks for the output, and polls for it when asked to', async () => {
+    const replicate = client();
+    expect(await replicate.run('prognoz/echo', { input: { text: 'blocking' } })).toEqual({ text: 'blocking' });
+    const seen: string[] = [];
+    const polled = await replicate.run('prognoz/echo', { input: { text: 'polled', sleep: 1 }, wait: { mode: 'poll', interval: 200 } }, (p) => seen.push(p.status));
+    expect(polled).toEqual({ text: 'polled' });
+    expect(seen).toContain('succeeded');
+    // Replicate's clients know five statuses: to them a prediction waiting in its queue is `starting`.
+    expect(seen.every((status) => ['starting', 'processing', 'succeeded'].includes(status))).toBe(true);
+  });
+
+  it('predictions.create, get, wait, cancel and list', async () => {
+    const replicate = client();
+    const created = await replicate.predictions.create({ model: 'prognoz/echo', input: { text: 'created', sleep: 1 } });
+    expect(created.urls.get).toBe(`${runtime().apiUrl}predictions/${created.id}`);
+    const fetched = await replicate.predictions.get(created.id);
+    expect(fetched.id).toBe(created.id);
+    const done = await replicate.wait(fetched, { interval: 200 });
+    expect(done).toMatchObject({ status: 'succeeded', output: { text: 'created' }, version: 'prognoz/echo' });
+    expect(done.metrics?.predict_time).toBeGreaterThan(0.5);
+
+    const long = await replicate.predictions.create({ model: 'prognoz/echo', input: { sleep: 30 } });
+    await pollUntil(long.id, (p) => p.status === 'processing', 20_000);
+    const canceled = await replicate.predictions.cancel(long.id);
+    expect(canceled.status).toBe('canceled');
+
+    let page = await replicate.predictions.list();
+    for (let tries = 0; !page.results.some((p) => p.id === long.id) && tries < 50; tries++) page = await replicate.predictions.list();
+    expect(page.results.map((p) => p.id)).toContain(long.id);
+    expect((page.results[0]?.created_at ?? '') >= (page.results.at(-1)?.created_at ?? '')).toBe(true);
+  });
+
+  it('stream() yields the output as the model streams it', async () => {
+    const text = 'streamed one word at a time';
+    const pieces: string[] = [];
+    for await (const event of client().stream('prognoz/echo', { input: { text, stream: true, sleep: 1.5 } })) {
+      // The client's ServerSentEvent: its toString() is the data of an output event.
+      if (event.event === 'output') pieces.push(event.data);
+    }
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(pieces.join('')).toBe(text);
+  });
+
+  it('a Buffer input is uploaded through /files and transcribed', async () => {
+    const output = (await client().run('openai/whisper-base', { input: { audio: readFileSync(JFK_AUDIO) } })) as { transcription: string };
+    expect(wordErrorRate(JFK, output.transcription)).toBeLessThanOrEqual(0.2);
+  }, 240_000);
+
+  it('validateWebhook accepts a delivery from prognoz, and refuses it altered', async () => {
+    const secret = (await call<{ key: string }>('webhooks/default/secret')).json.key;
+    const created = await client().predictions.create({ model: 'prognoz/echo', input: { text: 'signed' }, webhook: `${receiver().url}/signed` });
+    await pollUntil(created.id, () => receiver().accepted(created.id).length > 0, 20_000);
+    const delivery = receiver().accepted(created.id)[0];
+    if (!delivery) throw new Error('no delivery');
+    const headers = new Headers(Object.entries(delivery.headers).map(([name, value]) => [name, String(value)]));
+    expect(await validateWebhook(new Request('http://receiver/signed', { method: 'POST', headers, body: delivery.body }), secret)).toBe(true);
+    const altered = delivery.body.replace('signed', 'forged');
+    expect(await validateWebhook(new Request('http://receiver/signed', { method: 'POST', headers, body: altered }), secret)).toBe(false);
+    expect((JSON.parse(delivery.body) as PredictionView).status).toBe('succeeded');
+  });
+});
+
+interface PythonStep {
+  readonly step: string;
+  readonly [field: string]: unknown;
+}
+
+describe('the official replicate PyPI client (1.0.7)', () => {
+  it('runs, creates, gets, waits, cancels, lists, streams and uploads a file input', async () => {
+    const python = path.join(ROOT, '.venv', 'bin', 'python');
+    const script = path.join(ROOT, 'test', 'clients', 'replicate_python_client.py');
+    const env = {
+      ...process.env,
+      REPLICATE_API_TOKEN: runtime().apiToken,
+      // The Python client's paths start with /v1/.
+      PROGNOZ_BASE: runtime().apiUrl.replace(/\/v1\/$/, ''),
+      PROGNOZ_AUDIO: JFK_AUDIO,
+      REPLICATE_POLL_INTERVAL: '0.2',
+    };
+    let stdout = '';
+    try {
+      ({ stdout } = await promisify(execFile)(python, [script], { env, timeout: 240_000 }));
+    } catch (error) {
+      throw new Error(`the Python client failed: ${String((error as { stdout?: string }).stdout ?? error)}`);
+    }
+    const steps = new Map(stdout.trim().split('\n').map((line) => JSON.parse(line) as PythonStep).map((step) => [step.step, step]));
+    expect(steps.get('run_blocking')).toMatchObject({ output: { text: 'blocking' } });
+    expect(steps.get('run_polling')).toMatchObject({ output: { text: 'polled' } });
+    const created = steps.get('create');
+    expect(created?.urls).toMatchObject({ get: expect.stringContaining(String(created?.id)) as unknown });
+    expect(steps.get('get')).toMatchObject({ id: created?.id, version: 'prognoz/echo' });
+    expect(steps.get('wait')).toMatchObject({ status: 'succeeded', output: { text: 'created' } });
+    expect(steps.get('create_by_version')).toMatchObject({ status: 'succeeded', output: { text: 'by version' } });
+    expect(steps.get('cancel')).toMatchObject({ status: 'canceled' });
+    expect((steps.get('list')?.ids as string[]).length).toBeGreaterThan(0);
+    expect((steps.get('stream')?.pieces as string[]).join('')).toBe('one two three four');
+    expect(wordErrorRate(JFK, String(steps.get('file_input')?.transcription))).toBeLessThanOrEqual(0.2);
+  }, 300_000);
+});
