@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts';
+import { dynamoPredictionStore, RECORD_KEPT_AFTER_DATA_SECONDS } from '../../shared/adapters/prediction-store.ts';
 import { predictionKey } from '../../shared/adapters/table-keys.ts';
 import { asAccountId, newPredictionId } from '../../shared/domain/ids.ts';
 import { createPrediction as newPrediction } from '../../shared/domain/prediction.ts';
@@ -46,7 +46,7 @@ describe('privacy', () => {
     expect(await logs()).not.toContain(canary);
   });
 
-  it('finished predictions expire after the retention period, even before TTL deletes them', async () => {
+  it('a finished prediction reads without its input and output after the retention period, even before the sweeper deletes them', async () => {
     const store = dynamoPredictionStore(runtime().tableName, localDynamo(), 1);
     const id = newPredictionId();
     const now = Date.now();
@@ -61,8 +61,11 @@ describe('privacy', () => {
 
     await sleep(1500);
 
-    expect(await store.get(id)).toBeNull();
+    const after = await store.get(id);
+    expect(after).toMatchObject({ status: 'succeeded', input: {}, dataRemoved: true, output: { kind: 'inline', value: null } });
+    expect(JSON.stringify(after)).not.toContain('soon gone');
     const raw = await localDynamo().send(new GetCommand({ TableName: runtime().tableName, Key: predictionKey(id) }));
-    expect(raw.Item?.expires_at).toEqual(expect.any(Number));
+    // The record outlives its data by RECORD_KEPT_AFTER_DATA_SECONDS, then TTL removes it.
+    expect(Number(raw.Item?.expires_at) * 1000 - Number(raw.Item?.data_expires_at_ms)).toBeGreaterThanOrEqual(RECORD_KEPT_AFTER_DATA_SECONDS * 1000 - 1000);
   });
 });

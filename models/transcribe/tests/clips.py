@@ -1,6 +1,6 @@
 """Test clips derived from the shared audio, for pytest and for the end-to-end tests over the API.
 
-`python clips.py DIR` writes german.wav and two-speakers.wav into DIR and prints a JSON line with
+`python clips.py DIR` writes german.wav, two-speakers.wav and long.wav into DIR and prints a JSON line with
 what the tests need to know about them (the boundary between the two speakers).
 """
 
@@ -85,9 +85,18 @@ def two_speakers(folder: Path) -> tuple[Path, float]:
     return path, (len(left) + len(gap) / 2) / RATE
 
 
+def long_clip(folder: Path, times: int = 4) -> Path:
+    """multilingual.mp3 read `times` over: a run long enough that a cancel always lands mid-run."""
+    audio = decode_audio(str(AUDIO / "multilingual.mp3"))
+    path = folder / "long.wav"
+    write_wav(path, np.concatenate([audio] * times))
+    return path
+
+
 if __name__ == "__main__":
     target = Path(sys.argv[1])
     target.mkdir(parents=True, exist_ok=True)
     german_half(target)
+    long_clip(target)
     _, boundary = two_speakers(target)
     print(json.dumps({"boundary": boundary}))
