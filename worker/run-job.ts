@@ -1,7 +1,8 @@
 import type { Clock } from '../shared/domain/clock.ts';
 import { ENDINGS, OUTPUT_LIMITS } from '../shared/domain/endings.ts';
 import { parseTimestamp } from '../shared/domain/clock.ts';
-import type { PredictionEvent, RunReport, StoredOutput } from '../shared/domain/prediction.ts';
+import type { PredictionEvent, StoredOutput } from '../shared/domain/prediction.ts';
+import type { RunReport } from '../shared/domain/run-report.ts';
 import type { ModelDefinition } from '../shared/models/registry.ts';
 import { phaseLimitsOf } from '../shared/models/registry.ts';
 import type { OutputStore } from '../shared/ports/output-store.ts';

@@ -3,6 +3,7 @@ import { PrognozError } from './errors.ts';
 import type { AccountId, PredictionId } from './ids.ts';
 import { costInKopecks } from './pricing.ts';
 import { err, ok, type Result } from './result.ts';
+import { keepLogTail, keepStreamed, type RunReport } from './run-report.ts';
 
 /** Statuses of spec §3; their meaning is DESIGN §6. */
 export const ACTIVE_STATUSES = ['pending', 'starting', 'queued', 'processing'] as const;
@@ -27,17 +28,6 @@ export type SideEffect = (typeof SIDE_EFFECTS)[number];
  */
 export const WEBHOOK_EVENTS = ['start', 'output', 'logs', 'completed'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
-
-/** The model's log text a prediction keeps: the tail, so the latest lines are never lost. */
-export const LOGS_KEPT_CHARS = 16 * 1024;
-/** The streamed output pieces a prediction keeps, in characters; past it, readers see the final output. */
-export const STREAMED_KEPT_CHARS = 32 * 1024;
-
-export const keepLogTail = (logs: string): string => (logs.length <= LOGS_KEPT_CHARS ? logs : logs.slice(logs.length - LOGS_KEPT_CHARS));
-
-/** The streamed pieces while they fit, else null (readers fall back to the final output). */
-export const keepStreamed = (pieces: readonly string[]): readonly string[] | null =>
-  pieces.reduce((chars, piece) => chars + piece.length, 0) <= STREAMED_KEPT_CHARS ? pieces : null;
 
 /** Where a model's output lives: in the prediction itself, or as an object in the outputs bucket. */
 export type StoredOutput =
@@ -266,12 +256,6 @@ export type PredictionEvent =
       readonly runtimeMs?: number | null;
     } & RunReport);
 
-/** What a worker learned from the model's run, recorded with the ending it reports. */
-export interface RunReport {
-  readonly logs?: string;
-  readonly predictTimeMs?: number | null;
-  readonly streamed?: readonly string[] | null;
-}
 
 /** Whether the end of a prediction is sent to its webhook: always, unless a filter leaves `completed` out. */
 export const notifiesCompletion = (prediction: Prediction): boolean =>
