@@ -220,7 +220,8 @@ export const createPrediction = (spec: NewPrediction): Prediction => ({
   attempts: 0,
   status: 'starting',
   startedAt: null,
-  sweepAtMs: spec.nowMs + START_GRACE_MS,
+  // Looked at once its start is overdue, or at its deadline if that comes first.
+  sweepAtMs: Math.min(spec.nowMs + START_GRACE_MS, spec.cancelAfterSeconds == null ? Infinity : spec.nowMs + spec.cancelAfterSeconds * 1000),
 });
 
 /**

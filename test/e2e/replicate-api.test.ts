@@ -4,7 +4,7 @@ import type { PredictionView } from '../../shared/api/prediction-view.ts';
 import { signWebhook } from '../../shared/domain/webhook-signature.ts';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { predictionKey } from '../../shared/adapters/table-keys.ts';
-import { accountOf, call, createOtherAccount, getPrediction, localDynamo, pollUntil, runtime, untilTerminal } from '../support/api.ts';
+import { accountOf, call, createOtherAccount, getPrediction, insertPrediction, localDynamo, pollUntil, runtime, untilTerminal } from '../support/api.ts';
 import { receiverForFile } from '../support/receiver.ts';
 
 const receiver = receiverForFile();
@@ -101,6 +101,16 @@ describe('deadlines (Cancel-After)', () => {
     expect(ended.runtime).toBeGreaterThan(2);
     expect(ended.runtime).toBeLessThan(8);
     expect(ended.cost).toBe(Math.ceil(ended.runtime ?? 0) / 100);
+    expect((await accountOf(token)).held).toBe(0);
+  });
+
+  it('a prediction that never ran by its deadline is canceled by the sweeper, naming the deadline, charged nothing', async () => {
+    const token = await createOtherAccount({ balanceKopecks: 10_000 });
+    // As if its create died before starting it, 10 s ago, with a 5 s deadline: nothing but the sweeper will look at it.
+    const id = await insertPrediction(token, { createdAgoMs: 10_000, cancelAfterSeconds: 5 });
+    const ended = await untilTerminal(id, 20_000, { token });
+    expect(ended).toMatchObject({ status: 'canceled', runtime: null, cost: 0, started_at: null });
+    expect(ended.error).toContain(`deadline (Cancel-After) passed at ${ended.deadline ?? ''}`);
     expect((await accountOf(token)).held).toBe(0);
   });
 

@@ -1,7 +1,7 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/app.ts';
-import { isPublicRoute, ROUTES, SYNC_WAIT } from '../../shared/api/routes.ts';
+import { EVENT_STREAM, isPublicRoute, ROUTES, SYNC_WAIT } from '../../shared/api/routes.ts';
 import { RETRY_POLICY } from '../../shared/workflow/webhook-policy.ts';
 
 const { stack } = buildApp({ bundle: false });
@@ -40,6 +40,17 @@ describe('the API', () => {
     expect(create?.Properties.Timeout).toBe(SYNC_WAIT.handlerTimeoutSeconds);
     expect(SYNC_WAIT.maxSeconds + 10).toBeLessThan(SYNC_WAIT.handlerTimeoutSeconds);
     expect(SYNC_WAIT.handlerTimeoutSeconds).toBeLessThan(SYNC_WAIT.integrationTimeoutSeconds);
+  });
+
+  it('streams a prediction\'s events through Lambda response streaming, for as long as a function may run, ending before it must', () => {
+    template.hasResourceProperties('AWS::ApiGateway::Method', {
+      HttpMethod: 'GET',
+      AuthorizationType: 'NONE',
+      Integration: Match.objectLike({ ResponseTransferMode: 'STREAM', TimeoutInMillis: EVENT_STREAM.integrationTimeoutSeconds * 1000 }),
+    });
+    const stream = resources('AWS::Lambda::Function').find((fn) => JSON.stringify(fn).includes('stream-prediction.ts'));
+    expect(stream?.Properties.Timeout).toBe(EVENT_STREAM.handlerTimeoutSeconds);
+    expect(EVENT_STREAM.handlerTimeoutSeconds).toBeLessThanOrEqual(EVENT_STREAM.integrationTimeoutSeconds);
   });
 
   it('passes uploads to their handler base64-encoded, and answers a request too large for Lambda in the error shape', () => {

@@ -97,12 +97,15 @@ export const echoExecutionArn = async (predictionId: string): Promise<string> =>
  * Records an echo prediction as a create does before it starts the workflow — as if the create
  * died right there — created `createdAgoMs` ago.
  */
-export const insertPrediction = async (token: string, options: { createdAgoMs?: number; webhook?: string | null } = {}): Promise<PredictionId> => {
+export const insertPrediction = async (
+  token: string,
+  options: { createdAgoMs?: number; webhook?: string | null; cancelAfterSeconds?: number } = {},
+): Promise<PredictionId> => {
   const id = newPredictionId();
   const owner = asAccountId((await accountOf(token)).id);
   const nowMs = Date.now() - (options.createdAgoMs ?? 0);
   const inserted = await localPredictionStore().insert(
-    newPrediction({ id, model: echoModel.id, owner, input: { text: 'stranded', repeat: 1, sleep: 0, fail: false }, webhook: options.webhook ?? null, nowMs, hold: holdFor(echoModel, nowMs) }),
+    newPrediction({ id, model: echoModel.id, owner, input: { text: 'stranded', repeat: 1, sleep: 0, fail: false }, webhook: options.webhook ?? null, cancelAfterSeconds: options.cancelAfterSeconds ?? null, nowMs, hold: holdFor(echoModel, nowMs) }),
     null,
   );
   if (!inserted.ok) throw inserted.error;

@@ -1,0 +1,19 @@
+/** What a model's run leaves on its prediction beside the output: its log and its streamed pieces. */
+
+/** The model's log text a prediction keeps: the tail, so the latest lines are never lost. */
+export const LOGS_KEPT_CHARS = 16 * 1024;
+/** The streamed output pieces a prediction keeps, in characters; past it, readers see the final output. */
+export const STREAMED_KEPT_CHARS = 32 * 1024;
+
+export const keepLogTail = (logs: string): string => (logs.length <= LOGS_KEPT_CHARS ? logs : logs.slice(logs.length - LOGS_KEPT_CHARS));
+
+/** The streamed pieces while they fit, else null (readers fall back to the final output). */
+export const keepStreamed = (pieces: readonly string[]): readonly string[] | null =>
+  pieces.reduce((chars, piece) => chars + piece.length, 0) <= STREAMED_KEPT_CHARS ? pieces : null;
+
+/** What a worker learned from the model's run, recorded with the ending it reports. */
+export interface RunReport {
+  readonly logs?: string;
+  readonly predictTimeMs?: number | null;
+  readonly streamed?: readonly string[] | null;
+}
