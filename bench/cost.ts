@@ -191,6 +191,30 @@ export const measureCosts = async (
       },
     },
     {
+      scenario: '5 s run, polled',
+      description: 'create (async) of a 5 s run, watched by GET every 0.5 s (the Python client\'s default) until it ends',
+      once: async () => {
+        const { id } = await create(target, { text: 'cost', sleep: 5 });
+        for (;;) {
+          const { json } = await apiCall<PredictionView>(target, `predictions/${id}`);
+          if (['succeeded', 'failed', 'canceled'].includes(json.status)) break;
+          await sleep(500);
+        }
+        await settle(origin);
+      },
+    },
+    {
+      scenario: '5 s run, streamed',
+      description: 'create (async) of a 5 s run, watched through its event stream (urls.stream) until `done`',
+      once: async () => {
+        const { urls } = await create(target, { text: 'cost', sleep: 5 });
+        const stream = await fetch(urls?.stream ?? '', { headers: { accept: 'text/event-stream' } });
+        const events = await stream.text();
+        if (!events.includes('event: done')) throw new Error('the stream ended without done');
+        await settle(origin);
+      },
+    },
+    {
       scenario: 'canceled',
       description: 'create (async), canceled 1 s after the model started; one GET of the result',
       once: async () => {

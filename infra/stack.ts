@@ -82,10 +82,10 @@ export class PrognozStack extends Stack {
       deadJobQueues,
       environment: apiEnv,
     });
-    const routeFunction = (name: HandlerName, id: string, timeout = Duration.seconds(10)) => {
+    const routeFunction = (name: HandlerName, id: string, timeout = Duration.seconds(10), memorySize?: number) => {
       const route = ROUTES.find((candidate) => candidate.handler === name);
       if (!route) throw new Error(`no route is handled by ${name}`);
-      return new PrognozFunction(this, id, { entry: route.entry, environment: apiEnv, timeout }).fn;
+      return new PrognozFunction(this, id, { entry: route.entry, environment: apiEnv, timeout, ...(memorySize === undefined ? {} : { memorySize }) }).fn;
     };
     const handlers: Record<HandlerName, ReturnType<typeof routeFunction>> = {
       // Sync waits last up to SYNC_WAIT.maxSeconds (Request-Timeout), plus the time to create.
@@ -100,7 +100,8 @@ export class PrognozStack extends Stack {
       'rotate-webhook-secret': routeFunction('rotate-webhook-secret', 'RotateWebhookSecret'),
       'list-predictions': routeFunction('list-predictions', 'ListPredictions'),
       // A stream lasts as long as its prediction runs, up to Lambda's 15 minutes; clients reconnect.
-      'stream-prediction': routeFunction('stream-prediction', 'StreamPrediction', Duration.seconds(EVENT_STREAM.handlerTimeoutSeconds)),
+      // A stream mostly waits between reads, billed by the second for as long as its prediction runs: little memory.
+      'stream-prediction': routeFunction('stream-prediction', 'StreamPrediction', Duration.seconds(EVENT_STREAM.handlerTimeoutSeconds), EVENT_STREAM.memoryMiB),
       'upload-file': routeFunction('upload-file', 'UploadFile', Duration.seconds(60)),
       'get-file': routeFunction('get-file', 'GetFile'),
       'delete-file': routeFunction('delete-file', 'DeleteFile'),

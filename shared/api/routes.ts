@@ -34,7 +34,7 @@ export type Route = (typeof ROUTES)[number];
 export const SYNC_WAIT = { defaultSeconds: 30, maxSeconds: 60, handlerTimeoutSeconds: 90, integrationTimeoutSeconds: 120 } as const;
 
 /** A prediction's event stream lasts as long as Lambda lets a function run; then clients reconnect. */
-export const EVENT_STREAM = { handlerTimeoutSeconds: 900, integrationTimeoutSeconds: 900 } as const;
+export const EVENT_STREAM = { handlerTimeoutSeconds: 900, integrationTimeoutSeconds: 900, memoryMiB: 128 } as const;
 
 /** How long API Gateway waits for a streamed route's answer. */
 export const integrationTimeoutOf = (handler: HandlerName): number =>

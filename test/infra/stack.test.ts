@@ -50,6 +50,7 @@ describe('the API', () => {
     });
     const stream = resources('AWS::Lambda::Function').find((fn) => JSON.stringify(fn).includes('stream-prediction.ts'));
     expect(stream?.Properties.Timeout).toBe(EVENT_STREAM.handlerTimeoutSeconds);
+    expect(stream?.Properties.MemorySize).toBe(EVENT_STREAM.memoryMiB);
     expect(EVENT_STREAM.handlerTimeoutSeconds).toBeLessThanOrEqual(EVENT_STREAM.integrationTimeoutSeconds);
   });
 
