@@ -5,7 +5,7 @@ import { parseTimestamp } from '../shared/domain/clock.ts';
 import { isTerminal, type PhaseLimits, type Prediction } from '../shared/domain/prediction.ts';
 import type { PredictionStore } from '../shared/ports/prediction-store.ts';
 import { applyEvent } from '../shared/use-cases/apply-event.ts';
-import { completeOverdueEffects, endPrediction, type EffectDeps } from '../shared/use-cases/end-prediction.ts';
+import { completeOverdueEffects, endUnlessEnded, type EffectDeps } from '../shared/use-cases/end-prediction.ts';
 
 export interface TakeDeps {
   readonly store: PredictionStore;
@@ -61,16 +61,14 @@ export const takeJob = async (deps: TakeDeps, id: PredictionId): Promise<Taken> 
       continue;
     }
     const end = async (error: string): Promise<Taken> => {
-      const ended = await endPrediction(deps.effects, id, { type: 'failed', atMs: nowMs, error, runtimeMs: null, by: 'worker' });
-      if (!ended.ok && ended.error.code !== 'prediction_finished') throw ended.error;
+      await endUnlessEnded(deps.effects, id, { type: 'failed', atMs: nowMs, error, runtimeMs: null, by: 'worker' });
       return { kind: 'done', reason: error };
     };
     if (prediction.status === 'queued' && nowMs - parseTimestamp(prediction.queuedAt) > deps.limits.queueSeconds * 1000) {
       return end(ENDINGS.noCapacity(deps.limits.queueSeconds));
     }
     if (prediction.deadlineAt !== null && nowMs >= parseTimestamp(prediction.deadlineAt)) {
-      const ended = await endPrediction(deps.effects, id, { type: 'canceled', atMs: nowMs, by: 'worker', error: ENDINGS.deadline(prediction.deadlineAt) });
-      if (!ended.ok && ended.error.code !== 'prediction_finished') throw ended.error;
+      await endUnlessEnded(deps.effects, id, { type: 'canceled', atMs: nowMs, by: 'worker', error: ENDINGS.deadline(prediction.deadlineAt) });
       return { kind: 'done', reason: 'its deadline passed' };
     }
     if (prediction.attempts >= deps.limits.maxAttempts) return end(ENDINGS.workerLost(prediction.attempts));

@@ -1,9 +1,9 @@
-import { timingSafeEqual } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Context } from 'aws-lambda';
 import { eventsSince, formatEvent, streamStart } from '../../shared/api/prediction-events.ts';
 import { outputOf } from '../../shared/api/prediction-view.ts';
 import { isStreamingRoute } from '../../shared/api/routes.ts';
+import { sameSecret } from '../../shared/domain/constant-time.ts';
 import { PrognozError } from '../../shared/domain/errors.ts';
 import { parsePredictionId } from '../../shared/domain/ids.ts';
 import type { Prediction } from '../../shared/domain/prediction.ts';
@@ -16,9 +16,6 @@ const LOOK_EVERY_MS = 500;
 const KEEPALIVE_MS = 15_000;
 /** The stream ends this long before the function must, so that it ends cleanly (clients reconnect). */
 const END_MARGIN_MS = 5_000;
-
-const sameKey = (given: string, expected: string): boolean =>
-  given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
 
 /**
  * GET /api/v1/predictions/{id}/stream?key=… — server-sent events as Replicate's stream sends
@@ -33,7 +30,7 @@ export const handler = httpHandler(
     const id = parsePredictionId(raw);
     const first = id === null ? null : await deps.store.get(id);
     const key = event.queryStringParameters?.key ?? '';
-    if (!first || first.streamKey === null || !sameKey(key, first.streamKey)) throw notFound;
+    if (!first || first.streamKey === null || !sameSecret(key, first.streamKey)) throw notFound;
     const predictionId = first.id;
     const endBy = deps.clock.now() + Math.max(1000, context.getRemainingTimeInMillis() - END_MARGIN_MS);
 

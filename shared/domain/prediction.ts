@@ -203,26 +203,29 @@ export interface NewPrediction {
   readonly hold: Hold;
 }
 
-export const createPrediction = (spec: NewPrediction): Prediction => ({
-  id: spec.id,
-  model: spec.model,
-  owner: spec.owner,
-  input: spec.input,
-  webhook: spec.webhook,
-  webhookEvents: spec.webhookEvents ?? null,
-  source: 'api',
-  createdAt: formatTimestamp(spec.nowMs),
-  apiBase: spec.apiBase ?? null,
-  streamKey: spec.streamKey ?? null,
-  deadlineAt: spec.cancelAfterSeconds == null ? null : formatTimestamp(spec.nowMs + spec.cancelAfterSeconds * 1000),
-  logs: '',
-  hold: spec.hold,
-  attempts: 0,
-  status: 'starting',
-  startedAt: null,
-  // Looked at once its start is overdue, or at its deadline if that comes first.
-  sweepAtMs: Math.min(spec.nowMs + START_GRACE_MS, spec.cancelAfterSeconds == null ? Infinity : spec.nowMs + spec.cancelAfterSeconds * 1000),
-});
+export const createPrediction = (spec: NewPrediction): Prediction => {
+  const deadlineMs = spec.cancelAfterSeconds == null ? null : spec.nowMs + spec.cancelAfterSeconds * 1000;
+  return {
+    id: spec.id,
+    model: spec.model,
+    owner: spec.owner,
+    input: spec.input,
+    webhook: spec.webhook,
+    webhookEvents: spec.webhookEvents ?? null,
+    source: 'api',
+    createdAt: formatTimestamp(spec.nowMs),
+    apiBase: spec.apiBase ?? null,
+    streamKey: spec.streamKey ?? null,
+    deadlineAt: deadlineMs === null ? null : formatTimestamp(deadlineMs),
+    logs: '',
+    hold: spec.hold,
+    attempts: 0,
+    status: 'starting',
+    startedAt: null,
+    // Looked at once its start is overdue, or at its deadline if that comes first.
+    sweepAtMs: Math.min(spec.nowMs + START_GRACE_MS, deadlineMs ?? Infinity),
+  };
+};
 
 /**
  * Who ends a prediction. The workflow's own Finalize needs no one to stop its execution; anyone

@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { sameSecret } from './constant-time.ts';
 
 /**
  * Spec §6.4: Base64(HMAC-SHA256(secret, "<webhook id>.<timestamp>.<raw body>")), the secret
@@ -27,11 +28,7 @@ export const verifyWebhook = (
 ): boolean => {
   const timestamp = Number(headers.timestamp);
   if (!Number.isInteger(timestamp) || Math.abs(options.nowSeconds - timestamp) > (options.toleranceSeconds ?? 300)) return false;
-  const given = Buffer.from(headers.signature);
-  return (typeof secrets === 'string' ? [secrets] : secrets).some((secret) => {
-    const expected = Buffer.from(signWebhook(secret, headers.id, timestamp, body));
-    return expected.length === given.length && timingSafeEqual(expected, given);
-  });
+  return (typeof secrets === 'string' ? [secrets] : secrets).some((secret) => sameSecret(headers.signature, signWebhook(secret, headers.id, timestamp, body)));
 };
 
 /** Stable across retries, different per event of a prediction. */

@@ -66,6 +66,16 @@ export const completeOverdueEffects = async (deps: EffectDeps, prediction: Termi
   prediction.sweepAtMs !== null && prediction.sweepAtMs <= nowMs ? completeEffects(deps, prediction) : prediction;
 
 /**
+ * Ends a prediction for those who end what nothing else will (the worker with a job it will not
+ * run, the sweeper): one that something else ended meanwhile needs nothing more, since what that
+ * owes has been settled all the same.
+ */
+export const endUnlessEnded = async (deps: EffectDeps, id: PredictionId, event: TerminalEvent): Promise<void> => {
+  const ended = await endPrediction(deps, id, event);
+  if (!ended.ok && ended.error.code !== 'prediction_finished') throw ended.error;
+};
+
+/**
  * Ends a prediction with one terminal event — status, cost and released hold in one write — then
  * settles what that owes. A prediction that had already ended is returned as it stands after
  * its owed effects are settled, so a retried end finishes what a failed one started; for a

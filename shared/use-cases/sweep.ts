@@ -4,7 +4,7 @@ import { ENDINGS } from '../domain/endings.ts';
 import { isTerminal, parseCreatedAt } from '../domain/prediction.ts';
 import { phaseLimitsOf, requireModel } from '../models/registry.ts';
 import type { WebhookNotifier } from '../adapters/webhook-queue.ts';
-import { completeEffects, completeOverdueEffects, endPrediction, stoppingExecutions } from './end-prediction.ts';
+import { completeEffects, completeOverdueEffects, endUnlessEnded, stoppingExecutions } from './end-prediction.ts';
 import { startWorkflow, type StartDeps } from './start-workflow.ts';
 
 export interface SweepDeps extends StartDeps {
@@ -17,9 +17,7 @@ export const START_LIMIT_MS = 10 * 60_000;
 export type SweepAction = 'gone' | 'not_due' | 'settled' | 'started' | 'deferred' | 'ended';
 
 const fail = async (deps: SweepDeps, id: PredictionId, error: string): Promise<SweepAction> => {
-  const ended = await endPrediction(stoppingExecutions(deps, error), id, { type: 'failed', atMs: deps.clock.now(), error, runtimeMs: null, by: 'sweeper' });
-  // Ended by someone else meanwhile: what it owes has been settled all the same.
-  if (!ended.ok && ended.error.code !== 'prediction_finished') throw ended.error;
+  await endUnlessEnded(stoppingExecutions(deps, error), id, { type: 'failed', atMs: deps.clock.now(), error, runtimeMs: null, by: 'sweeper' });
   return 'ended';
 };
 
@@ -39,8 +37,7 @@ export const sweepOne = async (deps: SweepDeps, id: PredictionId): Promise<Sweep
   }
   if (prediction.deadlineAt !== null && nowMs >= parseTimestamp(prediction.deadlineAt)) {
     const error = ENDINGS.deadline(prediction.deadlineAt);
-    const ended = await endPrediction(stoppingExecutions(deps, error), id, { type: 'canceled', atMs: nowMs, by: 'sweeper', error });
-    if (!ended.ok && ended.error.code !== 'prediction_finished') throw ended.error;
+    await endUnlessEnded(stoppingExecutions(deps, error), id, { type: 'canceled', atMs: nowMs, by: 'sweeper', error });
     return 'ended';
   }
   const limits = phaseLimitsOf(requireModel(prediction.model));

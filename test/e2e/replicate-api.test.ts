@@ -229,6 +229,9 @@ describe('the event stream (urls.stream)', () => {
     expect(wrongKey.status).toBe(404);
     const noKey = await readStream(`${runtime().apiUrl}predictions/${plain.json.id}/stream`);
     expect(noKey.status).toBe(404);
+    // As long as the real key in characters, longer in bytes.
+    const otherBytes = await readStream(`${runtime().apiUrl}predictions/${plain.json.id}/stream?key=${encodeURIComponent('я'.repeat(36))}`);
+    expect(otherBytes.status).toBe(404);
   });
 });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { applier } from '../support/transitions.ts';
 import { formatTimestamp, parseTimestamp } from '../../shared/domain/clock.ts';
 import { newPredictionId, asAccountId } from '../../shared/domain/ids.ts';
 import {
@@ -9,7 +10,6 @@ import {
   withEffectsDone,
   type PhaseLimits,
   type Prediction,
-  type PredictionEvent,
   type TerminalPrediction,
 } from '../../shared/domain/prediction.ts';
 import { roublesToMicro } from '../../shared/domain/pricing.ts';
@@ -32,12 +32,7 @@ const fresh = (webhook: string | null = null): Prediction =>
     hold: { kopecks: 30, month: '2026-11' },
   });
 
-const apply = (prediction: Prediction, ...events: PredictionEvent[]): Prediction =>
-  events.reduce((current, event) => {
-    const next = transition(current, event, policy);
-    if (!next.ok) throw next.error;
-    return next.value;
-  }, prediction);
+const apply = applier(policy);
 
 const claimed = (at = T0 + 1000, claim = 'c1') => apply(fresh(), { type: 'queued', atMs: T0 }, { type: 'claimed', atMs: at, claim });
 

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { applier } from '../support/transitions.ts';
 import { eventsSince, formatEvent, streamStart } from '../../shared/api/prediction-events.ts';
 import { asReplicateClientsSeeIt, REPLICATE_CLIENT_AGENT, toPredictionView } from '../../shared/api/prediction-view.ts';
 import { parseTimestamp } from '../../shared/domain/clock.ts';
+import { sameSecret } from '../../shared/domain/constant-time.ts';
 import { parseCancelAfter } from '../../shared/domain/deadline.ts';
 import { asAccountId, newPredictionId } from '../../shared/domain/ids.ts';
-import { createPrediction, sweepDeadline, transition, type PhaseLimits, type Prediction, type PredictionEvent } from '../../shared/domain/prediction.ts';
+import { createPrediction, sweepDeadline, transition, type PhaseLimits, type Prediction } from '../../shared/domain/prediction.ts';
 import { roublesToMicro } from '../../shared/domain/pricing.ts';
 import { freshWatch, stepRun } from '../../worker/run-events.ts';
 
@@ -27,12 +29,7 @@ const fresh = (options: { cancelAfterSeconds?: number; webhookEvents?: Predictio
     hold: { kopecks: 30, month: '2026-11' },
   });
 
-const apply = (prediction: Prediction, ...events: PredictionEvent[]): Prediction =>
-  events.reduce((current, event) => {
-    const next = transition(current, event, policy);
-    if (!next.ok) throw next.error;
-    return next.value;
-  }, prediction);
+const apply = applier(policy);
 
 const running = (prediction: Prediction) => apply(prediction, { type: 'queued', atMs: T0 + 10 }, { type: 'claimed', atMs: T0 + 20, claim: 'c1' });
 
@@ -147,5 +144,15 @@ describe('the prediction as Replicate clients read it', () => {
     expect(REPLICATE_CLIENT_AGENT.test('replicate-python/1.0.7')).toBe(true);
     expect(REPLICATE_CLIENT_AGENT.test('replicate-javascript/1.4.0')).toBe(true);
     expect(REPLICATE_CLIENT_AGENT.test('curl/8.0')).toBe(false);
+  });
+});
+
+describe('comparing secrets', () => {
+  it('is true only for the same bytes, and never throws on strings of one length but other bytes', () => {
+    const key = '0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0';
+    expect(sameSecret(key, key)).toBe(true);
+    expect(sameSecret(key.replace('0f', '0e'), key)).toBe(false);
+    expect(sameSecret('я'.repeat(key.length), key)).toBe(false);
+    expect(sameSecret('', key)).toBe(false);
   });
 });
