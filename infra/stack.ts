@@ -4,7 +4,7 @@ import { Cluster, ContainerInsights } from 'aws-cdk-lib/aws-ecs';
 import type { Construct } from 'constructs';
 import { AUTHORIZER_ENTRY, EVENT_STREAM, ROUTES, SYNC_WAIT, UNMATCHED_ENTRY, type HandlerName } from '../shared/api/routes.ts';
 import { resourceNameOf } from '../shared/models/definition.ts';
-import { MODELS } from '../shared/models/registry.ts';
+import { allModels, type ModelDefinition } from '../shared/models/registry.ts';
 import { OperationalAlarms } from './constructs/alarms.ts';
 import { DataStore } from './constructs/data-store.ts';
 import { ModelFleet } from './constructs/model-fleet.ts';
@@ -18,6 +18,8 @@ import { WebhookDelivery } from './constructs/webhook-delivery.ts';
 export interface PrognozStackProps extends StackProps {
   /** Minimum warm tasks per model id, overriding the registry (e.g. 0 everywhere in a test account). */
   readonly minWarmTasks?: Readonly<Record<string, number>>;
+  /** The models to serve. Default: the catalog (the manifest, and a local run's `--model` folders). */
+  readonly models?: readonly ModelDefinition[];
 }
 
 const pascal = (text: string) => text.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase());
@@ -47,7 +49,7 @@ export class PrognozStack extends Stack {
 
     const workflows = new Map<string, PredictionWorkflow>();
     const deadJobQueues = [];
-    for (const model of MODELS) {
+    for (const model of props.models ?? allModels()) {
       const name = pascal(resourceNameOf(model));
       const modelQueue = new ModelQueue(this, `${name}Queue`, { model });
       deadJobQueues.push(modelQueue.deadLetterQueue);
@@ -93,6 +95,7 @@ export class PrognozStack extends Stack {
       'get-prediction': routeFunction('get-prediction', 'GetPrediction'),
       'cancel-prediction': routeFunction('cancel-prediction', 'CancelPrediction'),
       'get-model': routeFunction('get-model', 'GetModel'),
+      'list-models': routeFunction('list-models', 'ListModels'),
       'get-account': routeFunction('get-account', 'GetAccount'),
       'list-webhook-deliveries': routeFunction('list-webhook-deliveries', 'ListWebhookDeliveries'),
       'redeliver-webhook': routeFunction('redeliver-webhook', 'RedeliverWebhook'),

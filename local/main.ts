@@ -2,15 +2,22 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { LOCAL_RUNTIME_FILE } from '../cli/target.ts';
 import { LOCAL_REGION, REPO_ROOT } from './paths.ts';
+import { parseArgs } from 'node:util';
+import { parseModelFlag } from './brought-models.ts';
+import { allModels } from '../shared/models/registry.ts';
 import { startLocalRuntime } from './runtime.ts';
 
 /** `npm start`: the whole service on this machine, until Ctrl-C. */
 const port = Number(process.env.PORT ?? 8080);
 const dataDir = process.env.PROGNOZ_DATA_DIR ?? path.join(REPO_ROOT, 'local', '.data', 'dynamodb');
+// `npm start -- --model acme/wordcount=./wordcount[,price=0.02]` (repeatable) serves a Cog predictor folder too.
+const { values: flags } = parseArgs({ options: { model: { type: 'string', multiple: true, default: [] } } });
+const models = (flags.model ?? []).map((flag) => parseModelFlag(flag));
 console.log('prognoz: starting the local runtime…');
 const runtime = await startLocalRuntime({
   port,
   dataDir,
+  models,
   ...(process.env.PROGNOZ_API_TOKEN ? { apiToken: process.env.PROGNOZ_API_TOKEN } : {}),
 });
 
@@ -23,6 +30,7 @@ prognoz is running on the local runtime.
 
   API        ${runtime.apiUrl}
   API token  ${runtime.apiToken}   (account ${runtime.accountId})
+  models     ${allModels().map((model) => model.id).join(', ')}
   data       ${dataDir}
   admin      npx prognoz accounts show ${runtime.accountId}
 

@@ -1,5 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { existsSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { StateMachineDefinition } from 'aws-local-stepfunctions';
 import { dynamoAccountStore } from '../shared/adapters/account-store.ts';
@@ -12,7 +14,10 @@ import { systemClock } from '../shared/domain/clock.ts';
 import { ENDINGS } from '../shared/domain/endings.ts';
 import { asAccountId } from '../shared/domain/ids.ts';
 import { generateToken, looksLikeToken } from '../shared/domain/tokens.ts';
-import { findModel, MODELS } from '../shared/models/registry.ts';
+import { readCogConfig } from '../shared/models/cog-config.ts';
+import { allModels, EXTRA_CATALOG_ENV } from '../shared/models/registry.ts';
+import { prepareBroughtModels, type BroughtModel } from './brought-models.ts';
+import { repositoryPython } from './model-env.ts';
 import { endPrediction, stoppingExecutions } from '../shared/use-cases/end-prediction.ts';
 import { startApiFront } from './api-front.ts';
 import { closeServer, startEmulators } from './emulators.ts';
@@ -46,6 +51,8 @@ export interface LocalRuntimeOptions {
   readonly log?: (line: string) => void;
   /** More JSON endpoints under /_local/ (the tests read their captured logs there). */
   readonly localEndpoints?: Readonly<Record<string, () => unknown>>;
+  /** Cog predictors to serve beside the manifest's (`npm start -- --model id=folder`). */
+  readonly models?: readonly BroughtModel[];
 }
 
 export interface LocalRuntime {
@@ -69,17 +76,6 @@ export const LOCAL_ACCOUNT_ID = '00000000-0000-4000-8000-000000000001';
 const LOCAL_ACCOUNT_BALANCE_KOPECKS = 100_000;
 export const RESTART_ERROR = ENDINGS.restart;
 
-const pythonInterpreter = (): string => {
-  const venv = path.join(REPO_ROOT, '.venv', 'bin', 'python');
-  return process.env.PROGNOZ_PYTHON ?? (existsSync(venv) ? venv : 'python3');
-};
-
-/** Model servers the local runtime knows how to start, by model id. */
-const MODEL_SERVERS: Readonly<Record<string, { script: string }>> = {
-  'prognoz/echo': { script: 'models/echo/main.py' },
-  'openai/whisper-base': { script: 'models/transcribe/main.py' },
-};
-
 /**
  * Starts the whole service on this machine (DESIGN §4): emulators, the synthesized workflow
  * run by aws-local-stepfunctions, the API front, and per model a worker and a model server.
@@ -96,6 +92,10 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     // The SDK reads these, so every part (handlers here, worker children) reaches the emulators.
     const awsEnv: Record<string, string> = { ...emulators.awsEnv };
     Object.assign(process.env, awsEnv);
+
+    // Brought models join the catalog before anything reads it: the template, the handlers, the workers.
+    const brought = await prepareBroughtModels(options.models ?? [], log);
+    if (brought.catalogFile) process.env[EXTRA_CATALOG_ENV] = brought.catalogFile;
 
     const template = synthesizeTemplate();
     const tables = await provisionTables(template, new DynamoDBClient({}));
@@ -172,20 +172,33 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     // Stopped before the worker and model servers: a run cut short by the stop is found at the
     // next start and ended with RESTART_ERROR.
     cleanups.push(() => stepFunctions.close());
-    for (const model of MODELS) {
-      const server = MODEL_SERVERS[model.id];
+    const inputsRoot = path.join(tmpdir(), `prognoz-inputs-${process.pid}`);
+    cleanups.push(() => rm(inputsRoot, { recursive: true, force: true }));
+    for (const model of allModels()) {
       const queue = resourcesOfType(template, 'AWS::SQS::Queue').find(
         ([, resource]) => metadataOf(resource, 'model') === model.id && metadataOf(resource, 'role') === 'model-queue',
       );
-      if (!server || !queue || !findModel(model.id)) continue;
+      if (!queue) continue;
+      const folder = path.resolve(REPO_ROOT, model.predictor.folder);
+      const config = readCogConfig(folder);
+      const python = brought.pythonOf.get(model.id) ?? repositoryPython();
       const modelPort = await freePort();
       const modelUrl = `http://127.0.0.1:${modelPort}`;
+      const inputsDir = path.join(inputsRoot, model.id.replace('/', '--'));
+      mkdirSync(inputsDir, { recursive: true });
+      // Cog's own runtime, as the model's image runs it (coglet starts its worker with the `python` on PATH).
       supervisor.start({
         name: `model:${model.id}`,
-        command: pythonInterpreter(),
-        args: [path.join(REPO_ROOT, server.script)],
-        cwd: REPO_ROOT,
-        env: { PORT: String(modelPort), HOST: '127.0.0.1', PROGNOZ_ALLOW_PRIVATE_FETCH: 'true', PYTHONUNBUFFERED: '1' },
+        command: python,
+        args: ['-m', 'cog.server.http', '--host', '127.0.0.1'],
+        cwd: folder,
+        env: {
+          PORT: String(modelPort),
+          COG_PREDICT_TYPE_STUB: config.predict,
+          COG_MAX_CONCURRENCY: String(config.concurrency),
+          PATH: [path.dirname(python), process.env.PATH].filter(Boolean).join(path.delimiter),
+          PYTHONUNBUFFERED: '1',
+        },
         url: modelUrl,
       });
       supervisor.start({
@@ -199,6 +212,8 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
           PROGNOZ_MODEL_ID: model.id,
           PROGNOZ_QUEUE_URL: queues.get(queue[0])?.url ?? unknownResource(queue[0]),
           PROGNOZ_MODEL_URL: modelUrl,
+          PROGNOZ_INPUTS_DIR: inputsDir,
+          ...(brought.catalogFile ? { [EXTRA_CATALOG_ENV]: brought.catalogFile } : {}),
         },
       });
     }

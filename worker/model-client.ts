@@ -1,48 +1,44 @@
 import { request } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
+import type { CogCallbacks, CogSnapshot } from './cog-callbacks.ts';
 
-/** The model server's answer to POST /predictions (DESIGN §5), parsed at the trust boundary. */
-export const modelResponse = z.object({
-  status: z.enum(['succeeded', 'failed', 'canceled']),
-  output: z.unknown().optional(),
-  error: z.string().nullish(),
-  logs: z.string().nullish(),
-  /** The output pieces the model streamed while it ran. */
-  streamed: z.array(z.string()).nullish(),
-  metrics: z.object({ predict_time: z.number().optional() }).partial().nullish(),
-});
+/** How a run ended on the model server, parsed at the trust boundary. */
+export interface ModelResponse {
+  readonly status: 'succeeded' | 'failed' | 'canceled';
+  readonly output?: unknown;
+  readonly error?: string | null;
+  readonly logs?: string | null;
+  /** The output pieces the model streamed while it ran (an iterator's items). */
+  readonly streamed?: readonly string[] | null;
+  readonly metrics?: { readonly predict_time?: number } | null;
+}
 
-/** The model server's record of a prediction while it runs: how far, what it logged and streamed. */
-export const runRecord = z.object({
-  progress: z.number().min(0).max(1).nullish(),
-  logs: z.string().nullish(),
-  streamed: z.array(z.string()).nullish(),
-});
+/** How a run stands while it goes on: how far, what it logged and streamed. */
 export interface RunState {
   readonly progress: number | null;
   readonly logs: string;
   readonly streamed: readonly string[];
 }
-export type ModelResponse = z.infer<typeof modelResponse>;
 
-export const healthResponse = z.object({
-  status: z.enum(['STARTING', 'READY', 'BUSY', 'SETUP_FAILED']),
-  setup_error: z.string().nullish(),
-  /** The prediction the server is busy with. */
-  prediction_id: z.string().nullish(),
-});
-export type ModelHealth = z.infer<typeof healthResponse>;
+export interface ModelHealth {
+  readonly status: 'STARTING' | 'READY' | 'BUSY' | 'SETUP_FAILED';
+  /** Why setup failed, in the model's words. */
+  readonly setupError: string | null;
+  /** When the server began its setup: a change means it was restarted (and lost its runs). */
+  readonly startedAt: string | null;
+}
 
 export interface ModelClient {
   health(): Promise<ModelHealth>;
-  /** Runs the prediction; rejects with ModelTimeout when it has not answered within `timeoutMs`. */
+  /** Runs the prediction; rejects with ModelTimeout when it has not ended within `timeoutMs`. */
   predict(id: string, input: unknown, timeoutMs: number): Promise<ModelResponse>;
   cancel(id: string): Promise<void>;
-  /** How the model's run of a prediction stands (progress 0–1 or null, logs, streamed pieces), or null when unknown. */
+  /** How the model's run of a prediction stands, or null when nothing is known yet. */
   runState(id: string): Promise<RunState | null>;
 }
 
-/** The model server is unreachable or broke the connection: it crashed or is not up. */
+/** The model server is unreachable, was restarted, or broke the protocol: the run is lost. */
 export class ModelUnavailable extends Error {
   override readonly name = 'ModelUnavailable';
 }
@@ -52,67 +48,149 @@ export class ModelTimeout extends Error {
   override readonly name = 'ModelTimeout';
 }
 
-/** Health, cancel and progress are quick questions: a server that cannot answer them in this long is not well. */
-const QUICK_CALL_MS = 5000;
+/** The model server has no free slot (a run of an earlier worker still holds it). */
+export class ModelBusy extends Error {
+  override readonly name = 'ModelBusy';
+}
 
-/**
- * node:http rather than fetch: a prediction may run for many minutes, past fetch's fixed
- * header timeout, and the model server is a local sidecar. Every call has a deadline.
- */
-const call = (baseUrl: string, method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number): Promise<{ status: number; json: unknown }> =>
+const cogHealth = z.object({
+  status: z.string(),
+  setup: z.object({ started_at: z.string().nullish(), logs: z.string().nullish() }).partial().nullish(),
+});
+
+/** Health, cancel and start are quick questions: a server that cannot answer them in this long is not well. */
+const QUICK_CALL_MS = 5000;
+/** While a run goes on, how often the worker makes sure the server that runs it is still the same. */
+const LIVENESS_MS = 2000;
+const RUN_EVENTS = ['start', 'output', 'logs', 'completed'];
+
+const call = (baseUrl: string, method: 'GET' | 'POST' | 'PUT', path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: unknown }> =>
   new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const req = request(new URL(path, baseUrl), {
       method,
-      headers: payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {},
+      headers: { ...headers, ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}) },
+      timeout: QUICK_CALL_MS,
     });
-    let timedOut = false;
-    const broken = (error: Error) =>
-      timedOut
-        ? new ModelTimeout(`model server ${baseUrl} did not answer ${method} ${path} within ${timeoutMs} ms`)
-        : new ModelUnavailable(`model server ${baseUrl}: ${error.message}`);
-    const timer = setTimeout(() => {
-      timedOut = true;
-      req.destroy();
-    }, timeoutMs);
-    req.on('close', () => clearTimeout(timer));
-    req.on('error', (error) => reject(broken(error)));
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${QUICK_CALL_MS} ms`)));
+    req.on('error', (error) => reject(new ModelUnavailable(`model server ${baseUrl}: ${error.message}`)));
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('error', (error) => reject(broken(error)));
-      res.on('aborted', () => reject(broken(new Error('the answer was cut off'))));
+      res.on('error', (error) => reject(new ModelUnavailable(`model server ${baseUrl}: ${error.message}`)));
       res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json: unknown = null;
         try {
-          resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+          json = text === '' ? null : JSON.parse(text);
         } catch {
-          reject(new ModelUnavailable(`model server ${baseUrl} answered ${path} with something that is not JSON`));
+          json = text;
         }
+        resolve({ status: res.statusCode ?? 0, json });
       });
     });
     req.end(payload);
   });
 
-export const httpModelClient = (baseUrl: string): ModelClient => ({
-  async health() {
-    const { json } = await call(baseUrl, 'GET', '/health-check', undefined, QUICK_CALL_MS);
-    return healthResponse.parse(json);
-  },
-  async predict(id, input, timeoutMs) {
-    const { status, json } = await call(baseUrl, 'POST', '/predictions', { id, input }, timeoutMs);
-    if (status !== 200) throw new ModelUnavailable(`model server refused the prediction (HTTP ${status}): ${JSON.stringify(json)}`);
-    const parsed = modelResponse.safeParse(json);
-    if (!parsed.success) throw new ModelUnavailable(`model server broke the protocol: ${parsed.error.message}`);
-    return parsed.data;
-  },
-  async cancel(id) {
-    await call(baseUrl, 'POST', `/predictions/${encodeURIComponent(id)}/cancel`, {}, QUICK_CALL_MS);
-  },
-  async runState(id) {
-    const { status, json } = await call(baseUrl, 'GET', `/predictions/${encodeURIComponent(id)}`, undefined, QUICK_CALL_MS);
-    if (status !== 200) return null;
-    const parsed = runRecord.safeParse(json);
-    if (!parsed.success) return null;
-    return { progress: parsed.data.progress ?? null, logs: parsed.data.logs ?? '', streamed: parsed.data.streamed ?? [] };
-  },
-});
+/** coglet says `… Setup failed: setup failed: RuntimeError: why`; the caller wants the last part. */
+const setupErrorOf = (logs: string | null | undefined): string => {
+  const text = (logs ?? '').trim();
+  const marker = text.toLowerCase().lastIndexOf('setup failed: ');
+  const reason = marker >= 0 ? text.slice(marker + 'setup failed: '.length) : text.split('\n').filter(Boolean).pop();
+  return reason?.trim() || 'the model failed its setup without a message';
+};
+
+const progressOf = (snapshot: CogSnapshot): number | null => {
+  const value = snapshot.metrics?.progress;
+  return typeof value === 'number' && Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : null;
+};
+
+/**
+ * coglet reports a failure as `Prediction failed: Prediction failed: ModelError: why`: the caller
+ * reads the model's own words (a model's `ModelError`), or the exception's type and message.
+ */
+export const modelErrorOf = (error: string | null | undefined): string | null => {
+  if (error === null || error === undefined) return null;
+  const stripped = error.replace(/^(?:\s*Prediction failed:\s*)+/i, '').replace(/^ModelError:\s*/, '');
+  return stripped.trim() || error;
+};
+
+const piecesOf = (items: readonly unknown[] | null): string[] => (items ?? []).map((item) => (typeof item === 'string' ? item : JSON.stringify(item)));
+
+/**
+ * Drives a Cog model server (coglet) over Cog's HTTP API (DESIGN §5): a run is started with
+ * `PUT /predictions/{id}` and `Prefer: respond-async`, reports itself to the worker's callback
+ * receiver (logs, metrics such as `progress`, an iterator's output so far, then its end), and is
+ * stopped with `POST /predictions/{id}/cancel`.
+ */
+export const cogModelClient = (baseUrl: string, callbacks: CogCallbacks): ModelClient => {
+  const health = async (): Promise<ModelHealth> => {
+    const { json } = await call(baseUrl, 'GET', '/health-check', undefined);
+    const parsed = cogHealth.safeParse(json);
+    if (!parsed.success) throw new ModelUnavailable(`model server ${baseUrl} answered its health check with something else`);
+    const { status, setup } = parsed.data;
+    const startedAt = setup?.started_at ?? null;
+    if (status === 'READY' || status === 'BUSY' || status === 'STARTING') return { status, setupError: null, startedAt };
+    if (status === 'SETUP_FAILED' || status === 'DEFUNCT') return { status: 'SETUP_FAILED', setupError: setupErrorOf(setup?.logs), startedAt };
+    return { status: 'STARTING', setupError: null, startedAt };
+  };
+  return {
+    health,
+    async predict(id, input, timeoutMs) {
+      const before = await health();
+      const watched = callbacks.watch(id);
+      try {
+        const started = await call(
+          baseUrl,
+          'PUT',
+          `/predictions/${encodeURIComponent(id)}`,
+          { id, input, webhook: watched.url, webhook_events_filter: RUN_EVENTS },
+          { prefer: 'respond-async' },
+        );
+        if (started.status === 409) throw new ModelBusy(`model server ${baseUrl} has no free slot`);
+        if (started.status === 422) return { status: 'failed', error: `the model refused its input: ${JSON.stringify(started.json)}` };
+        if (started.status !== 202 && started.status !== 200) {
+          throw new ModelUnavailable(`model server refused the run (HTTP ${started.status}): ${JSON.stringify(started.json)}`);
+        }
+        const deadline = Date.now() + timeoutMs;
+        const stopWatching = new AbortController();
+        const lost = (async () => {
+          while (!stopWatching.signal.aborted) {
+            await sleep(LIVENESS_MS, undefined, { signal: stopWatching.signal }).catch(() => undefined);
+            if (stopWatching.signal.aborted) return;
+            if (Date.now() > deadline) throw new ModelTimeout(`model server ${baseUrl} did not end the run within ${timeoutMs} ms`);
+            const now = await health();
+            if (now.startedAt !== before.startedAt) throw new ModelUnavailable(`model server ${baseUrl} was restarted during the run`);
+          }
+        })();
+        try {
+          const ended = await Promise.race([watched.done, lost.then(() => never)]);
+          const streamed = callbacks.latest(id)?.streamed ?? null;
+          return {
+            status: ended.status as ModelResponse['status'],
+            output: ended.output,
+            error: modelErrorOf(ended.error),
+            logs: ended.logs ?? '',
+            streamed: streamed === null ? null : piecesOf(Array.isArray(ended.output) ? ended.output : streamed),
+            metrics: typeof ended.metrics?.predict_time === 'number' ? { predict_time: ended.metrics.predict_time } : null,
+          };
+        } finally {
+          stopWatching.abort();
+          await lost.catch(() => undefined);
+        }
+      } finally {
+        callbacks.forget(id);
+      }
+    },
+    async cancel(id) {
+      await call(baseUrl, 'POST', `/predictions/${encodeURIComponent(id)}/cancel`, undefined);
+    },
+    runState(id) {
+      const latest = callbacks.latest(id);
+      if (!latest) return Promise.resolve(null);
+      return Promise.resolve({ progress: progressOf(latest.snapshot), logs: latest.snapshot.logs ?? '', streamed: piecesOf(latest.streamed) });
+    },
+  };
+};
+
+const never = new Promise<never>(() => undefined);

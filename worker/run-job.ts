@@ -10,7 +10,9 @@ import type { PredictionStore } from '../shared/ports/prediction-store.ts';
 import { applyEvent } from '../shared/use-cases/apply-event.ts';
 import { endPrediction, type EffectDeps } from '../shared/use-cases/end-prediction.ts';
 import type { RunEvent } from '../shared/workflow/messages.ts';
-import { ModelTimeout, ModelUnavailable, type ModelClient, type ModelResponse } from './model-client.ts';
+import { secretScrubber } from '../shared/domain/secrets.ts';
+import { ModelBusy, ModelTimeout, ModelUnavailable, type ModelClient, type ModelResponse } from './model-client.ts';
+import { InputFetchFailed, prepareInputs, removeRunFolder, runFolder, type Download } from './run-inputs.ts';
 import { freshWatch, stepRun } from './run-events.ts';
 import type { Processing } from './take-job.ts';
 
@@ -19,6 +21,8 @@ export interface RunDeps {
   readonly store: PredictionStore;
   readonly outputs: Pick<OutputStore, 'put'>;
   readonly modelServer: ModelClient;
+  /** Where the run's file inputs are fetched to (a folder the model server sees too), and how. */
+  readonly inputs: { readonly dir: string; readonly download: Download };
   readonly clock: Clock;
   /** How often the worker looks for a cancel (and records progress). */
   readonly checkMs: number;
@@ -61,12 +65,15 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
   let stopped = false;
   let deadlinePassed = false;
   let watch = freshWatch();
+  // Stops the fetching of file inputs, as a cancel to the model server stops its run.
+  const stopRun = new AbortController();
+  const scrub = secretScrubber(deps.model.secrets, prediction.input);
   const notify = (events: readonly RunEvent[]) =>
     Promise.all(events.map((event) => deps.effects.notifier.notify({ predictionId: id, event, atMs: deps.clock.now() })));
   const look = async () => {
     const state = await deps.modelServer.runState(id).catch(() => null);
     if (state === null) return;
-    const step = stepRun(prediction, watch, state, deps.clock.now());
+    const step = stepRun(prediction, watch, { ...state, logs: scrub(state.logs) }, deps.clock.now());
     watch = step.watch;
     await deps.store.recordRun(id, claim, step.update);
     await notify(step.events);
@@ -76,6 +83,7 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
     if (deadlineMs !== null && deps.clock.now() >= deadlineMs) {
       deadlinePassed = true;
       deps.log('the prediction reached its deadline; stopping the model', { predictionId: id, deadline: prediction.deadlineAt });
+      stopRun.abort();
       await deps.modelServer.cancel(id).catch(() => undefined);
       return;
     }
@@ -83,6 +91,7 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
     if (current?.status === 'processing' && current.claim === claim) return look();
     stopped = true;
     deps.log('the prediction was ended or taken over while it ran; stopping the model', { predictionId: id, status: current?.status });
+    stopRun.abort();
     await deps.modelServer.cancel(id).catch(() => undefined);
   };
   if (prediction.webhook !== null && prediction.webhookEvents?.includes('start')) {
@@ -96,33 +105,38 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
 
   const startedMs = deps.clock.now();
   const runDeadline = parseTimestamp(prediction.startedAt) + limits.runSeconds * 1000;
+  const folder = runFolder(deps.inputs.dir, id);
   let response: ModelResponse | Error;
   try {
-    response = await deps.modelServer.predict(id, prediction.input, Math.max(1000, runDeadline - startedMs + ANSWER_GRACE_MS));
+    const input = await prepareInputs(deps.model.files, prediction.input, folder, deps.inputs.download, stopRun.signal);
+    response = stopRun.signal.aborted
+      ? new InputFetchFailed('stopped before the run began')
+      : await deps.modelServer.predict(id, input, Math.max(1000, runDeadline - deps.clock.now() + ANSWER_GRACE_MS));
   } catch (error) {
     response = error instanceof Error ? error : new Error(String(error));
   } finally {
     clearInterval(watching);
     clearInterval(leasing);
+    await removeRunFolder(folder).catch((error: unknown) => deps.log('the run folder could not be removed', { predictionId: id, error: String(error) }));
   }
   const runtimeMs = Math.max(0, deps.clock.now() - startedMs);
   if (stopped) return 'stopped';
   // What was held back by the webhook interval goes out now; the prediction's end follows.
   await notify([...watch.unsent]).catch((error: unknown) => deps.log('run webhooks could not be queued', { predictionId: id, error: String(error) }));
 
-  if (response instanceof ModelUnavailable) {
+  if (response instanceof ModelUnavailable || response instanceof ModelBusy) {
     deps.log('the model server went away mid-run; the prediction goes back to the queue', { predictionId: id, error: response.message });
     await applyEvent(deps.store, id, { type: 'lost', atMs: deps.clock.now(), claim });
     return 'requeued';
   }
-  const report = response instanceof Error ? {} : reportOf(response);
+  const report = response instanceof Error ? {} : reportOf(response, scrub);
   // A run that finished in the moment its deadline was reached keeps its result.
   const succeeded = !(response instanceof Error) && response.status === 'succeeded';
   if (deadlinePassed && !succeeded && prediction.deadlineAt !== null) {
     const error = ENDINGS.deadline(prediction.deadlineAt);
     return finish(deps, prediction, { type: 'canceled', atMs: deps.clock.now(), by: 'worker', claim, runtimeMs, error, ...report });
   }
-  const ending = await endingOf(deps, prediction, response, runtimeMs, limits.runSeconds);
+  const ending = await endingOf(deps, prediction, response, runtimeMs, limits.runSeconds, scrub);
   return finish(deps, prediction, { ...ending, ...report, atMs: deps.clock.now() });
 };
 
@@ -145,12 +159,20 @@ type Ending =
   | { readonly type: 'failed'; readonly claim: string; readonly error: string; readonly runtimeMs: number | null; readonly by: 'worker' };
 
 /** What the run's answer means for the prediction; a large output is stored on the way. */
-const endingOf = async (deps: RunDeps, prediction: Processing, response: ModelResponse | Error, runtimeMs: number, runSeconds: number): Promise<Ending> => {
-  const failed = (error: string): Ending => ({ type: 'failed', claim: prediction.claim, error, runtimeMs, by: 'worker' });
+const endingOf = async (
+  deps: RunDeps,
+  prediction: Processing,
+  response: ModelResponse | Error,
+  runtimeMs: number,
+  runSeconds: number,
+  scrub: (text: string) => string,
+): Promise<Ending> => {
+  const failed = (error: string): Ending => ({ type: 'failed', claim: prediction.claim, error: scrub(error), runtimeMs, by: 'worker' });
   if (response instanceof ModelTimeout) {
     await deps.modelServer.cancel(prediction.id).catch(() => undefined);
     return failed(ENDINGS.runTimeout(runSeconds));
   }
+  if (response instanceof InputFetchFailed) return failed(response.message);
   if (response instanceof Error) return failed(`the worker failed: ${response.message}`);
   switch (response.status) {
     case 'failed':
@@ -173,8 +195,8 @@ const endingOf = async (deps: RunDeps, prediction: Processing, response: ModelRe
 };
 
 /** What the model's answer tells of its run, kept with the prediction's end. */
-const reportOf = (response: ModelResponse): RunReport => ({
-  logs: response.logs ?? '',
+const reportOf = (response: ModelResponse, scrub: (text: string) => string): RunReport => ({
+  logs: scrub(response.logs ?? ''),
   predictTimeMs: response.metrics?.predict_time === undefined ? null : Math.round(response.metrics.predict_time * 1000),
   streamed: response.streamed ?? null,
 });

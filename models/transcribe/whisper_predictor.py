@@ -1,10 +1,15 @@
-"""openai/whisper-base: transcription, language detection, translation, word times, speakers."""
+"""openai/whisper-base: transcription, language detection, translation, word times, speakers.
+
+The work behind predict.py (the Cog predictor): it is given a local audio file (the worker has
+fetched it), reports progress through a callback and logs by printing. A refused or undecodable
+audio file raises ModelError, whose message is what the caller reads.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
-import tempfile
 import threading
 from typing import Any, Callable, Iterator
 
@@ -12,7 +17,6 @@ import numpy as np
 from faster_whisper import WhisperModel, decode_audio
 
 from diarize import label_words
-from prognoz_model import Canceled, FetchError, FetchLimits, ModelError, PredictionContext, fetch_to_file
 from speaker_encoder import SAMPLE_RATE, SpeakerEncoder
 from weights import resolve_model
 
@@ -21,51 +25,79 @@ MAX_AUDIO_BYTES = int(os.environ.get("PROGNOZ_MAX_AUDIO_BYTES", 200 * 1024 * 102
 _DONE = object()
 #: Decoding settings of every pass; the benchmark's direct faster-whisper call uses the same.
 DECODE_OPTIONS: dict[str, Any] = {"beam_size": 5}
+#: How long the consumer waits for the next item at a time: a cancel lands within about this.
+_POLL_SECONDS = 0.05
+
+Progress = Callable[[float], None]
 
 
-def _cancelable(context: PredictionContext, produce: Callable[[], Iterator[Any]], workers: list[threading.Thread]) -> Iterator[Any]:
-    """Runs a blocking generator in a thread, so a cancel returns at once instead of after the
-    current 30 s window; the thread stops at its next item."""
+class ModelError(Exception):
+    """An input the model refuses; the message is for the caller."""
+
+
+def _cancelable(produce: Callable[[], Iterator[Any]], workers: list[threading.Thread]) -> Iterator[Any]:
+    """Runs a blocking generator in a thread, so that a cancel (an exception raised in the
+    consuming thread, which only lands between bytecodes) ends the consumer at once instead of
+    after the current 30 s window. When the consumer is closed, by an exception or otherwise, the
+    producer thread stops at its next item. Close the returned generator (contextlib.closing)."""
     items: queue.Queue[Any] = queue.Queue(maxsize=4)
+    stop = threading.Event()
+
+    def offer(item: Any) -> bool:
+        while not stop.is_set():
+            try:
+                items.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
 
     def run() -> None:
         try:
             for item in produce():
-                while True:
-                    if context.canceled:
-                        return
-                    try:
-                        items.put(item, timeout=0.1)
-                        break
-                    except queue.Full:
-                        continue
-            items.put(_DONE)
-        except BaseException as error:  # noqa: BLE001 - re-raised in the caller's thread
-            items.put(error)
+                if not offer(item):
+                    return
+            offer(_DONE)
+        except BaseException as error:  # noqa: BLE001 - re-raised in the consumer's thread
+            offer(error)
 
-    worker = threading.Thread(target=run, daemon=True)
+    worker = threading.Thread(target=run, name="whisper-producer", daemon=True)
     workers.append(worker)
     worker.start()
-    while True:
-        try:
-            item = items.get(timeout=0.05)
-        except queue.Empty:
-            context.check_canceled()
-            continue
-        if item is _DONE:
-            return
-        if isinstance(item, BaseException):
-            raise item
-        context.check_canceled()
-        yield item
+    try:
+        while True:
+            try:
+                item = items.get(timeout=_POLL_SECONDS)
+            except queue.Empty:
+                continue
+            if item is _DONE:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
 
 
-class TranscribePredictor:
-    def __init__(self) -> None:
-        self.model_name = os.environ.get("WHISPER_MODEL", "base")
-        self.device = os.environ.get("WHISPER_DEVICE", "cpu")
-        self.compute_type = os.environ.get("WHISPER_COMPUTE_TYPE", "int8" if self.device == "cpu" else "float16")
-        self.limits = FetchLimits.from_env()
+def default_device() -> str:
+    """`cuda` where CTranslate2 sees a GPU, else `cpu`; WHISPER_DEVICE overrides."""
+    device = os.environ.get("WHISPER_DEVICE")
+    if device:
+        return device
+    try:
+        import ctranslate2
+
+        return "cuda" if ctranslate2.get_cuda_device_count() > 0 else "cpu"
+    except Exception:  # noqa: BLE001 - a CTranslate2 built without CUDA
+        return "cpu"
+
+
+class Transcriber:
+    def __init__(self, model: str | None = None, device: str | None = None, compute_type: str | None = None) -> None:
+        self.model_name = model or os.environ.get("WHISPER_MODEL", "base")
+        self.device = device or default_device()
+        # float16 on a GPU, int8 on a CPU; WHISPER_COMPUTE_TYPE overrides.
+        self.compute_type = compute_type or os.environ.get("WHISPER_COMPUTE_TYPE") or ("float16" if self.device == "cuda" else "int8")
         self.model: WhisperModel | None = None
         self.speakers: SpeakerEncoder | None = None
         self._workers: list[threading.Thread] = []
@@ -73,7 +105,9 @@ class TranscribePredictor:
     def setup(self) -> None:
         """Loads the model once per process: every prediction finds it warm."""
         threads = int(os.environ.get("WHISPER_CPU_THREADS", "0"))
-        self.model = WhisperModel(resolve_model(self.model_name), device=self.device, compute_type=self.compute_type, cpu_threads=threads)
+        source = resolve_model(self.model_name)
+        print(f"loading Whisper {self.model_name} from {source} ({self.device}, {self.compute_type})", flush=True)
+        self.model = WhisperModel(source, device=self.device, compute_type=self.compute_type, cpu_threads=threads)
         self.speakers = SpeakerEncoder()
 
     def close(self, timeout: float = 120.0) -> None:
@@ -82,56 +116,70 @@ class TranscribePredictor:
             worker.join(timeout)
         self._workers = [worker for worker in self._workers if worker.is_alive()]
 
-    def _audio(self, url: str, context: PredictionContext) -> np.ndarray:
-        limits = FetchLimits(max_bytes=min(self.limits.max_bytes, MAX_AUDIO_BYTES), timeout_seconds=self.limits.timeout_seconds, allow_private=self.limits.allow_private)
-        with tempfile.TemporaryDirectory() as folder:
-            path = os.path.join(folder, "audio")
-            try:
-                fetch_to_file(url, path, limits, context.cancel_event)
-            except FetchError as error:
-                context.check_canceled()
-                raise ModelError(str(error)) from None
-            try:
-                audio = decode_audio(path, sampling_rate=SAMPLE_RATE)
-            except Exception as error:  # noqa: BLE001 - PyAV raises many kinds for non-audio
-                raise ModelError(f"the file at {url} is not audio that can be decoded ({type(error).__name__})") from None
+    @staticmethod
+    def _audio(path: str) -> np.ndarray:
+        try:
+            size = os.path.getsize(path)
+        except OSError:
+            raise ModelError("the audio file could not be read") from None
+        if size > MAX_AUDIO_BYTES:
+            raise ModelError(f"the audio file is {size} bytes, over the {MAX_AUDIO_BYTES}-byte limit")
+        try:
+            audio = decode_audio(path, sampling_rate=SAMPLE_RATE)
+        except Exception as error:  # noqa: BLE001 - PyAV raises many kinds for non-audio
+            raise ModelError(f"the audio file is not audio that can be decoded ({type(error).__name__})") from None
         if audio.size == 0:
-            raise ModelError(f"the file at {url} holds no audio")
+            raise ModelError("the audio file holds no audio")
         return audio
 
-    def predict(self, input: dict[str, Any], context: PredictionContext) -> dict[str, Any]:
+    def transcribe(
+        self,
+        audio_path: str | os.PathLike[str],
+        *,
+        language: str = "auto",
+        diarize: bool = False,
+        speakers: int = 1,
+        word_timestamp: bool = False,
+        progress: Progress | None = None,
+    ) -> dict[str, Any]:
+        """The output as the schema says: segments, transcription, translation, detected_language."""
         assert self.model is not None and self.speakers is not None, "setup() has not run"
+        report = progress or (lambda _: None)
         self._workers = [worker for worker in self._workers if worker.is_alive()]
         model = self.model
-        audio = self._audio(str(input["audio"]), context)
+        audio = self._audio(os.fspath(audio_path))
         duration = len(audio) / SAMPLE_RATE
-        language = None if input.get("language", "auto") == "auto" else str(input["language"])
-        diarize = bool(input.get("diarize", False))
-        want_words = bool(input.get("word_timestamp", False))
-        speakers = int(input.get("speakers", 1))
+        print(f"transcribing {duration:.1f} s of audio", flush=True)
+        forced = None if language == "auto" else language
+        want_words = word_timestamp
 
-        transcribed, info = model.transcribe(audio, language=language, task="transcribe", word_timestamps=want_words or diarize, **DECODE_OPTIONS)
+        transcribed, info = model.transcribe(audio, language=forced, task="transcribe", word_timestamps=want_words or diarize, **DECODE_OPTIONS)
         detected = info.language
+        print(f"language: {detected}" + ("" if forced else f" (detected, p={info.language_probability:.2f})"), flush=True)
         share = 0.5 if detected != "en" else 1.0  # a translation pass follows for other languages
         segments: list[Any] = []
-        for segment in _cancelable(context, lambda: transcribed, self._workers):
-            segments.append(segment)
-            context.report_progress(share * min(1.0, segment.end / duration))
+        with contextlib.closing(_cancelable(lambda: transcribed, self._workers)) as produced:
+            for segment in produced:
+                segments.append(segment)
+                report(share * min(1.0, segment.end / duration))
 
         translation: str | None = None
         if detected != "en":
+            print("translating to English", flush=True)
             translated, _ = model.transcribe(audio, language=detected, task="translate", **DECODE_OPTIONS)
             parts = []
-            for segment in _cancelable(context, lambda: translated, self._workers):
-                parts.append(segment.text.strip())
-                context.report_progress(0.5 + 0.5 * min(1.0, segment.end / duration))
+            with contextlib.closing(_cancelable(lambda: translated, self._workers)) as produced:
+                for segment in produced:
+                    parts.append(segment.text.strip())
+                    report(0.5 + 0.5 * min(1.0, segment.end / duration))
             translation = " ".join(part for part in parts if part)
 
         labels: list[int] = []
         if diarize:
             words = [(w.start, w.end) for s in segments for w in (s.words or [])]
+            print(f"telling {speakers} speaker(s) apart over {len(words)} words", flush=True)
             labels = label_words(self.speakers, audio, words, speakers)
-        context.report_progress(1.0)
+        report(1.0)
         return {
             "segments": self._segments(segments, labels if diarize else None, want_words),
             "transcription": " ".join(s.text.strip() for s in segments if s.text.strip()),

@@ -1,8 +1,9 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
 import { refusedAddress, type AddressPolicy } from '../domain/addresses.ts';
+import { guardedLookup } from './guarded-lookup.ts';
 
 export type PostOutcome = { readonly status: number } | { readonly error: string };
 
@@ -14,24 +15,6 @@ export interface PostRequest {
 
 /** Sends one webhook request; never follows a redirect (a 3xx is simply the answer). */
 export type WebhookPoster = (url: string, request: PostRequest) => Promise<PostOutcome>;
-
-/**
- * Resolves like dns.lookup, but refuses a host whose address is not public, so the check holds
- * for the very address the connection goes to (no second lookup can rebind it).
- */
-const guardedLookup =
-  (policy: AddressPolicy): LookupFunction =>
-  (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-      if (error) return callback(error, '', 0);
-      const refused = addresses.map((a) => refusedAddress(a.address, policy)).find((reason) => reason !== null);
-      if (refused) return callback(Object.assign(new Error(`${hostname}: ${refused}`), { code: 'EADDRNOTALLOWED' }), '', 0);
-      const [first] = addresses;
-      if (!first) return callback(new Error(`${hostname} has no address`), '', 0);
-      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-      callback(null, first.address, first.family);
-    });
-  };
 
 export const guardedPoster =
   (policy: AddressPolicy): WebhookPoster =>

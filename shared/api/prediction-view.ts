@@ -2,6 +2,8 @@ import { parseTimestamp } from '../domain/clock.ts';
 import { isTerminal, type Prediction } from '../domain/prediction.ts';
 import { kopecksToRoubles } from '../domain/pricing.ts';
 import type { OutputStore } from '../ports/output-store.ts';
+import { redactSecrets } from '../domain/secrets.ts';
+import { findModel } from '../models/registry.ts';
 
 /** The prediction as clients see it (spec §2.2). */
 export interface PredictionView {
@@ -99,7 +101,8 @@ export const toPredictionView = (prediction: Prediction, options: ViewOptions): 
   const view: PredictionView = {
     id: prediction.id,
     model: prediction.model,
-    input: prediction.input,
+    // Secret inputs (cog.Secret) are never shown: not to the caller, not in a webhook, not in a list.
+    input: redactSecrets(prediction.input, findModel(prediction.model)?.secrets ?? []),
     status: prediction.status,
     output: prediction.status === 'succeeded' ? (options.output ?? null) : null,
     error: prediction.status === 'failed' || prediction.status === 'canceled' ? prediction.error : null,

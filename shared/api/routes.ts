@@ -10,6 +10,7 @@ export const ROUTES = [
   { method: 'GET', path: '/api/v1/account', handler: 'get-account', entry: 'functions/http/get-account.ts' },
   { method: 'GET', path: '/api/v1/webhooks/default/secret', handler: 'get-webhook-secret', entry: 'functions/http/webhook-secret.ts' },
   { method: 'POST', path: '/api/v1/webhooks/default/secret/rotate', handler: 'rotate-webhook-secret', entry: 'functions/http/rotate-webhook-secret.ts' },
+  { method: 'GET', path: '/api/v1/models', handler: 'list-models', entry: 'functions/http/list-models.ts' },
   { method: 'GET', path: '/api/v1/{company}/{model}', handler: 'get-model', entry: 'functions/http/get-model.ts' },
   // Streamed: a synchronous create may wait 30 s, past API Gateway's 29 s buffered limit.
   { method: 'POST', path: '/api/v1/{company}/{model}', handler: 'create-prediction', entry: 'functions/http/create-prediction.ts', streaming: true },

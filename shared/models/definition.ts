@@ -2,7 +2,17 @@ import type { z } from 'zod';
 import type { PhaseLimits, PredictionPolicy } from '../domain/prediction.ts';
 import { roublesToMicro } from '../domain/pricing.ts';
 
-/** Everything the service knows about one model: its contract, its price and how it runs. */
+/** A file input of a model (`cog.Path`): the worker fetches it and hands the model a local file. */
+export interface FileInput {
+  readonly name: string;
+  /** A list of files (`list[Path]`). */
+  readonly list: boolean;
+}
+
+/**
+ * Everything the service knows about one model: its contract (derived from its Cog predictor),
+ * its price and how it runs (from the manifest of models).
+ */
 export interface ModelDefinition {
   /** `{company}/{model}` as addressed in the API. */
   readonly id: string;
@@ -10,6 +20,10 @@ export interface ModelDefinition {
   /** Strict zod schema with defaults: unknown fields are rejected, defaults are echoed. */
   readonly input: z.ZodObject;
   readonly output: z.ZodType;
+  /** Inputs the worker fetches through the guarded fetcher before the model runs. */
+  readonly files: readonly FileInput[];
+  /** Inputs (`cog.Secret`) that are never shown: redacted in every view, webhook and log. */
+  readonly secrets: readonly string[];
   /** Roubles per second of model time, as an exact decimal string. */
   readonly pricePerSecond: string;
   /**
@@ -46,8 +60,13 @@ export interface ModelDefinition {
     readonly maxTasks: number;
     /** Predictions waiting per running task before another task is started. */
     readonly backlogPerTask: number;
-    /** The model server's Dockerfile, relative to the repository root (the build context). */
-    readonly dockerfile: string;
+  };
+  /** The Cog predictor the model runs. */
+  readonly predictor: {
+    /** Its folder (with cog.yaml): relative to the repository root, or absolute. */
+    readonly folder: string;
+    /** Runs one model server takes at once (cog.yaml `concurrency.max`). */
+    readonly concurrency: number;
   };
 }
 

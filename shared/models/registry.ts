@@ -1,18 +1,59 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import manifestJson from '../../models/manifest.json' with { type: 'json' };
+import derivedJson from '../../models/schemas.json' with { type: 'json' };
 import type { FieldIssue } from '../domain/errors.ts';
 import { err, ok, type Result } from '../domain/result.ts';
+import { contractOf } from './cog-schema.ts';
 import type { ModelDefinition } from './definition.ts';
-import { echoModel } from './echo.ts';
-import { whisperBaseModel } from './transcribe.ts';
+import { catalog, derivedModel, manifestFile, type Catalog } from './manifest.ts';
 
-export type { ModelDefinition } from './definition.ts';
+export type { FileInput, ModelDefinition } from './definition.ts';
 export { phaseLimitsOf, policyOf } from './definition.ts';
 
-export const MODELS: readonly ModelDefinition[] = [echoModel, whisperBaseModel];
+/** A catalog file beside the repository's (a local run's `--model` flags write one): its path. */
+export const EXTRA_CATALOG_ENV = 'PROGNOZ_MODEL_CATALOG';
 
-const byId = new Map(MODELS.map((model) => [model.id, model]));
+/** The models of a catalog, each with its contract derived from its predictor. */
+export const modelsOf = (source: Catalog): ModelDefinition[] =>
+  source.models.map((entry) => {
+    const derived = source.derived[entry.id];
+    if (!derived) throw new Error(`model ${entry.id} has no derived schema: run \`npm run models\` to derive it from ${entry.predictor}`);
+    return {
+      ...entry,
+      ...contractOf(derived, entry.id),
+      predictor: { folder: entry.predictor, concurrency: derived.concurrency },
+    };
+  });
 
-export const findModel = (id: string): ModelDefinition | undefined => byId.get(id);
+const repositoryCatalog = (): Catalog => ({
+  models: manifestFile.parse(manifestJson).models,
+  derived: z.record(z.string(), derivedModel).parse(derivedJson),
+});
+
+const extraCatalog = (): Catalog | null => {
+  const file = process.env[EXTRA_CATALOG_ENV];
+  return file ? catalog.parse(JSON.parse(readFileSync(file, 'utf8'))) : null;
+};
+
+let loaded: { list: readonly ModelDefinition[]; byId: ReadonlyMap<string, ModelDefinition> } | null = null;
+const registry = () => {
+  if (!loaded) {
+    const list = [...modelsOf(repositoryCatalog()), ...modelsOf(extraCatalog() ?? { models: [], derived: {} })];
+    const byId = new Map<string, ModelDefinition>();
+    for (const model of list) {
+      if (byId.has(model.id)) throw new Error(`model ${model.id} is in the catalog twice`);
+      byId.set(model.id, model);
+    }
+    loaded = { list, byId };
+  }
+  return loaded;
+};
+
+/** Every model this deployment serves: the manifest's, then those a local run was given. */
+export const allModels = (): readonly ModelDefinition[] => registry().list;
+
+export const findModel = (id: string): ModelDefinition | undefined => registry().byId.get(id);
 
 export const requireModel = (id: string): ModelDefinition => {
   const model = findModel(id);

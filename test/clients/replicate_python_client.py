@@ -48,7 +48,7 @@ def main() -> None:
     page = client.predictions.list()
     report("list", ids=[p.id for p in page.results], next=page.next, statuses=sorted({p.status for p in page.results}))
 
-    pieces = [str(event) for event in client.stream(echo, input={"text": "one two three four", "stream": True, "sleep": 1})]
+    pieces = [str(event) for event in client.stream("prognoz/stream", input={"text": "one two three four", "sleep": 1})]
     report("stream", pieces=pieces)
 
     with open(os.environ["PROGNOZ_AUDIO"], "rb") as audio:

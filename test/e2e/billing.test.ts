@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts';
 import { systemClock } from '../../shared/domain/clock.ts';
 import { finalizePrediction } from '../../shared/use-cases/finalize-prediction.ts';
-import { echoModel } from '../../shared/models/echo.ts';
 import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
 import { call, createOtherAccount, createPrediction, localDynamo, localSqs, runtime, untilTerminal, webhookQueueUrl } from '../support/api.ts';
+import { requireModel } from '../../shared/models/registry.ts';
+
+const echoModel = requireModel('prognoz/echo');
 
 interface Account {
   balance: number;

@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import { StopExecutionCommand } from '@aws-sdk/client-sfn';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -6,10 +7,10 @@ import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
 import { systemClock } from '../../shared/domain/clock.ts';
 import { ENDINGS } from '../../shared/domain/endings.ts';
 import { START_GRACE_MS } from '../../shared/domain/prediction.ts';
-import { echoModel } from '../../shared/models/echo.ts';
 import { phaseLimitsOf } from '../../shared/models/registry.ts';
 import { applyEvent } from '../../shared/use-cases/apply-event.ts';
-import { httpModelClient } from '../../worker/model-client.ts';
+import { CogCallbacks } from '../../worker/cog-callbacks.ts';
+import { cogModelClient } from '../../worker/model-client.ts';
 import { runClaimed } from '../../worker/run-job.ts';
 import { takeJob } from '../../worker/take-job.ts';
 import {
@@ -21,7 +22,7 @@ import {
   localPredictionStore,
   localSqs,
   localStepFunctions,
-  modelRecord,
+  modelHealth,
   pollUntil,
   processNamed,
   untilTerminal,
@@ -29,6 +30,9 @@ import {
   webhookQueueUrl,
 } from '../support/api.ts';
 import { receiverForFile } from '../support/receiver.ts';
+import { requireModel } from '../../shared/models/registry.ts';
+
+const echoModel = requireModel('prognoz/echo');
 
 const limits = phaseLimitsOf(echoModel);
 const store = localPredictionStore;
@@ -173,13 +177,16 @@ describe('deadlines hold', () => {
     const shortRuns = { ...echoModel, timeouts: { ...echoModel.timeouts, runSeconds: 1 } };
     const notifier = sqsWebhookNotifier(await webhookQueueUrl(), localSqs());
 
+    const callbacks = new CogCallbacks();
+    await callbacks.listen(0);
     const started = Date.now();
     const outcome = await runClaimed(
       {
         model: shortRuns,
         store: store(),
         outputs: { put: () => Promise.reject(new Error('no output expected')) },
-        modelServer: httpModelClient(model.url ?? ''),
+        modelServer: cogModelClient(model.url ?? '', callbacks),
+        inputs: { dir: tmpdir(), download: () => Promise.reject(new Error('no file inputs expected')) },
         clock: systemClock,
         checkMs: 1000,
         heartbeatMs: 2000,
@@ -198,7 +205,8 @@ describe('deadlines hold', () => {
     expect(ended.runtime ?? 0).toBeGreaterThan(1);
     expect(ended.cost).toBeGreaterThan(0);
     // The model server was told to stop: it is free again at once, not 30 s later.
-    for (let i = 0; i < 30 && (await modelRecord(id))?.status !== 'canceled'; i++) await sleep(100);
-    expect(await modelRecord(id)).toMatchObject({ status: 'canceled' });
+    for (let i = 0; i < 30 && (await modelHealth()) !== 'READY'; i++) await sleep(100);
+    expect(await modelHealth()).toBe('READY');
+    await callbacks.close();
   });
 });

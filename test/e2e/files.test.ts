@@ -84,7 +84,7 @@ describe('file uploads', () => {
     const done = await createPrediction({ file: file.urls.get }, { headers: { prefer: 'wait' } });
 
     expect(done.json.status).toBe('succeeded');
-    expect(done.json.output).toEqual({ text: 'hello', file: { url: file.urls.get, size: content.length, sha256: sha256(content) } });
+    expect(done.json.output).toEqual({ text: 'hello', file: { size: content.length, sha256: sha256(content) } });
   });
 
   it('are seen only by their account, until deleted', async () => {

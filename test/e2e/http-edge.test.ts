@@ -143,7 +143,7 @@ describe('diagnostics and webhooks at create', () => {
     const created = await createPrediction({ text: 'hook', webhook }, { headers: { prefer: 'wait' } });
     expect(created.status).toBe(201);
     expect(created.json.webhook).toBe(webhook);
-    expect(created.json.input).toEqual({ text: 'hook', repeat: 1, sleep: 0, fail: false, stream: false });
+    expect(created.json.input).toEqual({ text: 'hook', repeat: 1, sleep: 0, fail: false });
 
     const conflict = await createPrediction({ webhook }, { headers: { 'webhook-url': 'https://example.com/other' } });
     expect(conflict.status).toBe(400);

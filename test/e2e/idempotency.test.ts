@@ -10,7 +10,6 @@ import { holdFor } from '../../shared/domain/billing.ts';
 import { claimIdempotencyKey } from '../../shared/domain/idempotency.ts';
 import { asAccountId, newPredictionId } from '../../shared/domain/ids.ts';
 import { createPrediction } from '../../shared/domain/prediction.ts';
-import { echoModel } from '../../shared/models/echo.ts';
 import {
   accountOf,
   call,
@@ -22,6 +21,9 @@ import {
   untilTerminal,
   type CallOptions,
 } from '../support/api.ts';
+import { requireModel } from '../../shared/models/registry.ts';
+
+const echoModel = requireModel('prognoz/echo');
 
 /** What one echo prediction holds while it runs, in roubles as GET /account shows it. */
 const ONE_HOLD = holdFor(echoModel, Date.now()).kopecks / 100;

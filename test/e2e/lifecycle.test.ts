@@ -15,7 +15,7 @@ describe('an asynchronous prediction', () => {
       output: null,
       runtime: null,
       source: 'api',
-      input: { text: 'добрый день', repeat: 1, sleep: 0, fail: false, stream: false },
+      input: { text: 'добрый день', repeat: 1, sleep: 0, fail: false },
     });
     expect(created.json.id).toMatch(UUID);
     expect(created.json.created_at).toMatch(TIMESTAMP);
@@ -25,7 +25,7 @@ describe('an asynchronous prediction', () => {
 
     const done = await untilTerminal(created.json.id);
     expect(done.status).toBe('succeeded');
-    expect(done.output).toEqual({ text: 'добрый день' });
+    expect(done.output).toEqual({ text: 'добрый день', file: null });
     expect(done.runtime).toEqual(expect.any(Number));
     expect(done.runtime).toBeGreaterThanOrEqual(0);
     // prognoz/echo costs 0.01 ₽ a second, rounded up to the kopeck.

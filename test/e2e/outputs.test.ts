@@ -20,8 +20,8 @@ describe('outputs never ride in the workflow', () => {
     expect(created.json.status).toBe('succeeded');
     const expected = LONGEST_TEXT.repeat(repeat);
     expect(Buffer.byteLength(JSON.stringify(created.json.output))).toBeGreaterThanOrEqual(5_000_000);
-    expect(created.json.output).toEqual({ text: expected });
-    expect((await getPrediction(created.json.id, { token })).json.output).toEqual({ text: expected });
+    expect(created.json.output).toEqual({ text: expected, file: null });
+    expect((await getPrediction(created.json.id, { token })).json.output).toEqual({ text: expected, file: null });
     await pollUntil(created.json.id, () => receiver().accepted(created.json.id).length > 0, 20_000, { token });
     const delivered = JSON.parse(receiver().accepted(created.json.id)[0]?.body ?? '{}') as { output?: { text?: string } };
     expect(delivered.output?.text === expected).toBe(true);
@@ -31,7 +31,7 @@ describe('outputs never ride in the workflow', () => {
   it('an output over the largest supported size ends the prediction failed, saying so, with its hold released', async () => {
     const token = await createOtherAccount({ balanceKopecks: 10_000 });
     const created = await createPrediction({ text: LONGEST_TEXT, repeat: 20 }, { token, headers: { prefer: 'wait=60' } });
-    const bytes = Buffer.byteLength(JSON.stringify({ text: LONGEST_TEXT.repeat(20) }));
+    const bytes = Buffer.byteLength(JSON.stringify({ text: LONGEST_TEXT.repeat(20), file: null }));
     expect(bytes).toBeGreaterThan(OUTPUT_LIMITS.maxBytes);
     expect(created.json).toMatchObject({ status: 'failed', output: null, error: ENDINGS.outputTooLarge(bytes, OUTPUT_LIMITS.maxBytes) });
     expect(created.json.cost).toBeGreaterThan(0);

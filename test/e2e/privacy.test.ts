@@ -20,7 +20,7 @@ describe('privacy', () => {
     const form = await call('prognoz/echo', { body: `text=${canary}`, headers: { 'content-type': 'application/x-www-form-urlencoded', prefer: 'wait' } });
 
     expect([ok.json.status, failed.json.status, invalid.status, form.json.status]).toEqual(['succeeded', 'failed', 422, 'succeeded']);
-    expect(ok.json.output).toEqual({ text: canary });
+    expect(ok.json.output).toEqual({ text: canary, file: null });
     await sleep(1000);
     const captured = await logs();
     // The logs are captured (the worker logged these predictions by id), and hold no value.

@@ -12,6 +12,9 @@ const receiver = receiverForFile();
 /** Replicate's create route for a model: `{input, ...}` in JSON. */
 const createByModel = (body: Record<string, unknown>, options: { token?: string; headers?: Record<string, string> } = {}) =>
   call<PredictionView>('models/prognoz/echo/predictions', { method: 'POST', body, ...options });
+/** prognoz/stream: a Cog predictor whose output is an iterator of words, as a language model's is. */
+const createStreaming = (body: Record<string, unknown>, options: { token?: string; headers?: Record<string, string> } = {}) =>
+  call<PredictionView>('models/prognoz/stream/predictions', { method: 'POST', body, ...options });
 
 interface StreamedEvent {
   readonly event: string;
@@ -77,7 +80,7 @@ describe('Replicate-style creates', () => {
   });
 
   it('shows the model\'s logs while it runs', async () => {
-    const created = await createByModel({ input: { text: 'a b c d e f', stream: true, sleep: 3 } });
+    const created = await createStreaming({ input: { text: 'a b c d e f', sleep: 3 } });
     const running = await pollUntil(created.json.id, (p) => p.status === 'processing' && p.logs.includes('streamed piece'), 20_000);
     expect(running.logs).toMatch(/streamed piece \d\/6/);
     const done = await untilTerminal(created.json.id, 20_000);
@@ -136,8 +139,8 @@ describe('webhook events filter', () => {
 
   it('sends start, output, logs and completed as asked, each signed, output and logs at most every 500 ms', async () => {
     const secret = (await call<{ key: string }>('webhooks/default/secret')).json.key;
-    const created = await createByModel({
-      input: { text: 'one two three four five six seven eight', stream: true, sleep: 4 },
+    const created = await createStreaming({
+      input: { text: 'one two three four five six seven eight', sleep: 4 },
       webhook: `${receiver().url}/events`,
       webhook_events_filter: ['start', 'output', 'logs', 'completed'],
     });
@@ -168,7 +171,7 @@ describe('webhook events filter', () => {
 
   it('without completed in the filter, the end is not sent; without a filter, only the end is', async () => {
     const startOnly = await createByModel({ input: { sleep: 1 }, webhook: `${receiver().url}/start-only`, webhook_events_filter: ['start'] });
-    const plain = await createByModel({ input: { text: 'a b c', stream: true, sleep: 1 }, webhook: `${receiver().url}/plain` });
+    const plain = await createStreaming({ input: { text: 'a b c', sleep: 1 }, webhook: `${receiver().url}/plain` });
     await untilTerminal(startOnly.json.id, 20_000);
     await untilTerminal(plain.json.id, 20_000);
     await pollUntil(plain.json.id, () => deliveriesOf(plain.json.id).length > 0 && deliveriesOf(startOnly.json.id).length > 0, 20_000);
@@ -184,7 +187,7 @@ describe('webhook events filter', () => {
 describe('the event stream (urls.stream)', () => {
   it('streams output pieces as the model makes them, log lines, and done — without a token', async () => {
     const text = 'the quick brown fox jumps over the lazy dog';
-    const created = await createByModel({ input: { text, stream: true, sleep: 3 } });
+    const created = await createStreaming({ input: { text, sleep: 3 } });
     const started = Date.now();
     const response = await fetch(created.json.urls?.stream ?? '', { headers: { accept: 'text/event-stream' } });
     expect(response.status).toBe(200);
@@ -211,7 +214,7 @@ describe('the event stream (urls.stream)', () => {
   it('a model that streams nothing sends its output once; a failure sends error then done; a wrong key finds nothing', async () => {
     const plain = await createByModel({ input: { text: 'whole' } });
     const whole = await readStream(plain.json.urls?.stream ?? '');
-    expect(whole.events.filter((e) => e.event === 'output').map((e) => e.data)).toEqual([JSON.stringify({ text: 'whole' })]);
+    expect(whole.events.filter((e) => e.event === 'output').map((e) => JSON.parse(e.data) as unknown)).toEqual([{ text: 'whole', file: null }]);
     expect(whole.events.at(-1)).toMatchObject({ event: 'done', data: '{}' });
 
     const failing = await createByModel({ input: { fail: true } });

@@ -21,10 +21,10 @@ const client = () => new Replicate({ auth: runtime().apiToken, baseUrl: runtime(
 describe('the official replicate npm client (1.4.0)', () => {
   it('run() blocks for the output, and polls for it when asked to', async () => {
     const replicate = client();
-    expect(await replicate.run('prognoz/echo', { input: { text: 'blocking' } })).toEqual({ text: 'blocking' });
+    expect(await replicate.run('prognoz/echo', { input: { text: 'blocking' } })).toEqual({ text: 'blocking', file: null });
     const seen: string[] = [];
     const polled = await replicate.run('prognoz/echo', { input: { text: 'polled', sleep: 1 }, wait: { mode: 'poll', interval: 200 } }, (p) => seen.push(p.status));
-    expect(polled).toEqual({ text: 'polled' });
+    expect(polled).toEqual({ text: 'polled', file: null });
     expect(seen).toContain('succeeded');
     // Replicate's clients know five statuses: to them a prediction waiting in its queue is `starting`.
     expect(seen.every((status) => ['starting', 'processing', 'succeeded'].includes(status))).toBe(true);
@@ -54,7 +54,7 @@ describe('the official replicate npm client (1.4.0)', () => {
   it('stream() yields the output as the model streams it', async () => {
     const text = 'streamed one word at a time';
     const pieces: string[] = [];
-    for await (const event of client().stream('prognoz/echo', { input: { text, stream: true, sleep: 1.5 } })) {
+    for await (const event of client().stream('prognoz/stream', { input: { text, sleep: 1.5 } })) {
       // The client's ServerSentEvent: its toString() is the data of an output event.
       if (event.event === 'output') pieces.push(event.data);
     }

@@ -1,33 +1,41 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { WORKER_DOCKERFILE } from '../../infra/constructs/model-fleet.ts';
-import { MODELS } from '../../shared/models/registry.ts';
+import { cogDockerfile } from '../../infra/cog/dockerfile.ts';
+import { predictorFolderOf, WORKER_DOCKER_EXCLUDES, WORKER_DOCKERFILE } from '../../infra/constructs/model-fleet.ts';
+import { readCogConfig } from '../../shared/models/cog-config.ts';
+import { allModels } from '../../shared/models/registry.ts';
+import { copiedSources } from '../support/dockerfile.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
-/** The sources of every COPY that takes files from the build context (the repository root). */
-const copiedPaths = (dockerfile: string): string[] =>
-  readFileSync(path.join(ROOT, dockerfile), 'utf8')
-    .replace(/\\\n/g, ' ')
-    .split('\n')
-    .filter((line) => /^\s*COPY\s/i.test(line) && !/--from=/i.test(line))
-    .flatMap((line) => {
-      const parts = line.trim().split(/\s+/).slice(1).filter((part) => !part.startsWith('--'));
-      return parts.slice(0, -1);
-    });
+describe('the worker Dockerfile', () => {
+  const text = readFileSync(path.join(ROOT, WORKER_DOCKERFILE), 'utf8');
 
-describe('Dockerfiles', () => {
-  const dockerfiles = [WORKER_DOCKERFILE, ...MODELS.map((model) => model.fleet.dockerfile)];
-
-  it.each(dockerfiles)('%s exists and copies only files that exist', (dockerfile) => {
-    expect(existsSync(path.join(ROOT, dockerfile))).toBe(true);
-    const copied = copiedPaths(dockerfile);
+  it('copies only files that exist (its context is the repository root)', () => {
+    const copied = copiedSources(text);
     expect(copied.length).toBeGreaterThan(0);
-    for (const source of copied) expect(existsSync(path.join(ROOT, source)), `${dockerfile}: COPY ${source}`).toBe(true);
+    for (const source of copied) expect(existsSync(path.join(ROOT, source)), `${WORKER_DOCKERFILE}: COPY ${source}`).toBe(true);
   });
 
-  it('the worker image runs the worker entry point', () => {
-    expect(readFileSync(path.join(ROOT, WORKER_DOCKERFILE), 'utf8')).toContain('worker/main.ts');
+  it('bundles the worker entry point with the catalog of models the registry imports', () => {
+    expect(text).toContain('worker/main.ts');
+    expect(copiedSources(text)).toEqual(expect.arrayContaining(['models/manifest.json', 'models/schemas.json']));
+  });
+
+  it('keeps the models\' folders out of its context but for the catalog, and .dockerignore says the same', () => {
+    expect(WORKER_DOCKER_EXCLUDES).toEqual(expect.arrayContaining(['models/*', '!models/manifest.json', '!models/schemas.json']));
+    expect(WORKER_DOCKER_EXCLUDES).not.toContain('models');
+    const dockerignore = readFileSync(path.join(ROOT, '.dockerignore'), 'utf8').split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
+    expect(dockerignore).toEqual(WORKER_DOCKER_EXCLUDES);
+  });
+});
+
+describe.each(allModels().map((model) => ({ id: model.id, folder: predictorFolderOf(model) })))('the model $id', ({ folder }) => {
+  it('has a predictor folder whose generated Dockerfile copies only files that exist there', () => {
+    const text = cogDockerfile(readCogConfig(folder));
+    const copied = copiedSources(text);
+    expect(copied).toContain('.');
+    for (const source of copied) expect(existsSync(path.join(folder, source)), `${folder}: COPY ${source}`).toBe(true);
   });
 });

@@ -3,9 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/app.ts';
 import { dispatchTimeoutSeconds } from '../../infra/workflow/prediction-chain.ts';
 import { SWEEP_INDEX } from '../../shared/adapters/table-keys.ts';
-import { echoModel } from '../../shared/models/echo.ts';
-import { MODELS, phaseLimitsOf } from '../../shared/models/registry.ts';
+import { allModels, phaseLimitsOf, requireModel } from '../../shared/models/registry.ts';
 
+const echoModel = requireModel('prognoz/echo');
+const MODELS = allModels();
 const { stack } = buildApp({ bundle: false });
 const template = Template.fromStack(stack);
 

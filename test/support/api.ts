@@ -10,7 +10,7 @@ import { executionArnOf } from '../../shared/adapters/workflow-client.ts';
 import { holdFor } from '../../shared/domain/billing.ts';
 import { asAccountId, newPredictionId, type PredictionId } from '../../shared/domain/ids.ts';
 import { createPrediction as newPrediction } from '../../shared/domain/prediction.ts';
-import { echoModel } from '../../shared/models/echo.ts';
+import { requireModel } from '../../shared/models/registry.ts';
 import { localStateMachineArn } from '../../local/paths.ts';
 import { generateToken } from '../../shared/domain/tokens.ts';
 import type { PredictionView } from '../../shared/api/prediction-view.ts';
@@ -89,7 +89,7 @@ export const localPredictionStore = () => dynamoPredictionStore(runtime().tableN
 /** The execution of an echo prediction, named after it, on the local Step Functions service. */
 export const echoExecutionArn = async (predictionId: string): Promise<string> => {
   const { machines } = (await (await fetch(`${runtime().origin}/_local/definitions`)).json()) as { machines: { logicalId: string; model: string }[] };
-  const machine = machines.find((m) => m.model === echoModel.id)?.logicalId ?? '';
+  const machine = machines.find((m) => m.model === 'prognoz/echo')?.logicalId ?? '';
   return executionArnOf(localStateMachineArn(machine), predictionId);
 };
 
@@ -105,7 +105,7 @@ export const insertPrediction = async (
   const owner = asAccountId((await accountOf(token)).id);
   const nowMs = Date.now() - (options.createdAgoMs ?? 0);
   const inserted = await localPredictionStore().insert(
-    newPrediction({ id, model: echoModel.id, owner, input: { text: 'stranded', repeat: 1, sleep: 0, fail: false }, webhook: options.webhook ?? null, cancelAfterSeconds: options.cancelAfterSeconds ?? null, nowMs, hold: holdFor(echoModel, nowMs) }),
+    newPrediction({ id, model: 'prognoz/echo', owner, input: { text: 'stranded', repeat: 1, sleep: 0, fail: false }, webhook: options.webhook ?? null, cancelAfterSeconds: options.cancelAfterSeconds ?? null, nowMs, hold: holdFor(requireModel('prognoz/echo'), nowMs) }),
     null,
   );
   if (!inserted.ok) throw inserted.error;
@@ -145,11 +145,17 @@ export const processNamed = async (prefix: string): Promise<ProcessInfo> => {
   return found;
 };
 
-/** The model server's own record of a prediction (what it ran, when it stopped). */
-export const modelRecord = async (id: string): Promise<Record<string, unknown> | null> => {
-  const model = await processNamed('model:prognoz/echo');
-  const response = await fetch(`${model.url ?? ''}/predictions/${id}`);
-  return response.status === 200 ? ((await response.json()) as Record<string, unknown>) : null;
+/** The echo model server's health (coglet's `GET /health-check` status: READY, BUSY, …). */
+export const modelHealth = async (model = 'prognoz/echo'): Promise<string> => {
+  const server = await processNamed(`model:${model}`);
+  const response = await fetch(`${server.url ?? ''}/health-check`);
+  return ((await response.json()) as { status: string }).status;
+};
+
+/** What coglet logged of a prediction (it logs each run's start and end with the prediction's id). */
+export const modelLogOf = async (id: string): Promise<string[]> => {
+  const { lines } = (await (await fetch(`${runtime().origin}/_local/logs`)).json()) as { lines: string[] };
+  return lines.filter((line) => line.includes(`"prediction_id":"${id}"`));
 };
 
 /** Waits until a supervised process runs again under a new pid. */

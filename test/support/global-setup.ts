@@ -1,4 +1,6 @@
 import type { TestProject } from 'vitest/node';
+import path from 'node:path';
+import { parseModelFlag } from '../../local/brought-models.ts';
 import { startLocalRuntime } from '../../local/runtime.ts';
 
 export interface RuntimeInfo {
@@ -39,7 +41,10 @@ export default async function setup(project: TestProject) {
   process.env.PROGNOZ_WEBHOOK_RETRY_DELAYS = '1,2,3';
   // The sweeper every 2 s (on AWS, every minute), so tests of what it ends finish quickly.
   process.env.PROGNOZ_SCHEDULE_EVERY_SECONDS = '2';
-  const runtime = await startLocalRuntime({ port: 0, log: (line) => lines.push(line), localEndpoints: { logs: () => ({ lines }) } });
+  // Two Cog predictors brought as a user brings them (`npm start -- --model …`): one that works, one whose setup fails.
+  const fixtures = path.resolve(import.meta.dirname, '..', 'fixtures', 'cog');
+  const models = [parseModelFlag(`acme/wordcount=${fixtures}/wordcount,price=0.02`), parseModelFlag(`acme/broken=${fixtures}/broken`)];
+  const runtime = await startLocalRuntime({ port: 0, models, log: (line) => lines.push(line), localEndpoints: { logs: () => ({ lines }) } });
   project.provide('runtime', {
     apiUrl: runtime.apiUrl,
     apiToken: runtime.apiToken,

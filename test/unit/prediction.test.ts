@@ -14,7 +14,9 @@ import {
 } from '../../shared/domain/prediction.ts';
 import { roublesToMicro } from '../../shared/domain/pricing.ts';
 import { DEFAULT_MAX_ATTEMPTS, DEFAULT_QUEUE_SECONDS, phaseLimitsOf } from '../../shared/models/definition.ts';
-import { echoModel } from '../../shared/models/echo.ts';
+import { requireModel } from '../../shared/models/registry.ts';
+
+const echoModel = requireModel('prognoz/echo');
 
 const limits: PhaseLimits = { queueSeconds: 3600, runSeconds: 900, leaseSeconds: 4, maxAttempts: 2 };
 const policy = { pricePerSecondMicro: roublesToMicro('0.01'), limits };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { coerceFormInput, findModel, jsonSchemaOf, validateInput } from '../../shared/models/registry.ts';
-import { echoModel } from '../../shared/models/echo.ts';
+import { allModels, coerceFormInput, findModel, jsonSchemaOf, requireModel, validateInput } from '../../shared/models/registry.ts';
+
+const echoModel = requireModel('prognoz/echo');
 
 describe('the model registry', () => {
   it('finds prognoz/echo with its price', () => {
@@ -8,10 +9,17 @@ describe('the model registry', () => {
     expect(findModel('prognoz/nothing')).toBeUndefined();
   });
 
+  it('holds the manifest\'s models, each with its predictor folder and what was derived from it', () => {
+    expect(allModels().map((model) => model.id)).toEqual(expect.arrayContaining(['prognoz/echo', 'prognoz/stream', 'openai/whisper-base']));
+    expect(echoModel.predictor).toEqual({ folder: 'models/echo', concurrency: 1 });
+    expect(echoModel.files).toEqual([{ name: 'file', list: false }]);
+    expect(requireModel('openai/whisper-base').files).toEqual([{ name: 'audio', list: false }]);
+  });
+
   it('fills defaults and echoes the input in schema order', () => {
     const result = validateInput(echoModel, { fail: true, text: 'x' });
-    expect(result).toEqual({ ok: true, value: { text: 'x', repeat: 1, sleep: 0, fail: true, stream: false } });
-    expect(Object.keys(result.ok ? result.value : {})).toEqual(['text', 'repeat', 'sleep', 'fail', 'stream']);
+    expect(result).toEqual({ ok: true, value: { text: 'x', repeat: 1, sleep: 0, fail: true } });
+    expect(Object.keys(result.ok ? result.value : {})).toEqual(['text', 'repeat', 'sleep', 'fail']);
   });
 
   it('names every failing field', () => {
@@ -26,12 +34,12 @@ describe('the model registry', () => {
     expect(validateInput(echoModel, bad).ok).toBe(false);
   });
 
-  it('publishes JSON Schema derived from the zod schemas', () => {
+  it('publishes JSON Schema derived from the predictor', () => {
     const schema = jsonSchemaOf(echoModel);
     expect(schema.input).toMatchObject({
       type: 'object',
       additionalProperties: false,
-      properties: { text: { type: 'string', default: 'hello' }, sleep: { type: 'number', minimum: 0, maximum: 300 }, file: { format: 'uri' } },
+      properties: { text: { type: 'string', default: 'hello', 'x-order': 0 }, sleep: { type: 'number', minimum: 0, maximum: 300 } },
     });
     expect(schema.output).toMatchObject({ type: 'object', required: ['text'] });
   });

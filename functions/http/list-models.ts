@@ -1,0 +1,11 @@
+import { modelSummary } from '../../shared/api/model-view.ts';
+import { allModels } from '../../shared/models/registry.ts';
+import { httpHandler } from './pipeline.ts';
+import { apiBaseOf } from './public-url.ts';
+import { json } from './respond.ts';
+
+/** GET /api/v1/models: the models the caller can run, with their prices and links. */
+export const handler = httpHandler(async (event) => {
+  const apiBase = apiBaseOf(event);
+  return Promise.resolve(json(200, { results: allModels().map((model) => modelSummary(model, apiBase)) }));
+});

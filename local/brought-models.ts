@@ -1,0 +1,68 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { readCogConfig } from '../shared/models/cog-config.ts';
+import { LOCAL_MODEL_DEFAULTS, manifestEntry, type Catalog } from '../shared/models/manifest.ts';
+import { deriveModel, ensureEnvironment } from './model-env.ts';
+
+/** `acme/wordcount=/path/to/folder` or `acme/wordcount=/path/to/folder,price=0.02` (roubles per second). */
+export interface BroughtModel {
+  readonly id: string;
+  readonly folder: string;
+  readonly pricePerSecond: string;
+}
+
+export const parseModelFlag = (flag: string, cwd = process.cwd()): BroughtModel => {
+  const equals = flag.indexOf('=');
+  if (equals <= 0) throw new Error(`--model ${flag}: expected {company}/{model}=<predictor folder>[,price=<roubles per second>]`);
+  const id = flag.slice(0, equals);
+  let folder = flag.slice(equals + 1);
+  let pricePerSecond = LOCAL_MODEL_DEFAULTS.pricePerSecond;
+  const price = /,price=([^,]+)$/.exec(folder);
+  if (price?.[1]) {
+    pricePerSecond = price[1];
+    folder = folder.slice(0, price.index);
+  }
+  const checked = manifestEntry.shape.id.safeParse(id);
+  if (!checked.success) throw new Error(`--model ${flag}: the model id ${checked.error.issues[0]?.message ?? 'is not valid'}`);
+  const priced = manifestEntry.shape.pricePerSecond.safeParse(pricePerSecond);
+  if (!priced.success) throw new Error(`--model ${flag}: the price ${priced.error.issues[0]?.message ?? 'is not valid'}`);
+  return { id, folder: path.resolve(cwd, folder), pricePerSecond };
+};
+
+export interface PreparedModels {
+  /** A catalog file of the brought models (for the registry of every process), or null when none. */
+  readonly catalogFile: string | null;
+  /** The Python interpreter of each brought model's own environment. */
+  readonly pythonOf: ReadonlyMap<string, string>;
+}
+
+/**
+ * Readies models brought to a local run: each predictor's environment built from its cog.yaml,
+ * its schemas derived from its signature, and all of it written as a catalog that the registry
+ * of every part of the runtime (API handlers, workers, the synthesized template) reads beside
+ * the manifest.
+ */
+export const prepareBroughtModels = async (models: readonly BroughtModel[], log: (line: string) => void): Promise<PreparedModels> => {
+  if (models.length === 0) return { catalogFile: null, pythonOf: new Map() };
+  const catalog: Catalog = { models: [], derived: {} };
+  const pythonOf = new Map<string, string>();
+  for (const model of models) {
+    const config = readCogConfig(model.folder);
+    const python = await ensureEnvironment(model.folder, config, log);
+    catalog.derived[model.id] = await deriveModel(python, model.folder, config);
+    catalog.models.push({
+      ...LOCAL_MODEL_DEFAULTS,
+      id: model.id,
+      description: `The Cog predictor in ${model.folder}`,
+      predictor: model.folder,
+      pricePerSecond: model.pricePerSecond,
+      fleet: { ...LOCAL_MODEL_DEFAULTS.fleet, gpus: config.gpu ? 1 : 0, instanceType: config.gpu ? 'g5.xlarge' : 'c7i.large' },
+    });
+    pythonOf.set(model.id, python);
+    log(`${model.id}: the Cog predictor in ${model.folder}, ${model.pricePerSecond} ₽ per second`);
+  }
+  const catalogFile = path.join(mkdtempSync(path.join(tmpdir(), 'prognoz-catalog-')), 'catalog.json');
+  writeFileSync(catalogFile, JSON.stringify(catalog));
+  return { catalogFile, pythonOf };
+};

@@ -1,0 +1,82 @@
+"""openai/whisper-base as a Cog predictor: transcription in 99 languages, translation to English,
+word times and speakers.
+
+Run by coglet. The audio arrives as a local file path (the worker has fetched it). Progress is
+Cog's metric `progress` (0 to 1, the share of the audio done); logs are what it prints. A cancel
+(CancelationException, raised by coglet in the predict thread) ends it within a fraction of a
+second: the decoding runs in a producer thread that stops at its next segment.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+from cog import BaseModel, BasePredictor, Input, Path
+
+from whisper_predictor import ModelError, Transcriber
+
+#: The languages Whisper base knows (its 99 language tokens).
+WHISPER_LANGUAGES = [
+    "af", "am", "ar", "as", "az", "ba", "be", "bg", "bn", "bo", "br", "bs", "ca", "cs", "cy", "da",
+    "de", "el", "en", "es", "et", "eu", "fa", "fi", "fo", "fr", "gl", "gu", "ha", "haw", "he",
+    "hi", "hr", "ht", "hu", "hy", "id", "is", "it", "ja", "jw", "ka", "kk", "km", "kn", "ko", "la",
+    "lb", "ln", "lo", "lt", "lv", "mg", "mi", "mk", "ml", "mn", "mr", "ms", "mt", "my", "ne", "nl",
+    "nn", "no", "oc", "pa", "pl", "ps", "pt", "ro", "ru", "sa", "sd", "si", "sk", "sl", "sn", "so",
+    "sq", "sr", "su", "sv", "sw", "ta", "te", "tg", "th", "tk", "tl", "tr", "tt", "uk", "ur", "uz",
+    "vi", "yi", "yo", "zh",
+]  # fmt: skip
+MAX_SPEAKERS = 10
+
+__all__ = ["MAX_SPEAKERS", "WHISPER_LANGUAGES", "ModelError", "Output", "Predictor"]
+
+
+class Output(BaseModel):
+    # Each segment: {id, start, end, text} (seconds from the start of the audio), plus `speaker`
+    # ("SPEAKER_00", …) when diarize is true and `words` ([{word, start, end, probability}]) when
+    # word_timestamp is true. Nested objects are opaque JSON objects to Cog.
+    segments: list[dict[str, Any]]
+    transcription: str
+    # The English translation when the audio is not English; null when it is.
+    translation: Optional[str]
+    detected_language: str
+
+
+class Predictor(BasePredictor):
+    def setup(self) -> None:
+        """Loads Whisper base once: CUDA float16 where there is a GPU, else CPU int8."""
+        self.transcriber = Transcriber()
+        self.transcriber.setup()
+
+    def predict(
+        self,
+        audio: Path = Input(description="The audio file: wav, flac, mp3, ogg, m4a and other common formats."),
+        # Cog refuses `choices` of one value, so the one model there is is a pattern.
+        model: str = Input(default="base", regex="^base$", description="The Whisper model; set by the service."),
+        diarize: bool = Input(default=False, description="Label each segment with its speaker."),
+        language: str = Input(default="auto", choices=["auto", *WHISPER_LANGUAGES], description="`auto` to detect, or a language code."),
+        speakers: int = Input(default=1, ge=1, le=MAX_SPEAKERS, description="How many speakers to expect when diarizing."),
+        word_timestamp: bool = Input(default=False, description="Give each segment its words with their times."),
+    ) -> Output:
+        result = self.transcriber.transcribe(
+            audio,
+            language=language,
+            diarize=diarize,
+            speakers=speakers,
+            word_timestamp=word_timestamp,
+            progress=self._progress(),
+        )
+        return Output(**result)
+
+    def _progress(self) -> Callable[[float], None]:
+        """Records Cog's `progress` metric and logs each further 5 %: coglet sends metrics only with
+        a log, output or end webhook, so the log line is what carries the progress out while it runs."""
+        logged = [0]
+
+        def report(fraction: float) -> None:
+            self.record_metric("progress", round(fraction, 4))
+            percent = int(fraction * 100)
+            if percent >= logged[0] + 5:
+                logged[0] = percent
+                print(f"{percent}% of the audio transcribed", flush=True)
+
+        return report

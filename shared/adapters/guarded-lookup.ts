@@ -1,0 +1,22 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupFunction } from 'node:net';
+import { refusedAddress, type AddressPolicy } from '../domain/addresses.ts';
+
+/**
+ * Resolves like dns.lookup, but refuses a host whose address is not public, so the check holds
+ * for the very address the connection goes to (no second lookup can rebind it). The one guard of
+ * every request the service makes to an address a caller gave: webhooks and file inputs.
+ */
+export const guardedLookup =
+  (policy: AddressPolicy): LookupFunction =>
+  (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, '', 0);
+      const refused = addresses.map((a) => refusedAddress(a.address, policy)).find((reason) => reason !== null);
+      if (refused) return callback(Object.assign(new Error(`${hostname}: ${refused}`), { code: 'EADDRNOTALLOWED' }), '', 0);
+      const [first] = addresses;
+      if (!first) return callback(new Error(`${hostname} has no address`), '', 0);
+      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      callback(null, first.address, first.family);
+    });
+  };

@@ -1,0 +1,165 @@
+import { z } from 'zod';
+import type { FileInput } from './definition.ts';
+import { httpUrl } from './fields.ts';
+
+/**
+ * Cog's schemas (OpenAPI 3.0 dialect, as Cog derives them from a predictor's signature) turned
+ * into the zod schemas prognoz validates with and publishes. Written here rather than through
+ * z.fromJSONSchema: Cog's dialect is small and fixed (`nullable`, enums behind `allOf` refs,
+ * `x-cog-secret`), and a `uri` input must pass prognoz's own URL rule (http(s) only), not
+ * JSON Schema's (which admits `data:` and any scheme).
+ */
+interface CogProperty {
+  readonly type?: string;
+  readonly format?: string;
+  readonly items?: CogProperty;
+  readonly properties?: Record<string, CogProperty>;
+  readonly required?: readonly string[];
+  readonly allOf?: readonly { readonly $ref: string }[];
+  readonly enum?: readonly (string | number)[];
+  readonly default?: unknown;
+  readonly nullable?: boolean;
+  readonly description?: string;
+  readonly title?: string;
+  readonly minimum?: number;
+  readonly maximum?: number;
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  readonly pattern?: string;
+  readonly deprecated?: boolean;
+  readonly 'x-order'?: number;
+  readonly 'x-cog-secret'?: boolean;
+}
+
+export interface CogInputSchema {
+  readonly properties?: Record<string, CogProperty>;
+  readonly required?: readonly string[];
+}
+
+export interface ModelContract {
+  readonly input: z.ZodObject;
+  readonly output: z.ZodType;
+  readonly files: readonly FileInput[];
+  readonly secrets: readonly string[];
+}
+
+const isFile = (property: CogProperty): boolean => property.type === 'string' && property.format === 'uri';
+const isSecret = (property: CogProperty): boolean => property['x-cog-secret'] === true;
+
+/** Python's named groups `(?P<name>…)` and back-references `(?P=name)` in JavaScript's spelling. */
+const jsPattern = (pattern: string): RegExp => new RegExp(pattern.replace(/\(\?P</g, '(?<').replace(/\(\?P=(\w+)\)/g, '\\k<$1>'), 'u');
+
+const enumOf = (values: readonly (string | number)[], where: string): z.ZodType => {
+  if (values.length === 0) throw new Error(`${where}: an enumeration without values`);
+  if (values.every((value) => typeof value === 'string')) return z.enum(values as [string, ...string[]]);
+  return z.literal(values as [string | number, ...(string | number)[]]);
+};
+
+const primitiveOf = (property: CogProperty, where: string): z.ZodType => {
+  switch (property.type) {
+    case 'string': {
+      if (isFile(property)) return httpUrl();
+      let schema = z.string();
+      if (property.minLength !== undefined) schema = schema.min(property.minLength);
+      if (property.maxLength !== undefined) schema = schema.max(property.maxLength);
+      if (property.pattern !== undefined) schema = schema.regex(jsPattern(property.pattern), `must match ${property.pattern}`);
+      return isSecret(property) ? schema.meta({ format: 'password', writeOnly: true, 'x-cog-secret': true }) : schema;
+    }
+    case 'integer':
+    case 'number': {
+      let schema = property.type === 'integer' ? z.number().int() : z.number();
+      if (property.minimum !== undefined) schema = schema.min(property.minimum);
+      if (property.maximum !== undefined) schema = schema.max(property.maximum);
+      return schema;
+    }
+    case 'boolean':
+      return z.boolean();
+    case 'array': {
+      if (!property.items) throw new Error(`${where}: an array without items`);
+      let schema = z.array(primitiveOf(property.items, `${where}[]`));
+      if (property.minLength !== undefined) schema = schema.min(property.minLength);
+      if (property.maxLength !== undefined) schema = schema.max(property.maxLength);
+      return schema;
+    }
+    case 'object':
+      return z.record(z.string(), z.unknown());
+    default:
+      throw new Error(`${where}: Cog type ${String(property.type)} is not known to prognoz`);
+  }
+};
+
+/** The input schema of a predictor: strict (unknown fields are refused), defaults filled in, in Cog's field order. */
+export const inputOf = (cog: CogInputSchema, enums: Readonly<Record<string, unknown>>, where: string): Pick<ModelContract, 'input' | 'files' | 'secrets'> => {
+  const required = new Set(cog.required ?? []);
+  const entries = Object.entries(cog.properties ?? {}).sort(([, a], [, b]) => (a['x-order'] ?? 0) - (b['x-order'] ?? 0));
+  const shape: Record<string, z.ZodType> = {};
+  const files: FileInput[] = [];
+  const secrets: string[] = [];
+  for (const [name, property] of entries) {
+    const ref = property.allOf?.[0]?.$ref;
+    const resolved: CogProperty = ref ? { ...(enums[ref.split('/').pop() ?? ''] as CogProperty | undefined), ...property } : property;
+    let field = resolved.enum ? enumOf(resolved.enum, `${where}.${name}`) : primitiveOf(resolved, `${where}.${name}`);
+    if (isFile(resolved) || (resolved.type === 'array' && resolved.items && isFile(resolved.items))) files.push({ name, list: resolved.type === 'array' });
+    if (isSecret(resolved) || (resolved.items && isSecret(resolved.items))) secrets.push(name);
+    const meta: Record<string, unknown> = { 'x-order': resolved['x-order'] ?? 0 };
+    if (resolved.title !== undefined) meta.title = resolved.title;
+    if (resolved.deprecated) meta.deprecated = true;
+    field = field.meta(meta);
+    if (resolved.description !== undefined) field = field.describe(resolved.description);
+    if (resolved.nullable) field = field.nullable();
+    if (resolved.default !== undefined) field = field.default(resolved.default as never);
+    else if (!required.has(name)) field = field.optional();
+    shape[name] = field;
+  }
+  return { input: z.strictObject(shape), files, secrets };
+};
+
+/** The output schema: what the model must answer. Objects keep fields the schema does not name. */
+export const outputOf = (cog: CogProperty, where = 'output'): z.ZodType => {
+  if (cog.enum) return enumOf(cog.enum, where);
+  let schema: z.ZodType;
+  switch (cog.type) {
+    case undefined:
+      schema = z.unknown();
+      break;
+    case 'object': {
+      if (!cog.properties) {
+        schema = z.record(z.string(), z.unknown());
+        break;
+      }
+      const required = new Set(cog.required ?? []);
+      const shape = Object.fromEntries(
+        Object.entries(cog.properties).map(([name, property]) => {
+          const field = outputOf(property, `${where}.${name}`);
+          return [name, required.has(name) ? field : field.optional()];
+        }),
+      );
+      schema = z.looseObject(shape);
+      break;
+    }
+    case 'array':
+      schema = z.array(cog.items ? outputOf(cog.items, `${where}[]`) : z.unknown());
+      break;
+    case 'string':
+      schema = z.string();
+      break;
+    case 'integer':
+      schema = z.number().int();
+      break;
+    case 'number':
+      schema = z.number();
+      break;
+    case 'boolean':
+      schema = z.boolean();
+      break;
+    default:
+      throw new Error(`${where}: Cog type ${cog.type} is not known to prognoz`);
+  }
+  return cog.nullable ? schema.nullable() : schema;
+};
+
+/** A model's contract from what was derived from its predictor. */
+export const contractOf = (derived: { input: unknown; enums: Record<string, unknown>; output: unknown }, where: string): ModelContract => ({
+  ...inputOf(derived.input as CogInputSchema, derived.enums, where),
+  output: outputOf(derived.output as CogProperty),
+});

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+
+const decimal = z.string().regex(/^\d+(\.\d{1,6})?$/, 'must be a decimal number of roubles, as a string (e.g. "0.05")');
+
+/** One model in the manifest: everything about it that is not in its predictor. */
+export const manifestEntry = z.strictObject({
+  id: z.string().regex(/^[a-z0-9][a-z0-9._-]*\/[a-z0-9][a-z0-9._-]*$/, 'must be "{company}/{model}" in lower case'),
+  description: z.string().min(1),
+  /** The Cog predictor folder (with cog.yaml): relative to the repository root, or absolute. */
+  predictor: z.string().min(1),
+  pricePerSecond: decimal,
+  holdSeconds: z.number().int().positive(),
+  timeouts: z.strictObject({
+    queueSeconds: z.number().int().positive().optional(),
+    runSeconds: z.number().int().positive(),
+    heartbeatSeconds: z.number().int().positive(),
+  }),
+  maxAttempts: z.number().int().min(1).max(10).optional(),
+  fleet: z.strictObject({
+    instanceType: z.string().min(1),
+    gpus: z.number().int().min(0).max(8),
+    memoryMiB: z.number().int().positive(),
+    minWarmTasks: z.number().int().min(0),
+    maxTasks: z.number().int().min(1),
+    backlogPerTask: z.number().int().min(1),
+  }),
+});
+export type ManifestEntry = z.infer<typeof manifestEntry>;
+
+/** What prognoz derived from a predictor (`npm run models` writes it): Cog's schemas and run settings. */
+export const derivedModel = z.strictObject({
+  predict: z.string(),
+  concurrency: z.number().int().min(1),
+  input: z.record(z.string(), z.unknown()),
+  enums: z.record(z.string(), z.unknown()),
+  output: z.record(z.string(), z.unknown()),
+});
+export type DerivedModel = z.infer<typeof derivedModel>;
+
+/** A catalog: models and what was derived from their predictors, by id. */
+export const catalog = z.strictObject({
+  models: z.array(manifestEntry),
+  derived: z.record(z.string(), derivedModel),
+});
+export type Catalog = z.infer<typeof catalog>;
+
+export const manifestFile = z.strictObject({ $comment: z.string().optional(), models: z.array(manifestEntry) });
+
+/** Defaults of a model brought to a local run with `--model id=folder` (the flag can set the price). */
+export const LOCAL_MODEL_DEFAULTS: Omit<ManifestEntry, 'id' | 'predictor' | 'description'> = {
+  pricePerSecond: '0.01',
+  holdSeconds: 60,
+  timeouts: { runSeconds: 3600, heartbeatSeconds: 10 },
+  fleet: { instanceType: 'g5.xlarge', gpus: 1, memoryMiB: 8192, minWarmTasks: 0, maxTasks: 1, backlogPerTask: 5 },
+};

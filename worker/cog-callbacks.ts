@@ -1,0 +1,104 @@
+import { createServer, type Server } from 'node:http';
+import { z } from 'zod';
+
+/** What coglet sends to a prediction's webhook: the whole prediction as it stands (Cog's HTTP API). */
+export const cogSnapshot = z.object({
+  status: z.enum(['starting', 'processing', 'succeeded', 'failed', 'canceled']),
+  output: z.unknown().optional(),
+  error: z.string().nullish(),
+  logs: z.string().nullish(),
+  metrics: z.record(z.string(), z.unknown()).nullish(),
+});
+export type CogSnapshot = z.infer<typeof cogSnapshot>;
+
+const TERMINAL = new Set(['succeeded', 'failed', 'canceled']);
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+interface Watched {
+  latest: CogSnapshot | null;
+  /** The longest output seen while the run went on: coglet's webhooks can overtake each other. */
+  streamed: readonly unknown[] | null;
+  readonly done: Promise<CogSnapshot>;
+  finish(snapshot: CogSnapshot): void;
+}
+
+/**
+ * The worker's receiver of coglet's webhooks, on loopback beside the model server: one address
+ * per run (`/runs/<id>`), the latest state of each run kept until the run is forgotten.
+ */
+export class CogCallbacks {
+  private readonly runs = new Map<string, Watched>();
+  private server: Server | null = null;
+  private baseUrl = '';
+
+  async listen(port: number): Promise<string> {
+    this.server = createServer((req, res) => {
+      const id = /^\/runs\/([^/?]+)$/.exec(req.url ?? '')?.[1];
+      const chunks: Buffer[] = [];
+      let size = 0;
+      req.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      });
+      req.on('end', () => {
+        const run = id === undefined ? undefined : this.runs.get(decodeURIComponent(id));
+        let parsed: ReturnType<typeof cogSnapshot.safeParse> | null = null;
+        try {
+          parsed = cogSnapshot.safeParse(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        } catch {
+          parsed = null;
+        }
+        if (req.method !== 'POST' || !parsed?.success) {
+          res.writeHead(400).end();
+          return;
+        }
+        // A run nobody watches (an orphan of an earlier worker) is acknowledged and dropped.
+        if (run) this.take(run, parsed.data);
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      this.server?.once('error', reject);
+      this.server?.listen(port, '127.0.0.1', () => resolve());
+    });
+    const address = this.server.address();
+    if (address === null || typeof address === 'string') throw new Error('the callback server has no port');
+    this.baseUrl = `http://127.0.0.1:${address.port}`;
+    return this.baseUrl;
+  }
+
+  /** Starts watching a run; its webhook address for coglet, and its end. */
+  watch(id: string): { readonly url: string; readonly done: Promise<CogSnapshot> } {
+    let finish: (snapshot: CogSnapshot) => void = () => undefined;
+    const done = new Promise<CogSnapshot>((resolve) => (finish = resolve));
+    this.runs.set(id, { latest: null, streamed: null, done, finish });
+    return { url: `${this.baseUrl}/runs/${encodeURIComponent(id)}`, done };
+  }
+
+  latest(id: string): { readonly snapshot: CogSnapshot; readonly streamed: readonly unknown[] | null } | null {
+    const run = this.runs.get(id);
+    return run?.latest ? { snapshot: run.latest, streamed: run.streamed } : null;
+  }
+
+  forget(id: string): void {
+    this.runs.delete(id);
+  }
+
+  async close(): Promise<void> {
+    await new Promise((resolve) => (this.server ? this.server.close(resolve) : resolve(undefined)));
+  }
+
+  private take(run: Watched, snapshot: CogSnapshot): void {
+    if (TERMINAL.has(snapshot.status)) {
+      run.latest = snapshot;
+      run.finish(snapshot);
+      return;
+    }
+    if (run.latest && TERMINAL.has(run.latest.status)) return;
+    const logs = (snapshot.logs ?? '').length;
+    // A late webhook carrying less than the one before it is older news.
+    if (run.latest && logs < (run.latest.logs ?? '').length) return;
+    run.latest = snapshot;
+    if (Array.isArray(snapshot.output) && snapshot.output.length >= (run.streamed?.length ?? 0)) run.streamed = snapshot.output;
+  }
+}
