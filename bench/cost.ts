@@ -128,9 +128,11 @@ const expectStatus = async (target: ApiTarget, id: string, status: string): Prom
 };
 
 /** The echo model server's own record: it has the prediction once the model runs it. */
+/** Waits until the echo model server (coglet, one run at a time) is busy with the run. */
 const untilModelRuns = async (modelUrl: string, id: string): Promise<void> => {
   for (let i = 0; i < 400; i++) {
-    if ((await fetch(`${modelUrl}/predictions/${id}`)).status === 200) return;
+    const health = (await (await fetch(`${modelUrl}/health-check`)).json()) as { status?: string };
+    if (health.status === 'BUSY') return;
     await sleep(25);
   }
   throw new Error(`the model never started ${id}`);

@@ -18,13 +18,13 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "models" / "transcribe"), str(ROOT / "models" / "common"), str(ROOT / "models" / "transcribe" / "tests")]
+sys.path[:0] = [str(ROOT / "models" / "transcribe"), str(ROOT / "models" / "transcribe" / "tests")]
 
 import numpy as np  # noqa: E402
 from faster_whisper import decode_audio  # noqa: E402
 
 from clips import AUDIO, RATE, write_wav  # noqa: E402
-from whisper_predictor import DECODE_OPTIONS, TranscribePredictor  # noqa: E402
+from whisper_predictor import DECODE_OPTIONS, Transcriber  # noqa: E402
 
 LONG_CLIP_PARTS = ("jfk.flac", "multilingual.mp3")
 
@@ -52,7 +52,7 @@ def transcribe_once(model, path: str) -> dict[str, object]:
 
 
 def time_files(repeats: int, files: list[str]) -> dict[str, object]:
-    predictor = TranscribePredictor()
+    predictor = Transcriber()
     loading = time.perf_counter()
     predictor.setup()
     load_seconds = time.perf_counter() - loading

@@ -3,7 +3,7 @@ import table from './blocked-addresses.json' with { type: 'json' };
 
 /**
  * Which addresses a server-side request may reach, from the table in blocked-addresses.json that the
- * Python fetcher (models/common/prognoz_model/fetch.py) reads too. The longest matching range decides;
+ * worker's fetcher of file inputs (shared/adapters/guarded-download.ts) applies too. The longest matching range decides;
  * an IPv6 form that embeds an IPv4 address is judged by that IPv4 address.
  *
  * Ranges are matched as integers here rather than with node:net's BlockList, whose IPv4 rules also

@@ -10,7 +10,7 @@ import {
 } from '../../shared/domain/addresses.ts';
 import fixture from '../fixtures/address-cases.json' with { type: 'json' };
 
-/** The cases the Python fetcher is tested against too (models/common/tests/test_fetch.py). */
+/** The cases of test/fixtures/address-cases.json. */
 const cases = fixture.cases.map(({ address, verdict }) => [address, verdict as AddressVerdict] as const);
 
 describe('address verdicts, shared with the Python fetcher', () => {
