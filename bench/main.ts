@@ -19,6 +19,7 @@ import { runtimeProcesses, withPeakRss } from './memory.ts';
 import { startReadyChild } from './processes.ts';
 import { renderReport, type BenchReport } from './report.ts';
 import { makeLongClip, measureTranscription } from './transcription.ts';
+import { repositoryPython } from '../local/model-env.ts';
 
 const MODES = {
   quick: { warmUpSeconds: 3, secondsPerLevel: 4, syncRequests: 30, costPredictions: 3, transcriptionRepeats: 1, coldStartRuns: 10 },
@@ -31,7 +32,7 @@ const mode = args.quick ? 'quick' : 'full';
 const settings = MODES[mode];
 const benchStarted = performance.now();
 const log = (line: string) => console.log(`[${((performance.now() - benchStarted) / 1000).toFixed(0).padStart(4)} s] ${line}`);
-const python = process.env.PROGNOZ_PYTHON ?? path.join(REPO_ROOT, '.venv', 'bin', 'python');
+const python = repositoryPython();
 if (!existsSync(python)) throw new Error(`no Python environment at ${python}: run npm install first`);
 const tsx = ['--import', 'tsx'];
 const childLog = (prefix: string) => (line: string) => {

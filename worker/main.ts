@@ -53,7 +53,7 @@ const model = requireModel(env.PROGNOZ_MODEL_ID);
 const limits = phaseLimitsOf(model);
 const cogCallbacks = new CogCallbacks();
 await cogCallbacks.listen(env.PROGNOZ_CALLBACK_PORT);
-const modelServer = cogModelClient(env.PROGNOZ_MODEL_URL, cogCallbacks);
+const modelServer = cogModelClient(env.PROGNOZ_MODEL_URL, cogCallbacks, model);
 const inputsDir = env.PROGNOZ_INPUTS_DIR ?? path.join(tmpdir(), 'prognoz-inputs', model.id.replace('/', '--'));
 await mkdir(inputsDir, { recursive: true });
 const addressPolicy = { allowLoopback: env.PROGNOZ_ALLOW_LOOPBACK === 'true' };

@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
+import type { ModelDefinition } from '../shared/models/definition.ts';
 import type { CogCallbacks, CogSnapshot } from './cog-callbacks.ts';
 
 /** How a run ended on the model server, parsed at the trust boundary. */
@@ -123,7 +124,7 @@ const piecesOf = (items: readonly unknown[] | null): string[] => (items ?? []).m
  * receiver (logs, metrics such as `progress`, an iterator's output so far, then its end), and is
  * stopped with `POST /predictions/{id}/cancel`.
  */
-export const cogModelClient = (baseUrl: string, callbacks: CogCallbacks): ModelClient => {
+export const cogModelClient = (baseUrl: string, callbacks: CogCallbacks, model: Pick<ModelDefinition, 'streams'>): ModelClient => {
   const health = async (): Promise<ModelHealth> => {
     const { json } = await call(baseUrl, 'GET', '/health-check', undefined);
     const parsed = cogHealth.safeParse(json);
@@ -165,13 +166,12 @@ export const cogModelClient = (baseUrl: string, callbacks: CogCallbacks): ModelC
         })();
         try {
           const ended = await Promise.race([watched.done, lost.then(() => never)]);
-          const streamed = callbacks.latest(id)?.streamed ?? null;
           return {
             status: ended.status as ModelResponse['status'],
             output: ended.output,
             error: modelErrorOf(ended.error),
             logs: ended.logs ?? '',
-            streamed: streamed === null ? null : piecesOf(Array.isArray(ended.output) ? ended.output : streamed),
+            streamed: model.streams && Array.isArray(ended.output) ? piecesOf(ended.output) : null,
             metrics: typeof ended.metrics?.predict_time === 'number' ? { predict_time: ended.metrics.predict_time } : null,
           };
         } finally {
@@ -188,7 +188,8 @@ export const cogModelClient = (baseUrl: string, callbacks: CogCallbacks): ModelC
     runState(id) {
       const latest = callbacks.latest(id);
       if (!latest) return Promise.resolve(null);
-      return Promise.resolve({ progress: progressOf(latest.snapshot), logs: latest.snapshot.logs ?? '', streamed: piecesOf(latest.streamed) });
+      // coglet also sends a finished object output, wrapped in a list, before its end: only an iterator's items are pieces.
+      return Promise.resolve({ progress: progressOf(latest.snapshot), logs: latest.snapshot.logs ?? '', streamed: model.streams ? piecesOf(latest.streamed) : [] });
     },
   };
 };

@@ -1,12 +1,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { readCogConfig, type CogConfig } from '../../shared/models/cog-config.ts';
+import { COG_VERSION, readCogConfig, type CogConfig } from '../../shared/models/cog-config.ts';
 
-/**
- * Cog's runtime (coglet, from the `cog` Python package) installed in every model image. One
- * pinned version, so that every model serves the same HTTP API the worker drives.
- */
-export const COG_VERSION = '0.23.1';
+export { COG_VERSION };
 
 /**
  * uv, used only in a throwaway build stage of GPU images to fetch a prebuilt CPython of the

@@ -3,7 +3,10 @@ import path from 'node:path';
 import { parse } from 'yaml';
 import { z } from 'zod';
 
-/** Cog's runtime (coglet) that runs every model, locally and in every image: one pinned version. */
+/**
+ * Cog's runtime (coglet, from the `cog` Python package) that runs every model, locally and in every
+ * image: one pinned version, so that every model serves the same HTTP API the worker drives.
+ */
 export const COG_VERSION = '0.23.1';
 
 /** The parts of a predictor's `cog.yaml` that prognoz builds and runs from (Cog's own keys). */

@@ -29,6 +29,7 @@ interface CogProperty {
   readonly deprecated?: boolean;
   readonly 'x-order'?: number;
   readonly 'x-cog-secret'?: boolean;
+  readonly 'x-cog-array-type'?: string;
 }
 
 export interface CogInputSchema {
@@ -41,6 +42,7 @@ export interface ModelContract {
   readonly output: z.ZodType;
   readonly files: readonly FileInput[];
   readonly secrets: readonly string[];
+  readonly streams: boolean;
 }
 
 const isFile = (property: CogProperty): boolean => property.type === 'string' && property.format === 'uri';
@@ -162,4 +164,6 @@ export const outputOf = (cog: CogProperty, where = 'output'): z.ZodType => {
 export const contractOf = (derived: { input: unknown; enums: Record<string, unknown>; output: unknown }, where: string): ModelContract => ({
   ...inputOf(derived.input as CogInputSchema, derived.enums, where),
   output: outputOf(derived.output as CogProperty),
+  // An iterator output (Cog's `Iterator`, `ConcatenateIterator`) is the one Cog streams while the run goes on.
+  streams: (derived.output as CogProperty)['x-cog-array-type'] === 'iterator',
 });

@@ -24,6 +24,8 @@ export interface ModelDefinition {
   readonly files: readonly FileInput[];
   /** Inputs (`cog.Secret`) that are never shown: redacted in every view, webhook and log. */
   readonly secrets: readonly string[];
+  /** Its output is an iterator, whose items are streamed as the model makes them (`urls.stream`, `output` webhooks). */
+  readonly streams: boolean;
   /** Roubles per second of model time, as an exact decimal string. */
   readonly pricePerSecond: string;
   /**

@@ -185,7 +185,7 @@ describe('deadlines hold', () => {
         model: shortRuns,
         store: store(),
         outputs: { put: () => Promise.reject(new Error('no output expected')) },
-        modelServer: cogModelClient(model.url ?? '', callbacks),
+        modelServer: cogModelClient(model.url ?? '', callbacks, shortRuns),
         inputs: { dir: tmpdir(), download: () => Promise.reject(new Error('no file inputs expected')) },
         clock: systemClock,
         checkMs: 1000,

@@ -25,6 +25,7 @@ export const fixtureModel = (
   output: z.unknown(),
   files: [],
   secrets: [],
+  streams: false,
   pricePerSecond: '0.01',
   holdSeconds: 30,
   timeouts: { runSeconds: 900, heartbeatSeconds: 5 },

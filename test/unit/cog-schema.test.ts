@@ -71,6 +71,13 @@ describe('a model contract from Cog\'s schemas', () => {
     expect(contract.secrets).toEqual(['api_key']);
   });
 
+  it('streams only an iterator output', () => {
+    expect(contract.streams).toBe(false);
+    const iterator = { type: 'array', items: { type: 'string' }, 'x-cog-array-type': 'iterator', 'x-cog-array-display': 'concatenate' };
+    expect(contractOf({ ...derived, output: iterator }, 'acme/chat').streams).toBe(true);
+    expect(contractOf({ ...derived, output: { type: 'array', items: { type: 'string' } } }, 'acme/list').streams).toBe(false);
+  });
+
   it('publishes the secret as write-only and the enums inline', () => {
     const schema = z.toJSONSchema(contract.input, { io: 'input' }) as { properties: Record<string, Record<string, unknown>> };
     expect(JSON.stringify(schema.properties.api_key)).toContain('"writeOnly":true');

@@ -14,6 +14,7 @@ describe('the model registry', () => {
     expect(echoModel.predictor).toEqual({ folder: 'models/echo', concurrency: 1 });
     expect(echoModel.files).toEqual([{ name: 'file', list: false }]);
     expect(requireModel('openai/whisper-base').files).toEqual([{ name: 'audio', list: false }]);
+    expect([echoModel.streams, requireModel('prognoz/stream').streams]).toEqual([false, true]);
   });
 
   it('fills defaults and echoes the input in schema order', () => {
