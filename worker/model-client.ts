@@ -61,8 +61,13 @@ const cogHealth = z.object({
 
 /** Health, cancel and start are quick questions: a server that cannot answer them in this long is not well. */
 const QUICK_CALL_MS = 5000;
-/** While a run goes on, how often the worker makes sure the server that runs it is still the same. */
-const LIVENESS_MS = 2000;
+/**
+ * While a run goes on, how often the worker makes sure the server that runs it is still the same.
+ * An async run holds no connection whose break would tell of a dead server, so this is how soon a
+ * lost run goes back to the queue: well within the time a restarted server takes to be READY (a
+ * health check on loopback costs next to nothing).
+ */
+const LIVENESS_MS = 500;
 const RUN_EVENTS = ['start', 'output', 'logs', 'completed'];
 
 const call = (baseUrl: string, method: 'GET' | 'POST' | 'PUT', path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: unknown }> =>
