@@ -18,12 +18,12 @@ import { localProcesses } from './local-endpoints.ts';
 import { runtimeProcesses, withPeakRss } from './memory.ts';
 import { startReadyChild } from './processes.ts';
 import { renderReport, type BenchReport } from './report.ts';
-import { makeLongClip, measureTranscription } from './transcription.ts';
+import { makeClips, measureLongTranscription, measureTranscription } from './transcription.ts';
 import { repositoryPython } from '../local/model-env.ts';
 
 const MODES = {
-  quick: { warmUpSeconds: 3, secondsPerLevel: 4, syncRequests: 30, costPredictions: 3, transcriptionRepeats: 1, coldStartRuns: 10 },
-  full: { warmUpSeconds: 10, secondsPerLevel: 15, syncRequests: 200, costPredictions: 10, transcriptionRepeats: 3, coldStartRuns: 10 },
+  quick: { warmUpSeconds: 3, secondsPerLevel: 4, syncRequests: 30, costPredictions: 3, transcriptionRepeats: 2, longMinutes: 10, coldStartRuns: 10 },
+  full: { warmUpSeconds: 10, secondsPerLevel: 15, syncRequests: 200, costPredictions: 10, transcriptionRepeats: 5, longMinutes: 60, coldStartRuns: 10 },
 } as const;
 const CONCURRENCY = [1, 8, 32] as const;
 
@@ -87,13 +87,11 @@ try {
   if (!echoUrl) throw new Error('the echo model server is not running');
   const costs = await measureCosts({ target, origin: runtime.ready.origin }, echoUrl, settings.costPredictions, (entry) => memoryByEntry.get(entry) ?? 512, AWS_PRICES);
 
-  log('transcription: service vs faster-whisper called directly…');
-  const { long } = await makeLongClip(python, scratch);
-  const clips = [
-    { name: 'jfk.flac', file: path.join(REPO_ROOT, '..', 'shared', 'testdata', 'audio', 'jfk.flac') },
-    { name: 'jfk.flac + multilingual.mp3', file: long },
-  ];
+  log('transcription: the service, the same transcription called directly, and faster-whisper as it comes, interleaved…');
+  const { clips, long } = await makeClips(python, scratch, settings.longMinutes);
   const transcription = await withPeakRss(pick('openai/whisper-base'), () => measureTranscription(target, python, clips, settings.transcriptionRepeats, log));
+  log(`long audio: ${settings.longMinutes} min through the service…`);
+  const longRun = await withPeakRss(pick('openai/whisper-base'), () => measureLongTranscription(target, long, log));
 
   await runtime.stop();
   await bare.stop();
@@ -110,6 +108,7 @@ try {
     controlPlane: control.value.plane,
     sync: control.value.sync,
     transcription: transcription.value,
+    longTranscription: { ...longRun.value, peaks: longRun.peaks },
     coldStarts,
     costs: { prices: AWS_PRICES, scenarios: costs },
     memory: { controlPlane: control.peaks, transcription: { ...transcription.peaks, 'direct faster-whisper (python)': transcription.value.directPeakRssMiB } },

@@ -1,5 +1,7 @@
+import { spawn } from 'node:child_process';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type { PredictionView } from '../shared/api/prediction-view.ts';
@@ -9,25 +11,56 @@ import { serveFiles } from './file-server.ts';
 import { median } from './stats.ts';
 
 const run = promisify(execFile);
-const POLL_MS = 50;
+// Polling the API costs the runtime's processes CPU (API front, DynamoDB Local) that a 2-core machine
+// takes from the model: every 50 ms it slowed the model server's own runtime by 10–20 %.
+const POLL_MS = 500;
 const DIRECT_SCRIPT = path.join(import.meta.dirname, 'whisper_direct.py');
+const MODEL = 'openai/whisper-base';
+
+interface Segment {
+  readonly start: number;
+  readonly end: number;
+  readonly text: string;
+  readonly language: string;
+}
+interface Clip {
+  readonly name: string;
+  readonly file: string;
+  readonly seconds: number;
+  readonly parts: readonly { label: string; start: number; end: number; reference: string }[];
+}
 
 export interface ClipResult {
   readonly name: string;
   readonly audioSeconds: number;
-  /** Median over the repeats: create sent to `succeeded` seen by the client. */
+  /** Medians over the repeats. The prediction's own `runtime`: the model server's time. */
+  readonly modelRuntimeSeconds: number;
+  /** Create sent to `succeeded` seen by the client. */
   readonly serviceSeconds: number;
   /** completed_at − created_at as the service recorded them. */
   readonly serviceRecordedSeconds: number;
-  /** The prediction's own `runtime`: the model server's time. */
-  readonly modelRuntimeSeconds: number;
-  /** Decode and transcribe by faster-whisper called directly, same settings, warm. */
+  /** The same transcription (Transcriber.transcribe) called in a plain Python process. */
   readonly directSeconds: number;
-  readonly serviceOverDirect: number;
-  /** Seconds of processing per second of audio (lower is faster). */
+  /** faster-whisper as it comes: WhisperModel.transcribe with its defaults. */
+  readonly rawSeconds: number;
+  readonly runtimeOverDirect: number;
+  readonly runtimeOverRaw: number;
   readonly serviceRtf: number;
-  readonly directRtf: number;
-  readonly language: string;
+  readonly rawRtf: number;
+  /** The languages of prognoz's segments in order (runs of one language once). */
+  readonly languages: string;
+  readonly rawLanguage: string;
+  readonly wer: readonly { label: string; prognoz: number; raw: number }[];
+}
+
+export interface LongResult {
+  readonly audioSeconds: number;
+  readonly serviceSeconds: number;
+  readonly modelRuntimeSeconds: number;
+  readonly rtf: number;
+  /** Distinct progress values seen while polling once a second. */
+  readonly progressSteps: number;
+  readonly segments: number;
 }
 
 export interface TranscriptionResult {
@@ -40,25 +73,40 @@ export interface TranscriptionResult {
   readonly clips: readonly ClipResult[];
 }
 
-interface DirectRun {
-  readonly seconds: number;
-  readonly audio_seconds: number;
-  readonly language: string;
-}
-
-export const makeLongClip = async (python: string, folder: string): Promise<{ long: string; seconds: number }> => {
-  const { stdout } = await run(python, [DIRECT_SCRIPT, 'clip', folder]);
-  return JSON.parse(stdout) as { long: string; seconds: number };
+export const makeClips = async (python: string, folder: string, longMinutes: number): Promise<{ clips: Clip[]; long: { file: string; seconds: number } }> => {
+  const { stdout } = await run(python, [DIRECT_SCRIPT, 'clips', folder, String(longMinutes)], { maxBuffer: 1 << 22 });
+  return JSON.parse(stdout) as { clips: Clip[]; long: { file: string; seconds: number } };
 };
 
-const transcribeThroughService = async (target: ApiTarget, audioUrl: string) => {
+/** The Python side, warm: one JSON line in, one out. */
+const startDirect = async (python: string) => {
+  const child = spawn(python, [DIRECT_SCRIPT, 'serve'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const next = async <T>(): Promise<T> => {
+    const line = await lines.next();
+    if (line.done) throw new Error('the direct faster-whisper process ended');
+    return JSON.parse(line.value) as T;
+  };
+  const ready = await next<{ load_seconds: number; settings: Record<string, unknown> }>();
+  return {
+    ready,
+    ask: async <T>(request: Record<string, unknown>): Promise<T & { seconds: number; peak_rss_mib: number }> => {
+      child.stdin.write(`${JSON.stringify(request)}\n`);
+      return next();
+    },
+    close: () => child.kill(),
+  };
+};
+
+const transcribeThroughService = async (target: ApiTarget, audioUrl: string, onProgress?: (progress: number) => void, pollMs = POLL_MS) => {
   const started = performance.now();
-  const created = await apiCall<PredictionView>(target, 'openai/whisper-base', { body: { audio: audioUrl } });
+  const created = await apiCall<PredictionView>(target, MODEL, { body: { audio: audioUrl } });
   if (created.status !== 201) throw new Error(`create answered ${created.status}: ${JSON.stringify(created.json)}`);
   let view = created.json;
   while (!['succeeded', 'failed', 'canceled'].includes(view.status)) {
-    await sleep(POLL_MS);
+    await sleep(pollMs);
     view = (await apiCall<PredictionView>(target, `predictions/${view.id}`)).json;
+    if (view.progress !== null && view.progress !== undefined) onProgress?.(view.progress);
   }
   const seconds = (performance.now() - started) / 1000;
   if (view.status !== 'succeeded' || !view.completed_at) throw new Error(`transcription ${view.id} ended ${view.status}: ${String(view.error)}`);
@@ -66,56 +114,95 @@ const transcribeThroughService = async (target: ApiTarget, audioUrl: string) => 
     seconds,
     recordedSeconds: (parseTimestamp(view.completed_at) - parseTimestamp(view.created_at)) / 1000,
     runtimeSeconds: view.runtime ?? Number.NaN,
+    segments: (view.output as { segments: Segment[] }).segments,
   };
 };
 
+const languageRuns = (segments: readonly Segment[]) => segments.map((s) => s.language).filter((language, i, all) => language !== all[i - 1]).join('→') || '—';
+
 /**
- * Section 3: each clip through the service (warm model server), then through faster-whisper
- * called directly in a fresh process (warmed on the first clip), one after the other so that
- * neither competes with the other for the cores.
+ * Section 3: each clip through the service (warm model server), through the same transcription in a
+ * plain Python process, and through faster-whisper with its defaults — interleaved, repeat by
+ * repeat (the order turned each time), so that slow spells of this shared machine fall on all sides.
  */
 export const measureTranscription = async (
   target: ApiTarget,
   python: string,
-  clips: readonly { name: string; file: string }[],
+  clips: readonly Clip[],
   repeats: number,
   log: (line: string) => void,
 ): Promise<TranscriptionResult> => {
   const files = await serveFiles(clips.map((clip) => clip.file));
+  const direct = await startDirect(python);
   try {
     const [first] = clips;
     if (!first) throw new Error('no clips to transcribe');
-    await transcribeThroughService(target, files.urlOf(first.file)); // warm-up, not counted
-    const service = new Map<string, Awaited<ReturnType<typeof transcribeThroughService>>[]>();
-    for (const clip of clips) {
-      const runs = [];
-      for (let i = 0; i < repeats; i++) runs.push(await transcribeThroughService(target, files.urlOf(clip.file)));
-      service.set(clip.name, runs);
-      log(`  service: ${clip.name} in ${median(runs.map((r) => r.seconds)).toFixed(2)} s`);
+    await transcribeThroughService(target, files.urlOf(first.file)); // warm-ups, not counted
+    await direct.ask({ op: 'pipeline', file: first.file });
+    await direct.ask({ op: 'raw', file: first.file });
+    const runs = new Map(clips.map((clip) => [clip.name, { service: [] as Awaited<ReturnType<typeof transcribeThroughService>>[], direct: [] as number[], raw: [] as { seconds: number; segments: Segment[] }[] }]));
+    for (let repeat = 0; repeat < repeats; repeat++) {
+      for (const clip of clips) {
+        const sides = [
+          async () => runs.get(clip.name)?.service.push(await transcribeThroughService(target, files.urlOf(clip.file))),
+          async () => runs.get(clip.name)?.direct.push((await direct.ask<{ segments: Segment[] }>({ op: 'pipeline', file: clip.file })).seconds),
+          async () => runs.get(clip.name)?.raw.push(await direct.ask<{ segments: Segment[] }>({ op: 'raw', file: clip.file })),
+        ];
+        for (let i = 0; i < sides.length; i++) await sides[(i + repeat) % sides.length]?.();
+      }
+      log(`  repeat ${repeat + 1}/${repeats} done`);
     }
-    const { stdout } = await run(python, [DIRECT_SCRIPT, 'time', String(repeats), ...clips.map((clip) => clip.file)], { maxBuffer: 1 << 20 });
-    const direct = JSON.parse(stdout) as { load_seconds: number; settings: Record<string, unknown>; files: Record<string, DirectRun[]>; peak_rss_mib: number };
-    const results = clips.map((clip): ClipResult => {
-      const serviceRuns = service.get(clip.name) ?? [];
-      const directRuns = direct.files[clip.file] ?? [];
-      const serviceSeconds = median(serviceRuns.map((r) => r.seconds));
-      const directSeconds = median(directRuns.map((r) => r.seconds));
-      const audioSeconds = directRuns[0]?.audio_seconds ?? Number.NaN;
-      log(`  direct:  ${clip.name} in ${directSeconds.toFixed(2)} s`);
-      return {
+    const results: ClipResult[] = [];
+    for (const clip of clips) {
+      const { service, direct: directRuns, raw } = runs.get(clip.name) ?? { service: [], direct: [], raw: [] };
+      const served = service.at(-1)?.segments ?? [];
+      const rawSegments = raw.at(-1)?.segments ?? [];
+      const prognozWer = (await direct.ask<{ parts: { label: string; wer: number }[] }>({ op: 'score', clip, segments: served })).parts;
+      const rawWer = (await direct.ask<{ parts: { label: string; wer: number }[] }>({ op: 'score', clip, segments: rawSegments })).parts;
+      const runtime = median(service.map((r) => r.runtimeSeconds));
+      const directSeconds = median(directRuns);
+      const rawSeconds = median(raw.map((r) => r.seconds));
+      results.push({
         name: clip.name,
-        audioSeconds,
-        serviceSeconds,
-        serviceRecordedSeconds: median(serviceRuns.map((r) => r.recordedSeconds)),
-        modelRuntimeSeconds: median(serviceRuns.map((r) => r.runtimeSeconds)),
+        audioSeconds: clip.seconds,
+        modelRuntimeSeconds: runtime,
+        serviceSeconds: median(service.map((r) => r.seconds)),
+        serviceRecordedSeconds: median(service.map((r) => r.recordedSeconds)),
         directSeconds,
-        serviceOverDirect: serviceSeconds / directSeconds,
-        serviceRtf: serviceSeconds / audioSeconds,
-        directRtf: directSeconds / audioSeconds,
-        language: directRuns[0]?.language ?? '',
-      };
-    });
-    return { model: 'openai/whisper-base', settings: direct.settings, repeats, directLoadSeconds: direct.load_seconds, directPeakRssMiB: direct.peak_rss_mib, clips: results };
+        rawSeconds,
+        runtimeOverDirect: runtime / directSeconds,
+        runtimeOverRaw: runtime / rawSeconds,
+        serviceRtf: runtime / clip.seconds,
+        rawRtf: rawSeconds / clip.seconds,
+        languages: languageRuns(served),
+        rawLanguage: rawSegments[0]?.language ?? '—',
+        wer: prognozWer.map((part, i) => ({ label: part.label, prognoz: part.wer, raw: rawWer[i]?.wer ?? Number.NaN })),
+      });
+      log(`  ${clip.name}: model runtime ${runtime.toFixed(2)} s, direct ${directSeconds.toFixed(2)} s, raw ${rawSeconds.toFixed(2)} s`);
+    }
+    const peak = (await direct.ask<{ parts: unknown[] }>({ op: 'score', clip: first, segments: [] })).peak_rss_mib;
+    return { model: MODEL, settings: direct.ready.settings, repeats, directLoadSeconds: direct.ready.load_seconds, directPeakRssMiB: peak, clips: results };
+  } finally {
+    direct.close();
+    await files.close();
+  }
+};
+
+/** A long recording through the service once: its RTF, and progress moving all along. */
+export const measureLongTranscription = async (target: ApiTarget, long: { file: string; seconds: number }, log: (line: string) => void): Promise<LongResult> => {
+  const files = await serveFiles([long.file]);
+  try {
+    const seen = new Set<number>();
+    const run = await transcribeThroughService(target, files.urlOf(long.file), (progress) => seen.add(progress), 1000);
+    log(`  ${(long.seconds / 60).toFixed(0)} min of audio: ${run.runtimeSeconds.toFixed(0)} s of model runtime, ${seen.size} progress steps`);
+    return {
+      audioSeconds: long.seconds,
+      serviceSeconds: run.seconds,
+      modelRuntimeSeconds: run.runtimeSeconds,
+      rtf: run.runtimeSeconds / long.seconds,
+      progressSteps: seen.size,
+      segments: run.segments.length,
+    };
   } finally {
     await files.close();
   }

@@ -1,12 +1,19 @@
-"""The transcription benchmark's reference: faster-whisper called directly, in this process.
+"""The transcription benchmark's Python side: clips with what is said in them, faster-whisper called
+directly, and word error rates.
 
-    python bench/whisper_direct.py clip DIR          writes DIR/long.wav (>= 60 s of test audio)
-    python bench/whisper_direct.py time REPEATS FILE...
+    python bench/whisper_direct.py clips DIR [HOUR_MINUTES]   writes the clips, prints them as JSON
+    python bench/whisper_direct.py serve                      answers JSON lines on stdin
 
-`time` loads the model exactly as the model server does (TranscribePredictor.setup: same model,
-device, compute type and threads), warms it up on the first file, then decodes and transcribes
-each file REPEATS times with the server's decoding settings, a translation pass included where
-the server would make one. Prints one JSON line.
+`serve` loads Whisper once, exactly as the model server does (Transcriber.setup: same model, device,
+compute type and threads), then answers one JSON line per request line:
+
+    {"op": "pipeline", "file": F}  prognoz's transcription (Transcriber.transcribe) in this process:
+                                   what the model server runs, without the model server
+    {"op": "raw", "file": F}       faster-whisper as it comes: WhisperModel.transcribe(audio) with its
+                                   default settings (one language for the whole file, no VAD)
+    {"op": "score", "clip": C, "segments": [...]}  word error rates of those segments, part by part
+
+The benchmark interleaves these with runs through the service, so both sides meet the same machine.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ import resource
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "models" / "transcribe"), str(ROOT / "models" / "transcribe" / "tests")]
@@ -23,54 +31,87 @@ sys.path[:0] = [str(ROOT / "models" / "transcribe"), str(ROOT / "models" / "tran
 import numpy as np  # noqa: E402
 from faster_whisper import decode_audio  # noqa: E402
 
-from clips import AUDIO, RATE, write_wav  # noqa: E402
-from whisper_predictor import DECODE_OPTIONS, Transcriber  # noqa: E402
+from clips import AUDIO, RATE, german_reading, write_wav  # noqa: E402
+from references import ENGLISH_HALF, GERMAN, JFK, wer  # noqa: E402
+from whisper_predictor import Transcriber  # noqa: E402
 
-LONG_CLIP_PARTS = ("jfk.flac", "multilingual.mp3")
+#: Where multilingual.mp3's English reading ends and the German begins (a 1.6 s pause from 29.3 s).
+MULTILINGUAL_SWITCH = 30.0
 
 
-def make_long_clip(folder: Path) -> dict[str, object]:
-    audio = np.concatenate([decode_audio(str(AUDIO / name), sampling_rate=RATE) for name in LONG_CLIP_PARTS])
-    if len(audio) < 60 * RATE:
-        raise RuntimeError("the test audio joined is shorter than 60 s")
+def _clip(name: str, file: Path, parts: list[tuple[str, float, float, str]]) -> dict[str, Any]:
+    seconds = decode_audio(str(file)).size / RATE
+    return {"name": name, "file": str(file), "seconds": seconds, "parts": [{"label": label, "start": start, "end": end, "reference": text} for label, start, end, text in parts]}
+
+
+def make_clips(folder: Path, hour_minutes: float) -> dict[str, Any]:
+    """jfk.flac, multilingual.mp3 (scored by half), clips that switch language, and a long one."""
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "long.wav"
-    write_wav(path, audio)
-    return {"long": str(path), "seconds": len(audio) / RATE, "parts": list(LONG_CLIP_PARTS)}
+    jfk, german, gap = decode_audio(str(AUDIO / "jfk.flac")), german_reading(), np.zeros(RATE, dtype=np.float32)
+    clips = [
+        _clip("jfk.flac", AUDIO / "jfk.flac", [("en", 0, 1e9, JFK)]),
+        _clip("multilingual.mp3", AUDIO / "multilingual.mp3", [("English half", 0, MULTILINGUAL_SWITCH, ENGLISH_HALF), ("German half", MULTILINGUAL_SWITCH, 1e9, GERMAN)]),
+    ]
+    for name, pieces in (("en-de-en (generated)", [("en", jfk, JFK), ("de", german, GERMAN), ("en", jfk, JFK)]), ("de-en (generated)", [("de", german, GERMAN), ("en", jfk, JFK)])):
+        audio, parts, at = [], [], 0
+        for label, samples, text in pieces:
+            parts.append((label, at / RATE, (at + samples.size + gap.size) / RATE, text))
+            audio += [samples, gap]
+            at += samples.size + gap.size
+        path = folder / (name.split(" ")[0] + ".wav")
+        write_wav(path, np.concatenate(audio))
+        clips.append(_clip(name, path, parts))
+    reading = np.concatenate([decode_audio(str(AUDIO / "multilingual.mp3")), gap, jfk, gap])
+    long = folder / "long.wav"
+    write_wav(long, np.tile(reading, int(hour_minutes * 60 * RATE / reading.size) + 1)[: int(hour_minutes * 60 * RATE)])
+    return {"clips": clips, "long": {"file": str(long), "seconds": hour_minutes * 60}}
 
 
-def transcribe_once(model, path: str) -> dict[str, object]:
-    started = time.perf_counter()
-    audio = decode_audio(path, sampling_rate=RATE)
-    segments, info = model.transcribe(audio, language=None, task="transcribe", word_timestamps=False, **DECODE_OPTIONS)
-    text = " ".join(segment.text.strip() for segment in segments)
-    if info.language != "en":
-        translated, _ = model.transcribe(audio, language=info.language, task="translate", **DECODE_OPTIONS)
-        for _ in translated:
-            pass
-    return {"seconds": time.perf_counter() - started, "audio_seconds": len(audio) / RATE, "language": info.language, "characters": len(text)}
+def score(clip: dict[str, Any], segments: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each part's word error rate: the segments whose middle falls in it against its reference."""
+    out = []
+    for part in clip["parts"]:
+        said = " ".join(s["text"] for s in segments if part["start"] <= (s["start"] + s["end"]) / 2 < part["end"])
+        out.append({"label": part["label"], "wer": wer(part["reference"], said)})
+    return out
 
 
-def time_files(repeats: int, files: list[str]) -> dict[str, object]:
-    predictor = Transcriber()
+def serve() -> None:
+    # The transcriber logs by printing, as it does in the model server: to stderr here, so that
+    # stdout carries the answers alone.
+    answers, sys.stdout = sys.stdout, sys.stderr
+    transcriber = Transcriber()
     loading = time.perf_counter()
-    predictor.setup()
-    load_seconds = time.perf_counter() - loading
-    transcribe_once(predictor.model, files[0])  # warm-up, not counted
-    results = {path: [transcribe_once(predictor.model, path) for _ in range(repeats)] for path in files}
-    return {
-        "load_seconds": load_seconds,
-        "settings": {"model": predictor.model_name, "device": predictor.device, "compute_type": predictor.compute_type, **DECODE_OPTIONS},
-        "files": results,
-        "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    transcriber.setup()
+    model = transcriber.model
+    assert model is not None
+    ready = {
+        "load_seconds": time.perf_counter() - loading,
+        "settings": {"model": transcriber.model_name, "device": transcriber.device, "compute_type": transcriber.compute_type},
     }
+    print(json.dumps(ready), file=answers, flush=True)
+    for line in sys.stdin:
+        request = json.loads(line)
+        started = time.perf_counter()
+        if request["op"] == "pipeline":
+            output = transcriber.transcribe(request["file"])
+            answer: dict[str, Any] = {"segments": [{k: s[k] for k in ("start", "end", "text", "language")} for s in output["segments"]]}
+        elif request["op"] == "raw":
+            model.encode.clear()  # nothing carried over from the pipeline's windows
+            segments, info = model.transcribe(decode_audio(request["file"], sampling_rate=RATE))
+            answer = {"segments": [{"start": s.start, "end": s.end, "text": s.text.strip(), "language": info.language} for s in segments]}
+        else:
+            answer = {"parts": score(request["clip"], request["segments"])}
+        answer["seconds"] = time.perf_counter() - started
+        answer["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(json.dumps(answer), file=answers, flush=True)
 
 
 if __name__ == "__main__":
-    command = sys.argv[1]
-    if command == "clip":
-        print(json.dumps(make_long_clip(Path(sys.argv[2]))))
-    elif command == "time":
-        print(json.dumps(time_files(int(sys.argv[2]), sys.argv[3:])))
+    command = sys.argv[1] if len(sys.argv) > 1 else ""
+    if command == "clips":
+        print(json.dumps(make_clips(Path(sys.argv[2]), float(sys.argv[3]) if len(sys.argv) > 3 else 60)))
+    elif command == "serve":
+        serve()
     else:
         raise SystemExit(__doc__)

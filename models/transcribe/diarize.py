@@ -1,6 +1,7 @@
 """Who spoke each word: d-vectors of the voice around each word, clustered into the expected count.
 
-Each word is embedded from the 1.6 s of audio centred on it (SpeakerEncoder), and the embeddings
+Each word is embedded from the 1.6 s of audio centred on it (SpeakerEncoder), a stretch of speech at
+a time as the transcription goes, and the embeddings
 are clustered by average-linkage agglomeration on cosine distance into `speakers` groups (for
 long recordings, spherical k-means seeded by farthest points keeps it linear). No pause or
 turn-taking heuristics are involved: labels come from the voices alone.
@@ -56,12 +57,10 @@ def _spherical_kmeans(x: np.ndarray, k: int, iterations: int = 30) -> np.ndarray
     return labels
 
 
-def label_words(encoder: SpeakerEncoder, audio: np.ndarray, word_times: Sequence[tuple[float, float]], speakers: int) -> list[int]:
-    """A speaker index per word, numbered in order of first appearance."""
+def embed_words(encoder: SpeakerEncoder, audio: np.ndarray, word_times: Sequence[tuple[float, float]]) -> np.ndarray:
+    """A d-vector per word (times in seconds from the start of `audio`): (words, 256)."""
     if not word_times:
-        return []
-    if speakers <= 1 or len(word_times) == 1:
-        return [0] * len(word_times)
+        return np.zeros((0, 256), dtype=np.float32)
     mels = encoder.mel_frames(audio)
     if len(mels) < PARTIAL_FRAMES:
         mels = np.pad(mels, ((0, PARTIAL_FRAMES - len(mels)), (0, 0)))
@@ -70,8 +69,16 @@ def label_words(encoder: SpeakerEncoder, audio: np.ndarray, word_times: Sequence
         centre = int((start + end) / 2 * 100)
         first = max(0, min(centre - PARTIAL_FRAMES // 2, len(mels) - PARTIAL_FRAMES))
         windows.append(mels[first : first + PARTIAL_FRAMES])
-    embeddings = np.concatenate([encoder.embed(np.stack(windows[i : i + 64])) for i in range(0, len(windows), 64)])
-    k = min(speakers, len(word_times))
+    return np.concatenate([encoder.embed(np.stack(windows[i : i + 64])) for i in range(0, len(windows), 64)])
+
+
+def cluster(embeddings: np.ndarray, speakers: int) -> list[int]:
+    """A speaker index per embedding, numbered in order of first appearance."""
+    if len(embeddings) == 0:
+        return []
+    if speakers <= 1 or len(embeddings) == 1:
+        return [0] * len(embeddings)
+    k = min(speakers, len(embeddings))
     raw = _agglomerate(embeddings, k) if len(embeddings) <= AGGLOMERATIVE_LIMIT else _spherical_kmeans(embeddings, k)
     order: dict[int, int] = {}
     return [order.setdefault(int(label), len(order)) for label in raw]

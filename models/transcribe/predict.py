@@ -1,5 +1,6 @@
-"""openai/whisper-base as a Cog predictor: transcription in 99 languages, translation to English,
-word times and speakers.
+"""Whisper as a Cog predictor (openai/whisper-base here; openai/whisper-large-v3-turbo's folder links
+to this file): every stretch of speech in its own language (99 of them), the English of the whole
+clip, word times and speakers.
 
 Run by coglet. The audio arrives as a local file path (the worker has fetched it). Progress is
 Cog's metric `progress` (0 to 1, the share of the audio done); logs are what it prints. A cancel
@@ -9,11 +10,23 @@ second: the decoding runs in a producer thread that stops at its next segment.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+import pathlib
+from typing import Callable, NotRequired, Optional, TypedDict
 
 from cog import BaseModel, BasePredictor, Input, Path
 
 from whisper_predictor import ModelError, Transcriber
+
+#: The Whisper model this predictor folder serves, from the file `whisper-model` beside predict.py:
+#: each Whisper model is a folder of its own (its cog.yaml fetches its weights into its image) and
+#: shares this code.
+WHISPER_MODEL = (pathlib.Path(__file__).parent / "whisper-model").read_text(encoding="utf-8").strip()
+
+
+def _literal(name: str) -> str:
+    """A model name (letters, digits, '-', '.') as a pattern that Python and JavaScript both read."""
+    return name.replace(".", r"\.")
+
 
 #: The languages Whisper base knows (its 99 language tokens).
 WHISPER_LANGUAGES = [
@@ -27,31 +40,53 @@ WHISPER_LANGUAGES = [
 ]  # fmt: skip
 MAX_SPEAKERS = 10
 
-__all__ = ["MAX_SPEAKERS", "WHISPER_LANGUAGES", "ModelError", "Output", "Predictor"]
+__all__ = ["MAX_SPEAKERS", "WHISPER_LANGUAGES", "ModelError", "Output", "Predictor", "Segment", "Word"]
+
+
+class Word(TypedDict):
+    word: str
+    start: float
+    end: float
+    probability: float
+
+
+class Segment(TypedDict):
+    """Times in seconds from the start of the audio. Cog passes TypedDicts through as JSON objects;
+    prognoz publishes their fields in the model's schema (prognoz_cog.describe)."""
+
+    id: int
+    start: float
+    end: float
+    text: str
+    # The language this stretch of speech was heard (or, with `language` given, transcribed) in.
+    language: str
+    # "SPEAKER_00", … when diarize is true.
+    speaker: NotRequired[str]
+    # When word_timestamp is true.
+    words: NotRequired[list[Word]]
 
 
 class Output(BaseModel):
-    # Each segment: {id, start, end, text} (seconds from the start of the audio), plus `speaker`
-    # ("SPEAKER_00", …) when diarize is true and `words` ([{word, start, end, probability}]) when
-    # word_timestamp is true. Nested objects are opaque JSON objects to Cog.
-    segments: list[dict[str, Any]]
+    segments: list[Segment]
     transcription: str
-    # The English translation when the audio is not English; null when it is.
+    # The English of the whole clip, in order (English stretches as they are, the others
+    # translated); null when all of it is English.
     translation: Optional[str]
+    # The language with the most speech ("" when no speech was found and no language was given).
     detected_language: str
 
 
 class Predictor(BasePredictor):
     def setup(self) -> None:
-        """Loads Whisper base once: CUDA float16 where there is a GPU, else CPU int8."""
-        self.transcriber = Transcriber()
+        """Loads the Whisper model once: CUDA float16 where there is a GPU, else CPU int8."""
+        self.transcriber = Transcriber(model=WHISPER_MODEL)
         self.transcriber.setup()
 
     def predict(
         self,
         audio: Path = Input(description="The audio file: wav, flac, mp3, ogg, m4a and other common formats."),
         # Cog refuses `choices` of one value, so the one model there is is a pattern.
-        model: str = Input(default="base", regex="^base$", description="The Whisper model; set by the service."),
+        model: str = Input(default=WHISPER_MODEL, regex=f"^{_literal(WHISPER_MODEL)}$", description="The Whisper model; set by the service."),
         diarize: bool = Input(default=False, description="Label each segment with its speaker."),
         language: str = Input(default="auto", choices=["auto", *WHISPER_LANGUAGES], description="`auto` to detect, or a language code."),
         speakers: int = Input(default=1, ge=1, le=MAX_SPEAKERS, description="How many speakers to expect when diarizing."),

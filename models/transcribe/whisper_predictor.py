@@ -1,8 +1,12 @@
-"""openai/whisper-base: transcription, language detection, translation, word times, speakers.
+"""Whisper transcription: every stretch of speech in its own language, translation, word times,
+speakers.
 
-The work behind predict.py (the Cog predictor): it is given a local audio file (the worker has
-fetched it), reports progress through a callback and logs by printing. A refused or undecodable
-audio file raises ModelError, whose message is what the caller reads.
+The work behind the Cog predictors (predict.py): given a local audio file (the worker has fetched
+it), it reads the audio a block at a time (audio_stream.py), finds the stretches of speech in it
+(speech.py), hears each stretch's language — or takes the caller's — and decodes it in that
+language (decoding.py), translating what is not English; what Whisper invents is dropped
+(hallucinations.py). Progress goes to a callback, logs are printed. A refused or undecodable audio
+file raises ModelError, whose message is what the caller reads.
 """
 
 from __future__ import annotations
@@ -14,17 +18,25 @@ import threading
 from typing import Any, Callable, Iterator
 
 import numpy as np
-from faster_whisper import WhisperModel, decode_audio
+from faster_whisper import WhisperModel
 
-from diarize import label_words
-from speaker_encoder import SAMPLE_RATE, SpeakerEncoder
+import transcript
+from audio_stream import UndecodableAudio, audio_blocks, duration_of
+from decoding import BatchedDecoder, Decoder, SequentialDecoder, shifted
+from diarize import cluster, embed_words
+from encoder_memo import EncoderMemo
+from hallucinations import clean
+from speaker_encoder import SpeakerEncoder
+from speech import Stretch, speech_stretches
+from transcript import Heard
 from weights import resolve_model
 
 #: Audio inputs larger than this are refused before decoding.
 MAX_AUDIO_BYTES = int(os.environ.get("PROGNOZ_MAX_AUDIO_BYTES", 200 * 1024 * 1024))
 _DONE = object()
-#: Decoding settings of every pass; the benchmark's direct faster-whisper call uses the same.
-DECODE_OPTIONS: dict[str, Any] = {"beam_size": 5}
+#: A stretch whose language Whisper hears with less confidence than this (a short one, mostly)
+#: takes the language of the stretch before it.
+LANGUAGE_CONFIDENCE = 0.5
 #: How long the consumer waits for the next item at a time: a cancel lands within about this.
 _POLL_SECONDS = 0.05
 
@@ -93,12 +105,15 @@ def default_device() -> str:
 
 
 class Transcriber:
-    def __init__(self, model: str | None = None, device: str | None = None, compute_type: str | None = None) -> None:
+    def __init__(self, model: str | None = None, device: str | None = None, compute_type: str | None = None, batched: bool | None = None) -> None:
         self.model_name = model or os.environ.get("WHISPER_MODEL", "base")
         self.device = device or default_device()
         # float16 on a GPU, int8 on a CPU; WHISPER_COMPUTE_TYPE overrides.
         self.compute_type = compute_type or os.environ.get("WHISPER_COMPUTE_TYPE") or ("float16" if self.device == "cuda" else "int8")
+        # A GPU decodes a batch of stretches for little more than one; a CPU does not.
+        self.batched = (self.device == "cuda") if batched is None else batched
         self.model: WhisperModel | None = None
+        self.decoder: Decoder | None = None
         self.speakers: SpeakerEncoder | None = None
         self._workers: list[threading.Thread] = []
 
@@ -106,8 +121,11 @@ class Transcriber:
         """Loads the model once per process: every prediction finds it warm."""
         threads = int(os.environ.get("WHISPER_CPU_THREADS", "0"))
         source = resolve_model(self.model_name)
-        print(f"loading Whisper {self.model_name} from {source} ({self.device}, {self.compute_type})", flush=True)
+        mode = "batched" if self.batched else "one stretch at a time"
+        print(f"loading Whisper {self.model_name} from {source} ({self.device}, {self.compute_type}, {mode})", flush=True)
         self.model = WhisperModel(source, device=self.device, compute_type=self.compute_type, cpu_threads=threads)
+        self.model.encode = EncoderMemo(self.model.encode)  # type: ignore[method-assign]
+        self.decoder = BatchedDecoder(self.model) if self.batched else SequentialDecoder(self.model)
         self.speakers = SpeakerEncoder()
 
     def close(self, timeout: float = 120.0) -> None:
@@ -117,20 +135,14 @@ class Transcriber:
         self._workers = [worker for worker in self._workers if worker.is_alive()]
 
     @staticmethod
-    def _audio(path: str) -> np.ndarray:
+    def _checked(path: str) -> str:
         try:
             size = os.path.getsize(path)
         except OSError:
             raise ModelError("the audio file could not be read") from None
         if size > MAX_AUDIO_BYTES:
             raise ModelError(f"the audio file is {size} bytes, over the {MAX_AUDIO_BYTES}-byte limit")
-        try:
-            audio = decode_audio(path, sampling_rate=SAMPLE_RATE)
-        except Exception as error:  # noqa: BLE001 - PyAV raises many kinds for non-audio
-            raise ModelError(f"the audio file is not audio that can be decoded ({type(error).__name__})") from None
-        if audio.size == 0:
-            raise ModelError("the audio file holds no audio")
-        return audio
+        return path
 
     def transcribe(
         self,
@@ -146,86 +158,97 @@ class Transcriber:
         assert self.model is not None and self.speakers is not None, "setup() has not run"
         report = progress or (lambda _: None)
         self._workers = [worker for worker in self._workers if worker.is_alive()]
-        model = self.model
-        audio = self._audio(os.fspath(audio_path))
-        duration = len(audio) / SAMPLE_RATE
-        print(f"transcribing {duration:.1f} s of audio", flush=True)
+        path = self._checked(os.fspath(audio_path))
+        duration = duration_of(path)
+        print(f"transcribing {duration:.1f} s of audio" if duration else "transcribing audio of unknown length", flush=True)
         forced = None if language == "auto" else language
-        want_words = word_timestamp
-
-        transcribed, info = model.transcribe(audio, language=forced, task="transcribe", word_timestamps=want_words or diarize, **DECODE_OPTIONS)
-        detected = info.language
-        print(f"language: {detected}" + ("" if forced else f" (detected, p={info.language_probability:.2f})"), flush=True)
-        share = 0.5 if detected != "en" else 1.0  # a translation pass follows for other languages
-        segments: list[Any] = []
-        with contextlib.closing(_cancelable(lambda: transcribed, self._workers)) as produced:
-            for segment in produced:
-                segments.append(segment)
-                report(share * min(1.0, segment.end / duration))
-
-        translation: str | None = None
-        if detected != "en":
-            print("translating to English", flush=True)
-            translated, _ = model.transcribe(audio, language=detected, task="translate", **DECODE_OPTIONS)
-            parts = []
-            with contextlib.closing(_cancelable(lambda: translated, self._workers)) as produced:
-                for segment in produced:
-                    parts.append(segment.text.strip())
-                    report(0.5 + 0.5 * min(1.0, segment.end / duration))
-            translation = " ".join(part for part in parts if part)
-
-        labels: list[int] = []
+        heard: list[Heard] = []
+        decoded = [0]
+        with contextlib.closing(_cancelable(lambda: self._hear(path, forced, word_timestamp or diarize, diarize, decoded), self._workers)) as produced:
+            try:
+                for stretch in produced:
+                    heard.append(stretch)
+                    if duration:
+                        report(min(1.0, stretch.end / duration))
+            except UndecodableAudio as error:
+                raise ModelError(f"the audio file is not audio that can be decoded ({error})") from None
+        if decoded[0] == 0:
+            raise ModelError("the audio file holds no audio")
+        if not any(stretch.segments for stretch in heard):
+            print("no speech found", flush=True)
         if diarize:
-            words = [(w.start, w.end) for s in segments for w in (s.words or [])]
-            print(f"telling {speakers} speaker(s) apart over {len(words)} words", flush=True)
-            labels = label_words(self.speakers, audio, words, speakers)
+            self._label_speakers(heard, speakers)
         report(1.0)
         return {
-            "segments": self._segments(segments, labels if diarize else None, want_words),
-            "transcription": " ".join(s.text.strip() for s in segments if s.text.strip()),
-            "translation": translation,
-            "detected_language": detected,
+            "segments": transcript.segments(heard, diarize, word_timestamp),
+            "transcription": transcript.transcription(heard),
+            "translation": transcript.translation(heard),
+            "detected_language": transcript.detected_language(heard, forced or ""),
         }
 
+    def _hear(self, path: str, forced: str | None, words: bool, diarize: bool, decoded: list[int]) -> Iterator[Heard]:
+        """Each stretch of speech as heard, in order (run in the producer thread)."""
+        assert self.decoder is not None
+        batch: list[Stretch] = []
+        previous = [forced]
+
+        def counted() -> Iterator[np.ndarray]:
+            for block in audio_blocks(path):
+                decoded[0] += block.size
+                yield block
+
+        for stretch in speech_stretches(counted()):
+            batch.append(stretch)
+            if len(batch) >= self.decoder.batch:
+                yield from self._hear_batch(batch, forced, words, diarize, previous)
+                batch = []
+        if batch:
+            yield from self._hear_batch(batch, forced, words, diarize, previous)
+
+    def _hear_batch(self, batch: list[Stretch], forced: str | None, words: bool, diarize: bool, previous: list[str | None]) -> Iterator[Heard]:
+        assert self.decoder is not None and self.model is not None
+        # Windows are shared within a batch (detect, transcribe, translate), never across batches
+        # or predictions: the same clip again is decoded again.
+        self.model.encode.clear()  # type: ignore[attr-defined]
+        languages = []
+        for stretch in batch:
+            languages.append(forced or self._language_of(stretch, previous[0]))
+            previous[0] = languages[-1]
+        heard: dict[int, Heard] = {}
+        for language in dict.fromkeys(languages):
+            members = [i for i, spoken in enumerate(languages) if spoken == language]
+            stretches = [batch[i] for i in members]
+            decoded = self.decoder.decode(stretches, language, "transcribe", words)
+            translated = self.decoder.decode(stretches, language, "translate", False) if language != transcript.ENGLISH else None
+            for k, i in enumerate(members):
+                stretch = batch[i]
+                kept = [(shifted(segment, stretch.start_seconds, stretch.seconds), text) for segment, text in clean(decoded[k])]
+                english = " ".join(text for _, text in clean(translated[k])) if translated is not None else None
+                heard[i] = Heard(stretch.start_seconds, stretch.end_seconds, language, kept, english)
+                if diarize and self.speakers is not None:
+                    times = [(w.start - stretch.start_seconds, w.end - stretch.start_seconds) for segment, _ in kept for w in segment.words or []]
+                    heard[i].speaker_embeddings = embed_words(self.speakers, stretch.audio, times)
+        for i in range(len(batch)):
+            yield heard[i]
+
+    def _language_of(self, stretch: Stretch, previous: str | None) -> str:
+        """The stretch's language as Whisper hears it, from the encoder pass its decoding reuses."""
+        assert self.model is not None
+        # The features exactly as transcribe() cuts its first window (its last frame dropped), so
+        # that EncoderMemo hands that window's encoder output on.
+        features = self.model.feature_extractor(stretch.audio)[..., :-1]
+        language, probability, _ = self.model.detect_language(features=features)
+        chosen = previous if probability < LANGUAGE_CONFIDENCE and previous else language
+        kept = "" if chosen == language else f", kept {chosen} from the stretch before"
+        print(f"{stretch.start_seconds:.1f}–{stretch.end_seconds:.1f} s: language {language} (detected, p={probability:.2f}{kept})", flush=True)
+        return chosen
+
     @staticmethod
-    def _segments(segments: list[Any], labels: list[int] | None, want_words: bool) -> list[dict[str, Any]]:
-        """Segments as the output schema says; with speakers, a segment is split where the voice changes."""
-        out: list[dict[str, Any]] = []
-        cursor = 0
-        for segment in segments:
-            words = list(segment.words or [])
-            if labels is None or not words:
-                entry: dict[str, Any] = {"id": len(out), "start": round(segment.start, 3), "end": round(segment.end, 3), "text": segment.text.strip()}
-                if labels is not None:
-                    entry["speaker"] = "SPEAKER_00"
-                if want_words:
-                    entry["words"] = [_word(w) for w in words]
-                out.append(entry)
-                continue
-            run: list[Any] = []
-            run_label = labels[cursor]
-            for word in words + [None]:
-                label = labels[cursor] if word is not None else None
-                if word is None or label != run_label:
-                    entry = {
-                        "id": len(out),
-                        "start": round(run[0].start, 3),
-                        "end": round(run[-1].end, 3),
-                        "text": "".join(w.word for w in run).strip(),
-                        "speaker": f"SPEAKER_{run_label:02d}",
-                    }
-                    if want_words:
-                        entry["words"] = [_word(w) for w in run]
-                    out.append(entry)
-                    run = []
-                    run_label = label if label is not None else run_label
-                if word is not None:
-                    run.append(word)
-                    cursor += 1
-        return out
+    def _label_speakers(heard: list[Heard], speakers: int) -> None:
+        embeddings = [stretch.speaker_embeddings for stretch in heard if stretch.speaker_embeddings is not None and len(stretch.speaker_embeddings)]
+        count = sum(len(e) for e in embeddings)
+        print(f"telling {speakers} speaker(s) apart over {count} words", flush=True)
+        labels = iter(cluster(np.concatenate(embeddings), speakers) if embeddings else [])
+        for stretch in heard:
+            stretch.labels = [next(labels) for _ in range(len(stretch.speaker_embeddings) if stretch.speaker_embeddings is not None else 0)]
 
-
-def _word(word: Any) -> dict[str, Any]:
-    start, end = round(float(word.start), 3), round(float(word.end), 3)
-    # Whisper can give a word no length; keep start < end so times are usable.
-    return {"word": word.word.strip(), "start": start, "end": max(end, start + 0.001), "probability": round(float(word.probability), 4)}

@@ -26,7 +26,7 @@ const LEFT = 'He began a confused complaint against the wizard, who had vanished
 const RIGHT = 'The horizon seems extremely distant.';
 
 interface Transcript {
-  segments: { start: number; end: number; text: string; speaker?: string; words?: { word: string; start: number; end: number }[] }[];
+  segments: { start: number; end: number; text: string; language: string; speaker?: string; words?: { word: string; start: number; end: number }[] }[];
   transcription: string;
   translation: string | null;
   detected_language: string;
@@ -78,6 +78,18 @@ describe('openai/whisper-base over the API', () => {
     const translation = output.translation ?? '';
     expect(sharedVocabulary(ENGLISH, translation)).toBeGreaterThanOrEqual(0.2);
     expect(sharedVocabulary(GERMAN, translation)).toBeLessThanOrEqual(0.1);
+  });
+
+  it('hears each half of multilingual.mp3 in its own language', async () => {
+    const output = await transcribe({ audio: `${base}/multilingual.mp3` });
+    const german = output.segments.filter((segment) => segment.language === 'de');
+    const english = output.segments.filter((segment) => segment.language === 'en');
+    expect(german.reduce((seconds, segment) => seconds + segment.end - segment.start, 0)).toBeGreaterThanOrEqual(20);
+    expect(wordErrorRate(GERMAN, german.map((segment) => segment.text).join(' '))).toBeLessThanOrEqual(0.3);
+    expect(sharedVocabulary(ENGLISH, english.map((segment) => segment.text).join(' '))).toBeGreaterThanOrEqual(0.8);
+    // The English of the whole clip: the English half as it is, then the German half translated.
+    expect(output.translation).toMatch(/^Permission is hereby granted/);
+    expect(sharedVocabulary(GERMAN, output.translation ?? '')).toBeLessThanOrEqual(0.1);
   });
 
   it('tells the two speakers of the diarization clip apart', async () => {
@@ -168,5 +180,9 @@ describe('openai/whisper-base over the API', () => {
     expect(Object.keys(response.json.schema.input.properties)).toEqual(['audio', 'model', 'diarize', 'language', 'speakers', 'word_timestamp']);
     // Derived from the predictor as Cog does: Optional fields (translation) are not required.
     expect(response.json.schema.output.required.sort()).toEqual(['detected_language', 'segments', 'transcription']);
+    // The segments' fields, which Cog leaves opaque, are published from the predictor's TypedDicts.
+    const segment = (response.json.schema.output as unknown as { properties: { segments: { items: { properties: Record<string, unknown>; required: string[] } } } }).properties.segments.items;
+    expect(Object.keys(segment.properties)).toEqual(['id', 'start', 'end', 'text', 'language', 'speaker', 'words']);
+    expect(segment.required).toEqual(['id', 'start', 'end', 'text', 'language']);
   });
 });

@@ -85,6 +85,51 @@ def two_speakers(folder: Path) -> tuple[Path, float]:
     return path, (len(left) + len(gap) / 2) / RATE
 
 
+def non_speech(seconds: float = 20.0) -> dict[str, np.ndarray]:
+    """Audio with nothing said in it: silence, white noise, a 440 Hz tone, and music (four notes of
+    a C major chord, each swelling at its own rate)."""
+    t = np.arange(int(seconds * RATE)) / RATE
+    noise = np.random.default_rng(7).standard_normal(t.size) * 0.1
+    music = 0.2 * sum(np.sin(2 * np.pi * f * t) * (0.5 + 0.5 * np.sin(2 * np.pi * t * k)) for f, k in [(261.6, 0.5), (329.6, 0.75), (392.0, 1.0), (523.2, 2.0)])
+    return {
+        "silence": np.zeros(t.size, dtype=np.float32),
+        "noise": noise.astype(np.float32),
+        "tone": (0.3 * np.sin(2 * np.pi * 440 * t)).astype(np.float32),
+        "music": np.asarray(music, dtype=np.float32),
+    }
+
+
+def german_reading() -> np.ndarray:
+    """The German half of multilingual.mp3 (from 30.5 s: the English reading has ended by then)."""
+    return decode_audio(str(AUDIO / "multilingual.mp3"))[int(30.5 * RATE) :]
+
+
+def language_switches(folder: Path) -> tuple[Path, list[tuple[str, float, float]]]:
+    """English, German, English (jfk.flac, the German reading, jfk.flac) a second apart, and
+    where each part is: [(language, start, end)]."""
+    jfk, german, gap = decode_audio(str(AUDIO / "jfk.flac")), german_reading(), np.zeros(RATE, dtype=np.float32)
+    parts, placed, at = [], [], 0
+    for language, audio in (("en", jfk), ("de", german), ("en", jfk)):
+        placed.append((language, at / RATE, (at + audio.size) / RATE))
+        parts += [audio, gap]
+        at += audio.size + gap.size
+    path = folder / "en-de-en.wav"
+    write_wav(path, np.concatenate(parts))
+    return path, placed
+
+
+def speech_amid_noise(folder: Path) -> tuple[Path, list[tuple[float, float]]]:
+    """jfk.flac, then 10 s each of noise, music, silence and a tone, then jfk.flac again; and
+    where the speech is."""
+    jfk = decode_audio(str(AUDIO / "jfk.flac"))
+    filler = non_speech(10.0)
+    middle = np.concatenate([filler[name] for name in ("noise", "music", "silence", "tone")])
+    path = folder / "speech-amid-noise.wav"
+    write_wav(path, np.concatenate([jfk, middle, jfk]))
+    second = (jfk.size + middle.size) / RATE
+    return path, [(0.0, jfk.size / RATE), (second, second + jfk.size / RATE)]
+
+
 def long_clip(folder: Path, times: int = 4) -> Path:
     """multilingual.mp3 read `times` over: a run long enough that a cancel always lands mid-run."""
     audio = decode_audio(str(AUDIO / "multilingual.mp3"))

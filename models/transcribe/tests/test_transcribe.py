@@ -16,51 +16,13 @@ from cog import CancelationException
 from cog import Path as CogPath
 
 import whisper_predictor
-from clips import AUDIO, encoded, german_half, long_clip, two_speakers
+from clips import AUDIO, encoded, german_half, german_reading, language_switches, long_clip, non_speech, speech_amid_noise, two_speakers, write_wav
+from references import ENGLISH, ENGLISH_HALF, GERMAN, JFK, LEFT, RIGHT, shared_vocabulary, wer, words
 from prognoz_cog.testing import Coglet, Webhooks, cancel_thread
 from transcribe.predict import WHISPER_LANGUAGES, ModelError, Output, Predictor
+from whisper_predictor import Transcriber
 
 FOLDER = Path(__file__).resolve().parents[1]
-
-JFK = "And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country."
-# The German reading of the MIT licence in multilingual.mp3: its opening as the testdata README
-# gives it, then the rest of that translation.
-GERMAN = (
-    "Jedem, der dieses Software und die dazu gehörigen Dokumentationsdateien erhält, wird hiermit unentgeltlich "
-    "die Genehmigung erteilt, mit der Software uneingeschränkt zu verfahren. Dies umfasst insbesondere das Recht, "
-    "die Software zu verwenden, zu vervielfältigen, zu modifizieren, zusammenzufügen, zu veröffentlichen, zu verteilen, "
-    "unterzulizenzieren und/oder Kopien der Software zu verkaufen und diese Rechte unter folgenden Bedingungen "
-    "anderen zu übertragen."
-)
-# The same passage of the MIT licence in English: what a translation of the German half renders.
-ENGLISH = (
-    "Permission is hereby granted, free of charge, to any person obtaining a copy of this software and associated "
-    "documentation files (the Software), to deal in the Software without restriction, including without limitation "
-    "the rights to use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies of the Software, and "
-    "to permit persons to whom the Software is furnished to do so, subject to the following conditions:"
-)
-LEFT = "He began a confused complaint against the wizard, who had vanished behind the curtain on the left."
-RIGHT = "The horizon seems extremely distant."
-
-
-def words(text: str) -> list[str]:
-    return re.findall(r"[\w']+", text.lower().replace("/", " "))
-
-
-def shared_vocabulary(reference: str, hypothesis: str) -> float:
-    """The share of the reference's distinct words that the hypothesis uses."""
-    ref = set(words(reference))
-    return len(ref & set(words(hypothesis))) / len(ref)
-
-
-def wer(reference: str, hypothesis: str) -> float:
-    ref, hyp = words(reference), words(hypothesis)
-    row = list(range(len(hyp) + 1))
-    for i, r in enumerate(ref, 1):
-        previous, row[0] = row[0], i
-        for j, h in enumerate(hyp, 1):
-            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (r != h))
-    return row[-1] / len(ref)
 
 
 def run(predictor: Predictor, audio: Path, **input: Any) -> dict[str, Any]:
@@ -77,7 +39,8 @@ def test_jfk_english(predictor: Predictor) -> None:
     assert out["detected_language"] == "en"
     assert out["translation"] is None
     for segment in out["segments"]:
-        assert set(segment) == {"id", "start", "end", "text", "words"}
+        assert set(segment) == {"id", "start", "end", "text", "language", "words"}
+        assert segment["language"] == "en"
         assert segment["words"]
         for word in segment["words"]:
             assert set(word) == {"word", "start", "end", "probability"}
@@ -93,7 +56,7 @@ def test_progress_and_logs(predictor: Predictor, monkeypatch: pytest.MonkeyPatch
     values = [value for key, value in recorded if key == "progress"]
     assert values and values == sorted(values) and values[-1] == 1.0
     logs = capsys.readouterr().out
-    assert "transcribing 11.0 s of audio" in logs and "language: en (detected" in logs
+    assert "transcribing 11.0 s of audio" in logs and re.search(r"0\.\d–11\.0 s: language en \(detected, p=0\.\d\d\)", logs)
 
 
 @pytest.mark.parametrize(("container", "codec", "extension"), [("ogg", "libopus", "ogg"), ("ipod", "aac", "m4a"), ("wav", "pcm_s16le", "wav")])
@@ -104,7 +67,7 @@ def test_common_formats_decode(predictor: Predictor, folder: Path, container: st
 
 def test_no_word_times_unless_asked(predictor: Predictor) -> None:
     out = run(predictor, AUDIO / "jfk.flac")
-    assert all(set(segment) == {"id", "start", "end", "text"} for segment in out["segments"])
+    assert all(set(segment) == {"id", "start", "end", "text", "language"} for segment in out["segments"])
 
 
 def test_german_half_detected_transcribed_and_translated(predictor: Predictor, folder: Path) -> None:
@@ -120,10 +83,90 @@ def test_german_half_detected_transcribed_and_translated(predictor: Predictor, f
     assert shared_vocabulary(GERMAN, out["translation"]) <= 0.1
 
 
-def test_whole_multilingual_file_reports_its_language(predictor: Predictor) -> None:
+def test_every_stretch_of_multilingual_mp3_in_its_own_language(predictor: Predictor) -> None:
     out = run(predictor, AUDIO / "multilingual.mp3")
-    assert out["detected_language"] in ("en", "de")
-    assert out["transcription"]
+    segments = out["segments"]
+    english = [segment for segment in segments if segment["language"] == "en"]
+    german = [segment for segment in segments if segment["language"] == "de"]
+    assert sum(segment["end"] - segment["start"] for segment in german) >= 20
+    assert english and german and max(segment["end"] for segment in english) < min(segment["start"] for segment in german)
+    assert wer(ENGLISH_HALF, " ".join(segment["text"] for segment in english)) <= 0.15
+    assert wer(GERMAN, " ".join(segment["text"] for segment in german)) <= 0.3
+    assert out["transcription"] == " ".join(segment["text"] for segment in segments)
+    assert out["detected_language"] in ("en", "de")  # about 29 s of each
+    # The English of the whole clip: the English half as it is, then the German half translated.
+    translation = out["translation"] or ""
+    english_text = " ".join(segment["text"] for segment in english)
+    assert translation.startswith(english_text)
+    assert shared_vocabulary(ENGLISH, translation[len(english_text) :]) >= 0.2
+    assert shared_vocabulary(GERMAN, translation) <= 0.1
+
+
+def test_each_stretch_in_its_language_where_the_clip_switches(predictor: Predictor, folder: Path) -> None:
+    path, parts = language_switches(folder)
+    out = run(predictor, path, word_timestamp=True)
+    for language, start, end in parts:
+        inside = [segment for segment in out["segments"] if start - 0.5 <= segment["start"] and segment["end"] <= end + 0.5]
+        assert inside and {segment["language"] for segment in inside} == {language}
+        reference = JFK if language == "en" else GERMAN
+        assert wer(reference, " ".join(segment["text"] for segment in inside)) <= (0.1 if language == "en" else 0.3)
+        for segment in inside:
+            assert all(segment["start"] - 0.01 <= word["start"] < word["end"] <= segment["end"] + 0.01 for word in segment["words"])
+    assert out["detected_language"] == "de"  # the German reading is longer than both JFKs
+    assert [segment["start"] for segment in out["segments"]] == sorted(segment["start"] for segment in out["segments"])
+    assert wer(JFK, (out["translation"] or "").split(".")[0]) <= 0.2
+
+
+def test_the_callers_language_is_kept_for_every_stretch(predictor: Predictor) -> None:
+    out = run(predictor, AUDIO / "multilingual.mp3", language="de")
+    assert {segment["language"] for segment in out["segments"]} == {"de"}
+    assert out["detected_language"] == "de"
+
+
+@pytest.mark.parametrize("kind", ["silence", "noise", "tone", "music"])
+def test_nothing_is_invented_where_nothing_is_said(predictor: Predictor, folder: Path, kind: str) -> None:
+    path = folder / f"{kind}.wav"
+    write_wav(path, non_speech()[kind])
+    out = run(predictor, path)
+    assert out == {"segments": [], "transcription": "", "translation": None, "detected_language": ""}
+    assert run(predictor, path, language="fr")["detected_language"] == "fr"
+
+
+def test_only_the_speech_is_transcribed_amid_noise_music_and_silence(predictor: Predictor, folder: Path) -> None:
+    path, speech = speech_amid_noise(folder)
+    out = run(predictor, path)
+    for segment in out["segments"]:
+        assert any(start - 0.5 <= segment["start"] and segment["end"] <= end + 0.5 for start, end in speech), segment
+    assert wer(f"{JFK} {JFK}", out["transcription"]) <= 0.1
+
+
+def test_one_encoder_pass_per_window_for_language_transcription_and_translation(predictor: Predictor, folder: Path) -> None:
+    encode = predictor.transcriber.model.encode
+    before = encode.passes
+    run(predictor, AUDIO / "jfk.flac")
+    assert encode.passes - before == 1  # language and transcription from one pass
+    path = folder / "german-reading.wav"
+    write_wav(path, german_reading())
+    before = encode.passes
+    out = run(predictor, path)
+    assert out["detected_language"] == "de" and out["translation"]
+    # One 29 s stretch: its language, German text and English from the window's one pass, and
+    # perhaps one more for a last window where Whisper's timestamps stopped short of the end.
+    assert encode.passes - before <= 2
+
+
+def test_the_batched_pipeline_hears_the_same(folder: Path) -> None:
+    """The GPU's way (faster-whisper's batched pipeline over many stretches), run here on the CPU."""
+    transcriber = Transcriber(batched=True)
+    transcriber.setup()
+    path, parts = language_switches(folder)
+    out = transcriber.transcribe(path, word_timestamp=True)
+    for language, start, end in parts:
+        inside = [segment for segment in out["segments"] if start - 0.5 <= segment["start"] and segment["end"] <= end + 0.5]
+        assert inside and {segment["language"] for segment in inside} == {language}
+        reference = JFK if language == "en" else GERMAN
+        assert wer(reference, " ".join(segment["text"] for segment in inside)) <= (0.1 if language == "en" else 0.3)
+    assert len(out["segments"]) == len({segment["id"] for segment in out["segments"]})
 
 
 def test_forced_language(predictor: Predictor) -> None:
@@ -243,7 +286,7 @@ def test_coglet_transcribes_a_local_file_and_fails_clearly(tmp_path: Path) -> No
     try:
         with Coglet(FOLDER, tmp_path, ready_timeout=120) as coglet:
             setup_logs = coglet.health()["setup"]["logs"]
-            assert "loading Whisper base" in setup_logs and "(cpu, int8)" in setup_logs
+            assert "loading Whisper base" in setup_logs and "(cpu, int8, one stretch at a time)" in setup_logs
             status, _ = coglet.start("jfk", {"audio": str(AUDIO / "jfk.flac"), "word_timestamp": True}, webhooks.url)
             assert status == 202
             done, _ = webhooks.until("jfk", "succeeded", timeout=120)

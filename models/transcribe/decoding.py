@@ -1,0 +1,87 @@
+"""Whisper over stretches of speech, in a language given: one stretch at a time (a CPU), or many in
+one batch with faster-whisper's batched pipeline (a GPU, where a batch costs little more than one).
+
+Both answer, per stretch, the decoded segments with times from the stretch's start.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Protocol
+
+import numpy as np
+from faster_whisper import BatchedInferencePipeline, WhisperModel
+
+from audio_stream import SAMPLE_RATE
+from speech import Stretch
+
+#: Decoding settings of every pass; the benchmark's direct faster-whisper calls use the same.
+DECODE_OPTIONS: dict[str, Any] = {"beam_size": 5}
+#: Each stretch is decoded on its own: the text of the stretch before (perhaps in another
+#: language) must not steer it, and a loop cannot carry over.
+_STRETCH_OPTIONS: dict[str, Any] = {"condition_on_previous_text": False, "vad_filter": False, **DECODE_OPTIONS}
+#: Stretches decoded together by the batched pipeline.
+BATCH_SIZE = 16
+
+
+class Decoder(Protocol):
+    #: How many stretches it takes at once.
+    batch: int
+
+    def decode(self, stretches: list[Stretch], language: str, task: str, words: bool) -> list[list[Any]]: ...
+
+
+class SequentialDecoder:
+    batch = 1
+
+    def __init__(self, model: WhisperModel) -> None:
+        self.model = model
+
+    def decode(self, stretches: list[Stretch], language: str, task: str, words: bool) -> list[list[Any]]:
+        return [
+            list(self.model.transcribe(stretch.audio, language=language, task=task, word_timestamps=words, **_STRETCH_OPTIONS)[0])
+            for stretch in stretches
+        ]
+
+
+class BatchedDecoder:
+    """The stretches laid end to end as one audio, each a clip of the batched pipeline."""
+
+    batch = BATCH_SIZE
+
+    def __init__(self, model: WhisperModel) -> None:
+        self.pipeline = BatchedInferencePipeline(model=model)
+
+    def decode(self, stretches: list[Stretch], language: str, task: str, words: bool) -> list[list[Any]]:
+        audio = np.concatenate([stretch.audio for stretch in stretches])
+        starts = np.cumsum([0] + [stretch.audio.size for stretch in stretches]) / SAMPLE_RATE
+        clips = [{"start": float(starts[i]), "end": float(starts[i + 1])} for i in range(len(stretches))]
+        segments, _ = self.pipeline.transcribe(
+            audio,
+            language=language,
+            task=task,
+            word_timestamps=words,
+            clip_timestamps=clips,
+            without_timestamps=False,
+            batch_size=self.batch,
+            **DECODE_OPTIONS,
+        )
+        out: list[list[Any]] = [[] for _ in stretches]
+        for segment in segments:
+            # By its middle: a clip's first segment can start a little before the clip does (times
+            # rounded to the millisecond, words aligned a frame early).
+            middle = (segment.start + segment.end) / 2
+            index = int(np.clip(np.searchsorted(starts, middle, side="right") - 1, 0, len(stretches) - 1))
+            out[index].append(shifted(segment, -float(starts[index])))
+        return out
+
+
+def shifted(segment: Any, by: float, within: float = float("inf")) -> Any:
+    """The segment (and its words) with times kept within [0, `within`] (Whisper's last timestamp
+    can run past the audio it was given), then moved by `by` seconds."""
+
+    def moved(time: float) -> float:
+        return min(max(time, 0.0), within) + by
+
+    words = [replace(word, start=moved(word.start), end=moved(word.end)) for word in segment.words] if segment.words else segment.words
+    return replace(segment, start=moved(segment.start), end=moved(segment.end), words=words)

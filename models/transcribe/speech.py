@@ -1,0 +1,91 @@
+"""Where the speech is: stretches of speech found by faster-whisper's Silero VAD, each short enough
+for one Whisper window, cut at pauses so that each can be heard in its own language.
+
+Silence, noise and music between stretches are never given to Whisper, which is where it invents
+text ("Thank you.", loops of one phrase). Audio comes a block at a time (audio_stream.py); a
+stretch that runs into the end of a block is held back and found again whole in the next.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+from faster_whisper.vad import VadOptions, get_speech_timestamps
+
+from audio_stream import SAMPLE_RATE
+
+#: A stretch is at most one Whisper window (30 s) long.
+MAX_STRETCH_SECONDS = 30.0
+#: Speech closer than this to the one before joins its stretch; a longer pause starts a new one
+#: (and a language may change there).
+SPLIT_PAUSE_SECONDS = 1.0
+VAD = VadOptions(
+    min_silence_duration_ms=500,
+    # Chunks stay under one window with their padding; long speech is split at its shortest pauses.
+    max_speech_duration_s=MAX_STRETCH_SECONDS - 1,
+    speech_pad_ms=200,
+)
+
+
+@dataclass(frozen=True)
+class Stretch:
+    """A stretch of speech: samples [start, end) of the whole audio, and those samples."""
+
+    start: int
+    end: int
+    audio: np.ndarray
+
+    @property
+    def start_seconds(self) -> float:
+        return self.start / SAMPLE_RATE
+
+    @property
+    def end_seconds(self) -> float:
+        return self.end / SAMPLE_RATE
+
+    @property
+    def seconds(self) -> float:
+        return (self.end - self.start) / SAMPLE_RATE
+
+
+def group(chunks: Iterable[tuple[int, int]], max_span: int, split_pause: int) -> list[tuple[int, int]]:
+    """Speech chunks (start, end sample, in order) joined into stretches: a chunk joins the stretch
+    before it when the pause between them is shorter than `split_pause` and the stretch, pauses
+    included, stays within `max_span` samples."""
+    stretches: list[tuple[int, int]] = []
+    for start, end in chunks:
+        if stretches and start - stretches[-1][1] < split_pause and end - stretches[-1][0] <= max_span:
+            stretches[-1] = (stretches[-1][0], end)
+        else:
+            stretches.append((start, end))
+    return stretches
+
+
+def _stretches_in(audio: np.ndarray) -> list[tuple[int, int]]:
+    chunks = [(chunk["start"], chunk["end"]) for chunk in get_speech_timestamps(audio, VAD, sampling_rate=SAMPLE_RATE)]
+    return group(chunks, int(MAX_STRETCH_SECONDS * SAMPLE_RATE), int(SPLIT_PAUSE_SECONDS * SAMPLE_RATE))
+
+
+def speech_stretches(blocks: Iterable[np.ndarray]) -> Iterator[Stretch]:
+    """The stretches of speech in audio that comes in blocks, in order, with absolute positions.
+
+    A stretch that reaches within a pause of its block's end may go on in the next block: it is
+    carried over (its samples prepended to the next block) and found again there, whole."""
+    carried = np.zeros(0, dtype=np.float32)
+    offset = 0  # where `carried` starts in the whole audio
+    pending = iter(blocks)
+    block = next(pending, None)
+    while block is not None:
+        following = next(pending, None)
+        audio = np.concatenate([carried, block]) if carried.size else block
+        found = _stretches_in(audio)
+        keep_from = audio.size
+        if following is not None and found and audio.size - found[-1][1] < SPLIT_PAUSE_SECONDS * SAMPLE_RATE:
+            keep_from = found.pop()[0]
+        for start, end in found:
+            yield Stretch(offset + start, offset + end, audio[start:end].copy())
+        carried = audio[keep_from:].copy() if following is not None else np.zeros(0, dtype=np.float32)
+        offset += keep_from
+        block = following

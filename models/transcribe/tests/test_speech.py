@@ -1,0 +1,126 @@
+"""The parts of the transcription that need no Whisper: audio read a block at a time, stretches of
+speech (the real Silero VAD), loops and invented text, the encoder memo."""
+
+from __future__ import annotations
+
+import tracemalloc
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from faster_whisper import decode_audio
+
+from audio_stream import SAMPLE_RATE, UndecodableAudio, audio_blocks, duration_of
+from clips import AUDIO, RATE, german_reading, non_speech, write_wav
+from encoder_memo import EncoderMemo
+from hallucinations import clean, collapse_loops, is_invented
+from speech import MAX_STRETCH_SECONDS, group, speech_stretches
+
+
+def test_blocks_are_the_whole_audio_as_faster_whisper_decodes_it() -> None:
+    for name in ("jfk.flac", "multilingual.mp3", "stereo_diarization.wav"):
+        blocks = list(audio_blocks(AUDIO / name, block_seconds=7))
+        assert all(block.size == 7 * SAMPLE_RATE for block in blocks[:-1])
+        assert np.array_equal(np.concatenate(blocks), decode_audio(str(AUDIO / name)))
+    assert duration_of(AUDIO / "jfk.flac") == pytest.approx(11.0, abs=0.01)
+
+
+def test_what_is_not_audio_is_undecodable(tmp_path: Path) -> None:
+    page = tmp_path / "page.html"
+    page.write_text("<html>not audio</html>")
+    with pytest.raises(UndecodableAudio):
+        list(audio_blocks(page))
+    assert duration_of(page) is None
+
+
+def test_chunks_join_into_stretches_at_short_pauses_within_one_window() -> None:
+    second = SAMPLE_RATE
+    chunks = [(0, 2 * second), (2 * second + second // 2, 5 * second), (7 * second, 9 * second), (9 * second + 100, 40 * second)]
+    assert group(chunks, max_span=30 * second, split_pause=second) == [(0, 5 * second), (7 * second, 9 * second), (9 * second + 100, 40 * second)]
+    assert group([], max_span=30 * second, split_pause=second) == []
+
+
+def test_stretches_are_the_same_whatever_the_blocks(tmp_path: Path) -> None:
+    path = AUDIO / "multilingual.mp3"
+    whole = [(s.start, s.end) for s in speech_stretches(audio_blocks(path, block_seconds=600))]
+    assert [(round(start / RATE), round(end / RATE)) for start, end in whole] == [(0, 29), (31, 60)]
+    for block_seconds in (7, 13, 29):
+        stretches = list(speech_stretches(audio_blocks(path, block_seconds=block_seconds)))
+        assert [(s.start, s.end) for s in stretches] == pytest.approx(whole, abs=0.3 * RATE)
+        for stretch in stretches:
+            assert stretch.seconds <= MAX_STRETCH_SECONDS
+            assert stretch.audio.size == stretch.end - stretch.start
+
+
+def test_long_audio_is_held_a_block_at_a_time(tmp_path: Path) -> None:
+    """Five and twenty minutes of speech and pauses: the memory held while their stretches are
+    found is the same, and a fraction of the twenty minutes' samples (77 MB of float32)."""
+    reading = np.concatenate([german_reading(), np.zeros(2 * RATE, dtype=np.float32)])
+    peaks = {}
+    for minutes in (5, 20):
+        path = tmp_path / f"{minutes}-minutes.wav"
+        write_wav(path, np.tile(reading, int(minutes * 60 * RATE / reading.size) + 1))
+        tracemalloc.start()
+        try:
+            spoken = sum(stretch.seconds for stretch in speech_stretches(audio_blocks(path)))
+            peaks[minutes] = tracemalloc.get_traced_memory()[1] / 1e6
+        finally:
+            tracemalloc.stop()
+        assert spoken > minutes * 60 * 0.75
+    assert peaks[20] <= peaks[5] * 1.2 + 2, peaks
+    assert peaks[20] < 20 * 60 * RATE * 4 / 1e6 / 2, peaks
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Thank you. Thank you. Thank you. Thank you.", "Thank you."),
+        ("and so and so and so on we go", "and so on we go"),
+        ("la la la la la la la la", "la"),
+        ("I said no, no. That is all.", "I said no, no. That is all."),
+        ("It is very, very good.", "It is very, very good."),
+        ("", ""),
+    ],
+)
+def test_loops_of_a_phrase_are_said_once(text: str, expected: str) -> None:
+    assert collapse_loops(text) == expected
+
+
+def test_what_is_not_speech_is_invented() -> None:
+    assert is_invented("♪ ♪", 0.1, -0.2)
+    assert is_invented("...", 0.1, -0.2)
+    assert is_invented("Thank you.", 0.9, -1.2)
+    assert not is_invented("Thank you.", 0.9, -0.3)  # Whisper is sure of the words
+    assert not is_invented("Thank you.", 0.2, -1.2)  # and here, that something was said
+
+
+def test_clean_drops_invented_and_repeated_segments() -> None:
+    def segment(text: str, no_speech: float = 0.1, logprob: float = -0.2) -> SimpleNamespace:
+        return SimpleNamespace(text=text, no_speech_prob=no_speech, avg_logprob=logprob)
+
+    segments = [segment(" Hello there."), segment(" hello, there"), segment(" ♪"), segment(" Bye bye bye bye."), segment(" Thanks.", 0.95, -1.5)]
+    assert [text for _, text in clean(segments)] == ["Hello there.", "bye."]
+
+
+def test_the_encoder_memo_encodes_a_window_once() -> None:
+    calls: list[int] = []
+
+    def encode(features: np.ndarray) -> str:
+        calls.append(1)
+        return f"encoded {features.sum():.0f}"
+
+    memo = EncoderMemo(encode, size=2)
+    a, b, c = np.ones((80, 3000), np.float32), np.zeros((80, 3000), np.float32), np.full((80, 3000), 2, np.float32)
+    assert memo(a) == memo(a.copy()) == "encoded 240000"
+    assert memo(b) == "encoded 0" and memo(c) == "encoded 480000"
+    assert memo(a) == "encoded 240000"  # pushed out by b and c
+    assert memo.passes == len(calls) == 4
+    memo.clear()
+    memo(c)
+    assert memo.passes == 5
+
+
+def test_non_speech_has_no_stretches() -> None:
+    for kind, audio in non_speech().items():
+        assert list(speech_stretches([audio])) == [], kind
