@@ -15,9 +15,10 @@ import { ENDINGS } from '../shared/domain/endings.ts';
 import { asAccountId } from '../shared/domain/ids.ts';
 import { generateToken, looksLikeToken } from '../shared/domain/tokens.ts';
 import { readCogConfig } from '../shared/models/cog-config.ts';
-import { allModels, EXTRA_CATALOG_ENV } from '../shared/models/registry.ts';
+import { allModels, catalogModels, EXTRA_CATALOG_ENV, WITHHELD_MODELS_ENV } from '../shared/models/registry.ts';
 import { prepareBroughtModels, type BroughtModel } from './brought-models.ts';
 import { repositoryPython } from './model-env.ts';
+import { localWeightsDir, notOfferedLine, offeredLocally } from './weights.ts';
 import { endPrediction, stoppingExecutions } from '../shared/use-cases/end-prediction.ts';
 import { startApiFront } from './api-front.ts';
 import { closeServer, startEmulators } from './emulators.ts';
@@ -96,6 +97,12 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     // Brought models join the catalog before anything reads it: the template, the handlers, the workers.
     const brought = await prepareBroughtModels(options.models ?? [], log);
     if (brought.catalogFile) process.env[EXTRA_CATALOG_ENV] = brought.catalogFile;
+    // A model whose weights are not here is withheld from the registry of every part: no model
+    // server, no worker, not in the template, not listed, and a create for it is a 404.
+    const weightsDir = localWeightsDir();
+    const withheld = catalogModels().filter((model) => !offeredLocally(model, weightsDir));
+    process.env[WITHHELD_MODELS_ENV] = withheld.map((model) => model.id).join(',');
+    for (const model of withheld) log(notOfferedLine(model, weightsDir));
 
     const template = synthesizeTemplate();
     const tables = await provisionTables(template, new DynamoDBClient({}));
@@ -196,6 +203,8 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
           PORT: String(modelPort),
           COG_PREDICT_TYPE_STUB: config.predict,
           COG_MAX_CONCURRENCY: String(config.concurrency),
+          // Where the model finds local copies of weights (models/transcribe/weights.py).
+          PROGNOZ_WEIGHTS_DIR: weightsDir,
           PATH: [path.dirname(python), process.env.PATH].filter(Boolean).join(path.delimiter),
           PYTHONUNBUFFERED: '1',
         },

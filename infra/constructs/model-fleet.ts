@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { Duration } from 'aws-cdk-lib';
+import { Duration, SymlinkFollowMode } from 'aws-cdk-lib';
 import { AdjustmentType, type ScalingInterval } from 'aws-cdk-lib/aws-applicationautoscaling';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { AutoScalingGroup } from 'aws-cdk-lib/aws-autoscaling';
@@ -146,8 +146,16 @@ export class ModelFleet extends Construct {
     const inputsMount = { sourceVolume: inputs, containerPath: MODEL_INPUTS_DIR, readOnly: false };
 
     const logging = (prefix: string) => LogDrivers.awsLogs({ streamPrefix: prefix, logRetention: RetentionDays.ONE_MONTH });
+    // Links are followed: the build context has the files a predictor links to, as in another
+    // folder (models/whisper-large-v3-turbo shares models/transcribe's code that way).
+    const image = ContainerImage.fromAsset(folder, {
+      file: writeCogDockerfile(folder),
+      exclude: [...PREDICTOR_EXCLUDES],
+      followSymlinks: SymlinkFollowMode.ALWAYS,
+      platform: Platform.LINUX_AMD64,
+    });
     const modelServer = this.taskDefinition.addContainer('ModelServer', {
-      image: ContainerImage.fromAsset(folder, { file: writeCogDockerfile(folder), exclude: [...PREDICTOR_EXCLUDES], platform: Platform.LINUX_AMD64 }),
+      image,
       memoryReservationMiB: fleet.memoryMiB,
       ...(fleet.gpus > 0 ? { gpuCount: fleet.gpus } : {}),
       environment: {

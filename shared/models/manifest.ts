@@ -24,6 +24,16 @@ export const manifestEntry = z.strictObject({
     maxTasks: z.number().int().min(1),
     backlogPerTask: z.number().int().min(1),
   }),
+  /**
+   * What the local runtime needs before it offers the model (on AWS its image has everything):
+   * `requiresWeights` names a folder of weights that must hold a `model.bin`, in the local
+   * weights folder (PROGNOZ_WEIGHTS_DIR, by default .prognoz/weights; `npm run weights -- <name>`
+   * fetches one) or in an image's /opt/whisper. Without them the model is neither started,
+   * listed nor served locally (local/weights.ts).
+   */
+  local: z
+    .strictObject({ requiresWeights: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'must be the name of a folder of weights (e.g. "large-v3-turbo")') })
+    .optional(),
 });
 export type ManifestEntry = z.infer<typeof manifestEntry>;
 

@@ -14,6 +14,12 @@ export { phaseLimitsOf, policyOf } from './definition.ts';
 /** A catalog file beside the repository's (a local run's `--model` flags write one): its path. */
 export const EXTRA_CATALOG_ENV = 'PROGNOZ_MODEL_CATALOG';
 
+/**
+ * Models of the catalog this run does not offer, as comma-separated ids: the local runtime names
+ * those whose weights are absent (local/weights.ts). Unset on AWS, where every model is offered.
+ */
+export const WITHHELD_MODELS_ENV = 'PROGNOZ_WITHHELD_MODELS';
+
 /** The models of a catalog, each with its contract derived from its predictor. */
 export const modelsOf = (source: Catalog): ModelDefinition[] =>
   source.models.map((entry) => {
@@ -50,13 +56,23 @@ const registry = () => {
   return loaded;
 };
 
-/** Every model this deployment serves: the manifest's, then those a local run was given. */
-export const allModels = (): readonly ModelDefinition[] => registry().list;
+const withheld = (): ReadonlySet<string> => new Set((process.env[WITHHELD_MODELS_ENV] ?? '').split(',').filter(Boolean));
 
-export const findModel = (id: string): ModelDefinition | undefined => registry().byId.get(id);
+/** Every model of the catalog, offered by this run or withheld. */
+export const catalogModels = (): readonly ModelDefinition[] => registry().list;
 
+/** Every model this deployment serves: the manifest's, then those a local run was given, less any withheld. */
+export const allModels = (): readonly ModelDefinition[] => {
+  const hidden = withheld();
+  return registry().list.filter((model) => !hidden.has(model.id));
+};
+
+/** A model this deployment serves; undefined for an unknown or withheld one. */
+export const findModel = (id: string): ModelDefinition | undefined => (withheld().has(id) ? undefined : registry().byId.get(id));
+
+/** A model of the catalog, withheld or not: a prediction made for it keeps its price and limits to its end. */
 export const requireModel = (id: string): ModelDefinition => {
-  const model = findModel(id);
+  const model = registry().byId.get(id);
   if (!model) throw new Error(`model ${id} is not in the registry`);
   return model;
 };

@@ -1,4 +1,6 @@
 import type { TestProject } from 'vitest/node';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseModelFlag } from '../../local/brought-models.ts';
 import { startLocalRuntime } from '../../local/runtime.ts';
@@ -41,6 +43,9 @@ export default async function setup(project: TestProject) {
   process.env.PROGNOZ_WEBHOOK_RETRY_DELAYS = '1,2,3';
   // The sweeper every 2 s (on AWS, every minute), so tests of what it ends finish quickly.
   process.env.PROGNOZ_SCHEDULE_EVERY_SECONDS = '2';
+  // No local weights, as in a fresh clone: a model that needs them (openai/whisper-large-v3-turbo) is withheld.
+  const noWeights = mkdtempSync(path.join(tmpdir(), 'prognoz-no-weights-'));
+  process.env.PROGNOZ_WEIGHTS_DIR = noWeights;
   // Two Cog predictors brought as a user brings them (`npm start -- --model …`): one that works, one whose setup fails.
   const fixtures = path.resolve(import.meta.dirname, '..', 'fixtures', 'cog');
   const models = [parseModelFlag(`acme/wordcount=${fixtures}/wordcount,price=0.02`), parseModelFlag(`acme/broken=${fixtures}/broken`)];
@@ -57,5 +62,6 @@ export default async function setup(project: TestProject) {
   });
   return async () => {
     await runtime.stop();
+    rmSync(noWeights, { recursive: true, force: true });
   };
 }

@@ -63,6 +63,13 @@ describe('a model contract from Cog\'s schemas', () => {
     expect(contract.input.safeParse({ ...valid, seed_name: 'ab-ab', mask: null, api_key: null, size: 768 }).success).toBe(true);
   });
 
+  it('accepts Python\'s escapes of punctuation (re.escape), in a class and out of one', () => {
+    const escaped = { type: 'object', properties: { model: { 'x-order': 0, type: 'string', pattern: '^large\\-v3\\-turbo\\#[a\\-c\\]]$' } } };
+    const { input } = contractOf({ ...derived, input: escaped }, 'acme/escaped');
+    expect(['large-v3-turbo#-', 'large-v3-turbo#]'].map((model) => input.safeParse({ model }).success)).toEqual([true, true]);
+    expect(['large-v3-turbo#b', 'largeXv3-turbo#a'].map((model) => input.safeParse({ model }).success)).toEqual([false, false]);
+  });
+
   it('knows which inputs are files to fetch and which are secrets', () => {
     expect(contract.files).toEqual([
       { name: 'images', list: true },

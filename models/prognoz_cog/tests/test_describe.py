@@ -148,6 +148,65 @@ def test_object_output(every_kind: dict[str, Any]) -> None:
     }
 
 
+TYPED_DICTS = '''
+from __future__ import annotations
+
+from typing import NotRequired, Optional, TypedDict
+
+from cog import BaseModel, BasePredictor
+
+
+class Word(TypedDict):
+    word: str
+    probability: float
+
+
+class Segment(TypedDict):
+    id: int
+    text: str
+    speaker: NotRequired[str]
+    words: NotRequired[list[Word]]
+    meta: dict
+
+
+class Output(BaseModel):
+    segments: list[Segment]
+    best: Optional[Segment]
+    raw: list[dict]
+
+
+class Predictor(BasePredictor):
+    def predict(self, text: str) -> Output:
+        raise NotImplementedError
+'''
+
+
+def test_typed_dict_fields_are_published_where_cog_leaves_them_opaque(tmp_path: Path) -> None:
+    result = describe(make(tmp_path / "model", TYPED_DICTS))
+    assert result.returncode == 0, result.stderr
+    output = json.loads(result.stdout)["output"]
+    word = {
+        "type": "object",
+        "properties": {"word": {"title": "Word", "type": "string"}, "probability": {"title": "Probability", "type": "number"}},
+        "required": ["word", "probability"],
+    }
+    segment = {
+        "type": "object",
+        "properties": {
+            "id": {"title": "Id", "type": "integer"},
+            "text": {"title": "Text", "type": "string"},
+            "speaker": {"title": "Speaker", "type": "string"},
+            "words": {"title": "Words", "type": "array", "items": word},
+            "meta": {"title": "Meta", "type": "object"},
+        },
+        "required": ["id", "text", "meta"],
+    }
+    assert output["properties"]["segments"] == {"type": "array", "items": segment, "title": "Segments"}
+    assert output["properties"]["best"] == {**segment, "nullable": True, "title": "Best"}
+    # A plain dict stays what Cog makes it: an opaque object.
+    assert output["properties"]["raw"] == {"type": "array", "items": {"type": "object"}, "title": "Raw"}
+
+
 def test_concatenate_iterator_output_and_no_required_key_when_none_is(tmp_path: Path) -> None:
     source = STREAMS.replace("text: str", 'text: str = "hi"')
     result = describe(make(tmp_path / "model", source))

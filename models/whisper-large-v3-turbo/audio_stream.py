@@ -1,0 +1,1 @@
+../transcribe/audio_stream.py

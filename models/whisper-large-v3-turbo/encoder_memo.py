@@ -1,0 +1,1 @@
+../transcribe/encoder_memo.py

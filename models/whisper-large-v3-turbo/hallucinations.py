@@ -1,0 +1,1 @@
+../transcribe/hallucinations.py

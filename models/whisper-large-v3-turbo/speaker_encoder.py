@@ -1,0 +1,1 @@
+../transcribe/speaker_encoder.py

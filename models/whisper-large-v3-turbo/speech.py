@@ -1,0 +1,1 @@
+../transcribe/speech.py

@@ -1,0 +1,1 @@
+../transcribe/whisper_predictor.py

@@ -1,0 +1,71 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { notOfferedLine, offeredLocally } from '../../local/weights.ts';
+import manifestJson from '../../models/manifest.json' with { type: 'json' };
+import { manifestEntry } from '../../shared/models/manifest.ts';
+import { allModels, catalogModels, findModel, requireModel, WITHHELD_MODELS_ENV } from '../../shared/models/registry.ts';
+
+const TURBO = 'openai/whisper-large-v3-turbo';
+
+describe('whether the local runtime offers a model that requires weights', () => {
+  const weightsDir = mkdtempSync(path.join(tmpdir(), 'prognoz-weights-'));
+  afterAll(() => rmSync(weightsDir, { recursive: true, force: true }));
+  const turbo = requireModel(TURBO);
+
+  it('says so in the manifest: large-v3-turbo', () => {
+    expect(turbo.local).toEqual({ requiresWeights: 'large-v3-turbo' });
+  });
+
+  it('does not offer it while the weights folder lacks them, even as an empty folder', () => {
+    expect(offeredLocally(turbo, weightsDir)).toBe(false);
+    mkdirSync(path.join(weightsDir, 'large-v3-turbo'));
+    expect(offeredLocally(turbo, weightsDir)).toBe(false);
+  });
+
+  it('offers it once model.bin is there', () => {
+    mkdirSync(path.join(weightsDir, 'large-v3-turbo'), { recursive: true });
+    writeFileSync(path.join(weightsDir, 'large-v3-turbo', 'model.bin'), 'x');
+    expect(offeredLocally(turbo, weightsDir)).toBe(true);
+  });
+
+  it('also takes the folder an image has (/opt/whisper/<name>)', () => {
+    const seen: string[] = [];
+    const exists = (file: string) => (seen.push(file), file === '/opt/whisper/large-v3-turbo/model.bin');
+    expect(offeredLocally(turbo, path.join(weightsDir, 'nothing'), exists)).toBe(true);
+    expect(seen).toContain('/opt/whisper/large-v3-turbo/model.bin');
+  });
+
+  it('always offers a model that requires no weights', () => {
+    expect(offeredLocally(requireModel('openai/whisper-base'), path.join(weightsDir, 'nothing'))).toBe(true);
+  });
+
+  it('tells the user how to fetch the weights', () => {
+    expect(notOfferedLine(turbo, '/srv/weights')).toMatch(/^openai\/whisper-large-v3-turbo: not offered, its weights are not in \/srv\/weights\/large-v3-turbo; .*`npm run weights -- large-v3-turbo`/);
+  });
+
+  it('takes only a folder name as the weights a model requires', () => {
+    const echo = manifestJson.models.find((model) => model.id === 'prognoz/echo');
+    expect(manifestEntry.safeParse({ ...echo, local: { requiresWeights: 'large-v3-turbo' } }).success).toBe(true);
+    for (const local of [{ requiresWeights: '../etc' }, { requiresWeights: '' }, { requiresWeights: 'x', other: 1 }, { weights: 'x' }]) {
+      expect(manifestEntry.safeParse({ ...echo, local }).success, JSON.stringify(local)).toBe(false);
+    }
+  });
+});
+
+describe('a model the local runtime withholds', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
+  it('is neither listed nor found, as an unknown model; its predictions still find their price and limits', () => {
+    expect(allModels().map((model) => model.id)).toContain(TURBO);
+    vi.stubEnv(WITHHELD_MODELS_ENV, TURBO);
+    expect(allModels().map((model) => model.id)).not.toContain(TURBO);
+    expect(allModels().map((model) => model.id)).toContain('openai/whisper-base');
+    expect(findModel(TURBO)).toBeUndefined();
+    expect(catalogModels().map((model) => model.id)).toContain(TURBO);
+    expect(requireModel(TURBO).pricePerSecond).toBe('0.12');
+  });
+});
