@@ -60,6 +60,8 @@ describe('a model the local runtime withholds', () => {
   });
 
   it('is neither listed nor found, as an unknown model; its predictions still find their price and limits', () => {
+    // The test runtime (global setup) withholds it from this process's environment too.
+    vi.stubEnv(WITHHELD_MODELS_ENV, '');
     expect(allModels().map((model) => model.id)).toContain(TURBO);
     vi.stubEnv(WITHHELD_MODELS_ENV, TURBO);
     expect(allModels().map((model) => model.id)).not.toContain(TURBO);
