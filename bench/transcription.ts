@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -88,12 +87,16 @@ const startDirect = async (python: string) => {
     return JSON.parse(line.value) as T;
   };
   const ready = await next<{ load_seconds: number; settings: Record<string, unknown> }>();
+  let peakRssMiB = 0;
   return {
     ready,
     ask: async <T>(request: Record<string, unknown>): Promise<T & { seconds: number; peak_rss_mib: number }> => {
       child.stdin.write(`${JSON.stringify(request)}\n`);
-      return next();
+      const answer = await next<T & { seconds: number; peak_rss_mib: number }>();
+      peakRssMiB = Math.max(peakRssMiB, answer.peak_rss_mib);
+      return answer;
     },
+    peakRssMiB: () => peakRssMiB,
     close: () => child.kill(),
   };
 };
@@ -180,8 +183,7 @@ export const measureTranscription = async (
       });
       log(`  ${clip.name}: model runtime ${runtime.toFixed(2)} s, direct ${directSeconds.toFixed(2)} s, raw ${rawSeconds.toFixed(2)} s`);
     }
-    const peak = (await direct.ask<{ parts: unknown[] }>({ op: 'score', clip: first, segments: [] })).peak_rss_mib;
-    return { model: MODEL, settings: direct.ready.settings, repeats, directLoadSeconds: direct.ready.load_seconds, directPeakRssMiB: peak, clips: results };
+    return { model: MODEL, settings: direct.ready.settings, repeats, directLoadSeconds: direct.ready.load_seconds, directPeakRssMiB: direct.peakRssMiB(), clips: results };
   } finally {
     direct.close();
     await files.close();

@@ -15,7 +15,8 @@ from faster_whisper import BatchedInferencePipeline, WhisperModel
 from audio_stream import SAMPLE_RATE
 from speech import Stretch
 
-#: Decoding settings of every pass; the benchmark's direct faster-whisper calls use the same.
+#: Decoding settings of every pass (faster-whisper's own default beam, stated: the benchmark's raw
+#: faster-whisper side runs with the defaults).
 DECODE_OPTIONS: dict[str, Any] = {"beam_size": 5}
 #: Each stretch is decoded on its own: the text of the stretch before (perhaps in another
 #: language) must not steer it, and a loop cannot carry over.

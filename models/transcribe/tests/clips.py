@@ -47,8 +47,8 @@ def encoded(folder: Path, source: str, container: str, codec: str, extension: st
     return path
 
 
-def german_half(folder: Path) -> Path:
-    """multilingual.mp3 cut in the longest pause near its middle, between the two readings."""
+def german_reading() -> np.ndarray:
+    """multilingual.mp3 from the longest pause near its middle, between the two readings: the German."""
     audio = decode_audio(str(AUDIO / "multilingual.mp3"))
     energy = np.sqrt(np.convolve(audio**2, np.ones(400) / 400, mode="same"))[::160]  # 10 ms steps
     middle = slice(len(energy) // 3, 2 * len(energy) // 3)
@@ -60,9 +60,12 @@ def german_half(folder: Path) -> Path:
             best = (i - start + 1, start)
     if best[0] < 50:
         raise RuntimeError("no pause of half a second between the readings")
-    cut = (middle.start + best[1] + best[0] // 2) * 160
+    return audio[(middle.start + best[1] + best[0] // 2) * 160 :]
+
+
+def german_half(folder: Path) -> Path:
     path = folder / "german.wav"
-    write_wav(path, audio[cut:])
+    write_wav(path, german_reading())
     return path
 
 
@@ -97,11 +100,6 @@ def non_speech(seconds: float = 20.0) -> dict[str, np.ndarray]:
         "tone": (0.3 * np.sin(2 * np.pi * 440 * t)).astype(np.float32),
         "music": np.asarray(music, dtype=np.float32),
     }
-
-
-def german_reading() -> np.ndarray:
-    """The German half of multilingual.mp3 (from 30.5 s: the English reading has ended by then)."""
-    return decode_audio(str(AUDIO / "multilingual.mp3"))[int(30.5 * RATE) :]
 
 
 def language_switches(folder: Path) -> tuple[Path, list[tuple[str, float, float]]]:
