@@ -6,13 +6,11 @@ import { promisify } from 'node:util';
 import type { PredictionView } from '../shared/api/prediction-view.ts';
 import { parseTimestamp } from '../shared/domain/clock.ts';
 import { apiCall, type ApiTarget } from '../test/support/http-client.ts';
+import { receiveCompletions, type Completions } from './completions.ts';
 import { serveFiles } from './file-server.ts';
 import { median } from './stats.ts';
 
 const run = promisify(execFile);
-// Polling the API costs the runtime's processes CPU (API front, DynamoDB Local) that a 2-core machine
-// takes from the model: every 50 ms it slowed the model server's own runtime by 10–20 %.
-const POLL_MS = 500;
 const DIRECT_SCRIPT = path.join(import.meta.dirname, 'whisper_direct.py');
 const MODEL = 'openai/whisper-base';
 
@@ -32,9 +30,12 @@ interface Clip {
 export interface ClipResult {
   readonly name: string;
   readonly audioSeconds: number;
-  /** Medians over the repeats. The prediction's own `runtime`: the model server's time. */
+  /** Medians over the repeats. The prediction's own `runtime`: the worker's time on the run (its input fetched, the model server's run). */
   readonly modelRuntimeSeconds: number;
-  /** Create sent to `succeeded` seen by the client. */
+  /** `metrics.predict_time`: the model server's own measure of the predictor's run. */
+  readonly predictSeconds: number;
+  readonly predictOverDirect: number;
+  /** Create sent to the completion webhook received. */
   readonly serviceSeconds: number;
   /** completed_at − created_at as the service recorded them. */
   readonly serviceRecordedSeconds: number;
@@ -49,7 +50,19 @@ export interface ClipResult {
   /** The languages of prognoz's segments in order (runs of one language once). */
   readonly languages: string;
   readonly rawLanguage: string;
-  readonly wer: readonly { label: string; prognoz: number; raw: number }[];
+  /** Word error rates, prognoz and raw: of the whole clip, and part by part. */
+  readonly wer: WerPair;
+  readonly parts: readonly (WerPair & { label: string })[];
+}
+
+export interface WerPair {
+  readonly prognoz: number;
+  readonly raw: number;
+}
+
+interface Score {
+  readonly wer: number;
+  readonly parts: readonly { label: string; wer: number }[];
 }
 
 export interface LongResult {
@@ -101,24 +114,54 @@ const startDirect = async (python: string) => {
   };
 };
 
-const transcribeThroughService = async (target: ApiTarget, audioUrl: string, onProgress?: (progress: number) => void, pollMs = POLL_MS) => {
-  const started = performance.now();
-  const created = await apiCall<PredictionView>(target, MODEL, { body: { audio: audioUrl } });
+interface ServiceRun {
+  /** Create sent to the end seen by the benchmark. */
+  readonly seconds: number;
+  readonly recordedSeconds: number;
+  readonly runtimeSeconds: number;
+  /** coglet's own measure of the predictor's run (`metrics.predict_time`). */
+  readonly predictSeconds: number;
+  readonly segments: Segment[];
+}
+
+const createTranscription = async (target: ApiTarget, audioUrl: string, headers: Record<string, string> = {}) => {
+  const created = await apiCall<PredictionView>(target, MODEL, { body: { audio: audioUrl }, headers });
   if (created.status !== 201) throw new Error(`create answered ${created.status}: ${JSON.stringify(created.json)}`);
-  let view = created.json;
-  while (!['succeeded', 'failed', 'canceled'].includes(view.status)) {
-    await sleep(pollMs);
-    view = (await apiCall<PredictionView>(target, `predictions/${view.id}`)).json;
-    if (view.progress !== null && view.progress !== undefined) onProgress?.(view.progress);
-  }
-  const seconds = (performance.now() - started) / 1000;
+  return created.json;
+};
+
+const ended = (view: PredictionView, startedMs: number): ServiceRun => {
   if (view.status !== 'succeeded' || !view.completed_at) throw new Error(`transcription ${view.id} ended ${view.status}: ${String(view.error)}`);
   return {
-    seconds,
+    seconds: (performance.now() - startedMs) / 1000,
     recordedSeconds: (parseTimestamp(view.completed_at) - parseTimestamp(view.created_at)) / 1000,
     runtimeSeconds: view.runtime ?? Number.NaN,
+    predictSeconds: view.metrics?.predict_time ?? Number.NaN,
     segments: (view.output as { segments: Segment[] }).segments,
   };
+};
+
+/**
+ * Through the service, learning of the end by the completion webhook: polling the API costs the
+ * runtime's processes (API front, DynamoDB Local) CPU that a 2-core machine takes from the model —
+ * every 50 ms it slowed the model server's own runtime by 10–20 %, every 3 s by 3–7 %.
+ */
+const transcribeThroughService = async (target: ApiTarget, audioUrl: string, completions: Completions): Promise<ServiceRun> => {
+  const started = performance.now();
+  const created = await createTranscription(target, audioUrl, { 'webhook-url': completions.url });
+  return ended(await completions.ended(created.id, 30 * 60_000), started);
+};
+
+/** Through the service, polling once a second to watch its progress move. */
+const transcribeWatchingProgress = async (target: ApiTarget, audioUrl: string, onProgress: (progress: number) => void): Promise<ServiceRun> => {
+  const started = performance.now();
+  let view = await createTranscription(target, audioUrl);
+  while (!['succeeded', 'failed', 'canceled'].includes(view.status)) {
+    await sleep(1000);
+    view = (await apiCall<PredictionView>(target, `predictions/${view.id}`)).json;
+    if (view.progress !== null && view.progress !== undefined) onProgress(view.progress);
+  }
+  return ended(view, started);
 };
 
 const languageRuns = (segments: readonly Segment[]) => segments.map((s) => s.language).filter((language, i, all) => language !== all[i - 1]).join('→') || '—';
@@ -136,18 +179,19 @@ export const measureTranscription = async (
   log: (line: string) => void,
 ): Promise<TranscriptionResult> => {
   const files = await serveFiles(clips.map((clip) => clip.file));
+  const completions = await receiveCompletions();
   const direct = await startDirect(python);
   try {
     const [first] = clips;
     if (!first) throw new Error('no clips to transcribe');
-    await transcribeThroughService(target, files.urlOf(first.file)); // warm-ups, not counted
+    await transcribeThroughService(target, files.urlOf(first.file), completions); // warm-ups, not counted
     await direct.ask({ op: 'pipeline', file: first.file });
     await direct.ask({ op: 'raw', file: first.file });
-    const runs = new Map(clips.map((clip) => [clip.name, { service: [] as Awaited<ReturnType<typeof transcribeThroughService>>[], direct: [] as number[], raw: [] as { seconds: number; segments: Segment[] }[] }]));
+    const runs = new Map(clips.map((clip) => [clip.name, { service: [] as ServiceRun[], direct: [] as number[], raw: [] as { seconds: number; segments: Segment[] }[] }]));
     for (let repeat = 0; repeat < repeats; repeat++) {
       for (const clip of clips) {
         const sides = [
-          async () => runs.get(clip.name)?.service.push(await transcribeThroughService(target, files.urlOf(clip.file))),
+          async () => runs.get(clip.name)?.service.push(await transcribeThroughService(target, files.urlOf(clip.file), completions)),
           async () => runs.get(clip.name)?.direct.push((await direct.ask<{ segments: Segment[] }>({ op: 'pipeline', file: clip.file })).seconds),
           async () => runs.get(clip.name)?.raw.push(await direct.ask<{ segments: Segment[] }>({ op: 'raw', file: clip.file })),
         ];
@@ -160,15 +204,18 @@ export const measureTranscription = async (
       const { service, direct: directRuns, raw } = runs.get(clip.name) ?? { service: [], direct: [], raw: [] };
       const served = service.at(-1)?.segments ?? [];
       const rawSegments = raw.at(-1)?.segments ?? [];
-      const prognozWer = (await direct.ask<{ parts: { label: string; wer: number }[] }>({ op: 'score', clip, segments: served })).parts;
-      const rawWer = (await direct.ask<{ parts: { label: string; wer: number }[] }>({ op: 'score', clip, segments: rawSegments })).parts;
+      const prognozScore = await direct.ask<Score>({ op: 'score', clip, segments: served });
+      const rawScore = await direct.ask<Score>({ op: 'score', clip, segments: rawSegments });
       const runtime = median(service.map((r) => r.runtimeSeconds));
+      const predict = median(service.map((r) => r.predictSeconds));
       const directSeconds = median(directRuns);
       const rawSeconds = median(raw.map((r) => r.seconds));
       results.push({
         name: clip.name,
         audioSeconds: clip.seconds,
         modelRuntimeSeconds: runtime,
+        predictSeconds: predict,
+        predictOverDirect: predict / directSeconds,
         serviceSeconds: median(service.map((r) => r.seconds)),
         serviceRecordedSeconds: median(service.map((r) => r.recordedSeconds)),
         directSeconds,
@@ -179,13 +226,15 @@ export const measureTranscription = async (
         rawRtf: rawSeconds / clip.seconds,
         languages: languageRuns(served),
         rawLanguage: rawSegments[0]?.language ?? '—',
-        wer: prognozWer.map((part, i) => ({ label: part.label, prognoz: part.wer, raw: rawWer[i]?.wer ?? Number.NaN })),
+        wer: { prognoz: prognozScore.wer, raw: rawScore.wer },
+        parts: prognozScore.parts.map((part, i) => ({ label: part.label, prognoz: part.wer, raw: rawScore.parts[i]?.wer ?? Number.NaN })),
       });
-      log(`  ${clip.name}: model runtime ${runtime.toFixed(2)} s, direct ${directSeconds.toFixed(2)} s, raw ${rawSeconds.toFixed(2)} s`);
+      log(`  ${clip.name}: model runtime ${runtime.toFixed(2)} s, predict_time ${predict.toFixed(2)} s, direct ${directSeconds.toFixed(2)} s, raw ${rawSeconds.toFixed(2)} s`);
     }
     return { model: MODEL, settings: direct.ready.settings, repeats, directLoadSeconds: direct.ready.load_seconds, directPeakRssMiB: direct.peakRssMiB(), clips: results };
   } finally {
     direct.close();
+    await completions.close();
     await files.close();
   }
 };
@@ -195,7 +244,7 @@ export const measureLongTranscription = async (target: ApiTarget, long: { file: 
   const files = await serveFiles([long.file]);
   try {
     const seen = new Set<number>();
-    const run = await transcribeThroughService(target, files.urlOf(long.file), (progress) => seen.add(progress), 1000);
+    const run = await transcribeWatchingProgress(target, files.urlOf(long.file), (progress) => seen.add(progress));
     log(`  ${(long.seconds / 60).toFixed(0)} min of audio: ${run.runtimeSeconds.toFixed(0)} s of model runtime, ${seen.size} progress steps`);
     return {
       audioSeconds: long.seconds,

@@ -11,7 +11,8 @@ compute type and threads), then answers one JSON line per request line:
                                    what the model server runs, without the model server
     {"op": "raw", "file": F}       faster-whisper as it comes: WhisperModel.transcribe(audio) with its
                                    default settings (one language for the whole file, no VAD)
-    {"op": "score", "clip": C, "segments": [...]}  word error rates of those segments, part by part
+    {"op": "score", "clip": C, "segments": [...]}  word error rates of those segments: the whole clip's,
+                                                   and part by part
 
 The benchmark interleaves these with runs through the service, so both sides meet the same machine.
 """
@@ -67,13 +68,15 @@ def make_clips(folder: Path, hour_minutes: float) -> dict[str, Any]:
     return {"clips": clips, "long": {"file": str(long), "seconds": hour_minutes * 60}}
 
 
-def score(clip: dict[str, Any], segments: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each part's word error rate: the segments whose middle falls in it against its reference."""
-    out = []
+def score(clip: dict[str, Any], segments: list[dict[str, Any]]) -> dict[str, Any]:
+    """The word error rate of the whole clip (everything said against everything heard, in order),
+    and of each part: the segments whose middle falls in it against its reference."""
+    parts = []
     for part in clip["parts"]:
         said = " ".join(s["text"] for s in segments if part["start"] <= (s["start"] + s["end"]) / 2 < part["end"])
-        out.append({"label": part["label"], "wer": wer(part["reference"], said)})
-    return out
+        parts.append({"label": part["label"], "wer": wer(part["reference"], said)})
+    whole = wer(" ".join(part["reference"] for part in clip["parts"]), " ".join(s["text"] for s in segments))
+    return {"wer": whole, "parts": parts}
 
 
 def serve() -> None:
@@ -101,7 +104,7 @@ def serve() -> None:
             segments, info = model.transcribe(decode_audio(request["file"], sampling_rate=RATE))
             answer = {"segments": [{"start": s.start, "end": s.end, "text": s.text.strip(), "language": info.language} for s in segments]}
         else:
-            answer = {"parts": score(request["clip"], request["segments"])}
+            answer = score(request["clip"], request["segments"])
         answer["seconds"] = time.perf_counter() - started
         answer["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(json.dumps(answer), file=answers, flush=True)

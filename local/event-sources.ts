@@ -25,7 +25,8 @@ export const pollEventSource = async (source: LocalEventSource, sqs: SQSClient, 
         new ReceiveMessageCommand({
           QueueUrl: source.queueUrl,
           MaxNumberOfMessages: Math.min(10, source.batchSize),
-          WaitTimeSeconds: 1,
+          // Long polling, as Lambda's pollers do: an idle queue costs no CPU, a message is taken at once.
+          WaitTimeSeconds: 20,
           MessageSystemAttributeNames: ['All'],
           MessageAttributeNames: ['All'],
         }),
