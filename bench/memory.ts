@@ -9,14 +9,18 @@ export interface TrackedProcess {
 /** Peak RSS (MiB) of each process over one phase of the benchmark. */
 export type PhasePeaks = Record<string, number | null>;
 
-/** The runtime's processes worth watching: itself (API, workflow, Lambdas), DynamoDB Local, workers and model servers. */
+/**
+ * The runtime's processes worth watching: itself (API, workflow, Lambdas), DynamoDB Local, workers
+ * and model servers — each model server with the predictor process it runs (coglet's child, which
+ * holds the model).
+ */
 export const runtimeProcesses = async (origin: string, runtimePid: number): Promise<TrackedProcess[]> => {
   const processes = await localProcesses(origin);
   const java = childPids(runtimePid).find((pid) => commandLine(pid).includes('dynamodbv2.local'));
   return [
     { role: 'API process (local runtime: API front, Lambdas, workflow)', pid: runtimePid },
     ...(java ? [{ role: 'DynamoDB Local (Java)', pid: java }] : []),
-    ...processes.flatMap((p) => (p.pid === null ? [] : [{ role: p.name, pid: p.pid }])),
+    ...processes.flatMap((p) => (p.pid === null ? [] : [{ role: p.name, pid: p.pid }, ...childPids(p.pid).map((pid) => ({ role: `${p.name} (predictor process)`, pid }))])),
   ];
 };
 

@@ -120,7 +120,7 @@ export const renderReport = (r: BenchReport): string => {
     '',
     `Long audio: ${n(l.audioSeconds / 60)} min of speech (multilingual.mp3 and jfk.flac over and over) through the service: ${n(l.modelRuntimeSeconds)} s of model runtime, ` +
       `**RTF ${n(l.rtf, 3)}**, ${l.segments} segments; progress polled once a second moved through ${l.progressSteps} values; peak RSS of its model server ` +
-      `${n(Object.entries(l.peaks).find(([role]) => role.startsWith('model:'))?.[1] ?? null)} MiB. Model load (direct process): ${n(t.directLoadSeconds)} s.`,
+      `${n(Object.entries(l.peaks).find(([role]) => role.startsWith('model:') && role.endsWith('(predictor process)'))?.[1] ?? null)} MiB (the predictor process, which holds the model). Model load (direct process): ${n(t.directLoadSeconds)} s.`,
   );
 
   const c = r.coldStarts;
