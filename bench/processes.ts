@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 export interface ReadyChild<T> {
@@ -67,10 +67,10 @@ export const resetPeakRss = (pid: number): void => {
   }
 };
 
-/** The direct children of a process (Linux). */
+/** The direct children of a process (Linux): each thread's, as a child is listed under the thread that started it. */
 export const childPids = (pid: number): number[] => {
   try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
   } catch {
     return [];
   }
