@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PredictionView } from '../shared/api/prediction-view.ts';
 import { ENDING_KINDS } from '../shared/domain/endings.ts';
+import { isTerminalStatus } from '../shared/domain/prediction.ts';
 import { webhookIdOf } from '../shared/domain/webhook-signature.ts';
 import { apiCall, type ApiTarget } from '../test/support/http-client.ts';
 import { startReceiver } from '../test/support/receiver.ts';
@@ -131,7 +132,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
       for (const { id } of created) {
         if (ended.has(id)) continue;
         const { json } = await call<PredictionView>(`predictions/${id}`);
-        if (['succeeded', 'failed', 'canceled'].includes(json.status)) ended.set(id, json);
+        if (isTerminalStatus(json.status)) ended.set(id, json);
       }
       if (ended.size < created.length) {
         options.log(`${ended.size}/${created.length} ended; kills so far: ${kills.workers} workers, ${kills.modelServers} model servers`);

@@ -1,5 +1,6 @@
-import { createServer, type Server } from 'node:http';
 import type { PredictionView } from '../shared/api/prediction-view.ts';
+import { isTerminalStatus } from '../shared/domain/prediction.ts';
+import { startReceiver } from '../test/support/receiver.ts';
 
 export interface Completions {
   /** Where the service is to send completion webhooks. */
@@ -16,21 +17,16 @@ export interface Completions {
 export const receiveCompletions = async (): Promise<Completions> => {
   const arrived = new Map<string, PredictionView>();
   const waiting = new Map<string, (view: PredictionView) => void>();
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      res.writeHead(204).end();
-      const view = JSON.parse(Buffer.concat(chunks).toString('utf8')) as PredictionView;
-      if (!['succeeded', 'failed', 'canceled'].includes(view.status)) return;
+  const receiver = await startReceiver((delivery) => {
+    const view = JSON.parse(delivery.body) as PredictionView;
+    if (isTerminalStatus(view.status)) {
       arrived.set(view.id, view);
       waiting.get(view.id)?.(view);
-    });
+    }
+    return 204;
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
   return {
-    url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/completed`,
+    url: `${receiver.url}/completed`,
     ended: (id, timeoutMs) =>
       new Promise<PredictionView>((resolve, reject) => {
         const already = arrived.get(id);
@@ -45,10 +41,6 @@ export const receiveCompletions = async (): Promise<Completions> => {
           resolve(view);
         });
       }),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => receiver.close(),
   };
 };

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PredictionView } from '../shared/api/prediction-view.ts';
 import { parseTimestamp } from '../shared/domain/clock.ts';
+import { isTerminalStatus } from '../shared/domain/prediction.ts';
 import { apiCall, type ApiTarget } from '../test/support/http-client.ts';
 import { meterSnapshot } from './local-endpoints.ts';
 import { runClosedLoop, timed } from './load.ts';
@@ -8,7 +9,6 @@ import { summarize, type Summary } from './stats.ts';
 
 /** How often a benchmark client polls a prediction it waits for. */
 const POLL_MS = 20;
-const TERMINAL = new Set(['succeeded', 'failed', 'canceled']);
 const ECHO_INPUT = { text: 'bench', sleep: 0 };
 
 interface Iteration {
@@ -66,7 +66,7 @@ const predictionLifecycle = async (target: ApiTarget): Promise<Iteration> => {
   if (created.status !== 201) throw new Error(`create answered ${created.status}: ${JSON.stringify(created.json)}`);
   const getMs: number[] = [];
   let view = created.json;
-  while (!TERMINAL.has(view.status)) {
+  while (!isTerminalStatus(view.status)) {
     await sleep(POLL_MS);
     const got = await apiCall<PredictionView>(target, `predictions/${view.id}`);
     if (got.status !== 200) throw new Error(`get answered ${got.status}: ${JSON.stringify(got.json)}`);

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { PredictionView } from '../shared/api/prediction-view.ts';
 import type { MeterSnapshot } from '../local/meter.ts';
 import { EMPTY_RECEIVE } from '../local/meter.ts';
+import { isTerminalStatus } from '../shared/domain/prediction.ts';
 import { apiCall, type ApiTarget } from '../test/support/http-client.ts';
 import type { AwsPrices } from './aws-prices.ts';
 import { localJson, meterSnapshot } from './local-endpoints.ts';
@@ -199,7 +200,7 @@ export const measureCosts = async (
         const { id } = await create(target, { text: 'cost', sleep: 5 });
         for (;;) {
           const { json } = await apiCall<PredictionView>(target, `predictions/${id}`);
-          if (['succeeded', 'failed', 'canceled'].includes(json.status)) break;
+          if (isTerminalStatus(json.status)) break;
           await sleep(500);
         }
         await settle(origin);

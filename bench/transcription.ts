@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type { PredictionView } from '../shared/api/prediction-view.ts';
 import { parseTimestamp } from '../shared/domain/clock.ts';
+import { isTerminalStatus } from '../shared/domain/prediction.ts';
 import { apiCall, type ApiTarget } from '../test/support/http-client.ts';
 import { receiveCompletions, type Completions } from './completions.ts';
 import { serveFiles } from './file-server.ts';
@@ -156,7 +157,7 @@ const transcribeThroughService = async (target: ApiTarget, audioUrl: string, com
 const transcribeWatchingProgress = async (target: ApiTarget, audioUrl: string, onProgress: (progress: number) => void): Promise<ServiceRun> => {
   const started = performance.now();
   let view = await createTranscription(target, audioUrl);
-  while (!['succeeded', 'failed', 'canceled'].includes(view.status)) {
+  while (!isTerminalStatus(view.status)) {
     await sleep(1000);
     view = (await apiCall<PredictionView>(target, `predictions/${view.id}`)).json;
     if (view.progress !== null && view.progress !== undefined) onProgress(view.progress);

@@ -9,7 +9,7 @@ import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts
 import { executionArnOf } from '../../shared/adapters/workflow-client.ts';
 import { holdFor } from '../../shared/domain/billing.ts';
 import { asAccountId, newPredictionId, type PredictionId } from '../../shared/domain/ids.ts';
-import { createPrediction as newPrediction } from '../../shared/domain/prediction.ts';
+import { createPrediction as newPrediction, isTerminalStatus } from '../../shared/domain/prediction.ts';
 import { requireModel } from '../../shared/models/registry.ts';
 import { localStateMachineArn } from '../../local/paths.ts';
 import { generateToken } from '../../shared/domain/tokens.ts';
@@ -49,9 +49,8 @@ export const pollUntil = async (
   }
 };
 
-export const TERMINAL = ['succeeded', 'failed', 'canceled'];
 export const untilTerminal = (id: string, timeoutMs?: number, options: CallOptions = {}) =>
-  pollUntil(id, (p) => TERMINAL.includes(p.status), timeoutMs, options);
+  pollUntil(id, (p) => isTerminalStatus(p.status), timeoutMs, options);
 
 /** A document client on the test runtime's DynamoDB Local. */
 export const localDynamo = (): DynamoDBDocumentClient =>
