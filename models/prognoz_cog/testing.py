@@ -3,6 +3,8 @@
     with Coglet(folder, tmp_path) as coglet:
         status, body = coglet.call("POST", "/predictions", {"input": {...}})
 
+or, for a test module's tests, the fixtures `coglet = coglet_fixture(FOLDER)` and `webhooks`.
+
 coglet runs as it does in a model's image: `python -m cog.server.http` in a copy of the folder,
 with COG_PREDICT_TYPE_STUB from cog.yaml, the folder's `.cog/openapi_schema.json` (the schemas
 prognoz_cog.describe derives, which coglet validates inputs with), and this Python's bin folder
@@ -25,7 +27,9 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Callable, Iterator
+
+import pytest
 
 from .describe import describe, openapi_document
 
@@ -181,3 +185,22 @@ def cancel_thread(thread: threading.Thread) -> None:
     assert thread.ident is not None, "the thread has not started"
     changed = ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(CancelationException))
     assert changed == 1, f"no such thread ({changed})"
+
+
+def coglet_fixture(folder: Path) -> Callable[..., Iterator[Coglet]]:
+    """A module-scoped fixture: `folder` served by the real coglet for the module's tests."""
+
+    @pytest.fixture(scope="module")
+    def coglet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Coglet]:
+        with Coglet(folder, tmp_path_factory.mktemp("coglet")) as server:
+            yield server
+
+    return coglet
+
+
+@pytest.fixture(scope="module")
+def webhooks() -> Iterator[Webhooks]:
+    """A module-scoped receiver of coglet's webhooks."""
+    receiver = Webhooks()
+    yield receiver
+    receiver.close()

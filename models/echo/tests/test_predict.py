@@ -7,14 +7,14 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from cog import CancelationException
 from cog import Path as CogPath
 
 from echo.predict import ModelError, Output, Predictor
-from prognoz_cog.testing import Coglet, Webhooks, cancel_thread
+from prognoz_cog.testing import Coglet, Webhooks, cancel_thread, coglet_fixture, webhooks  # noqa: F401 - webhooks is a fixture
 
 FOLDER = Path(__file__).resolve().parents[1]
 
@@ -91,17 +91,7 @@ def test_a_cancel_lands_within_one_slice_of_the_sleep(predictor: Predictor) -> N
 # --- run by the real coglet -------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def coglet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Coglet]:
-    with Coglet(FOLDER, tmp_path_factory.mktemp("coglet")) as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def webhooks() -> Iterator[Webhooks]:
-    receiver = Webhooks()
-    yield receiver
-    receiver.close()
+coglet = coglet_fixture(FOLDER)
 
 
 def test_coglet_is_ready(coglet: Coglet) -> None:

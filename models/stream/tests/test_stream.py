@@ -5,12 +5,12 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from cog import CancelationException
 
-from prognoz_cog.testing import Coglet, Webhooks, cancel_thread
+from prognoz_cog.testing import Coglet, Webhooks, cancel_thread, coglet_fixture, webhooks  # noqa: F401 - webhooks is a fixture
 from stream.predict import Predictor
 
 FOLDER = Path(__file__).resolve().parents[1]
@@ -72,17 +72,7 @@ def test_a_cancel_lands_within_one_slice_of_a_pause(predictor: Predictor) -> Non
 # --- run by the real coglet -------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def coglet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Coglet]:
-    with Coglet(FOLDER, tmp_path_factory.mktemp("coglet")) as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def webhooks() -> Iterator[Webhooks]:
-    receiver = Webhooks()
-    yield receiver
-    receiver.close()
+coglet = coglet_fixture(FOLDER)
 
 
 def test_coglet_sends_the_pieces_as_they_come(coglet: Coglet, webhooks: Webhooks) -> None:
