@@ -3,12 +3,18 @@ import type { AccountId, PredictionId } from '../domain/ids.ts';
 import { SIDE_EFFECTS, WEBHOOK_EVENTS, type Prediction, type StoredOutput } from '../domain/prediction.ts';
 import { ownerIndexKey, predictionKey, sweepIndexKey } from './table-keys.ts';
 
-/** How a prediction is stored as a table item, and read back (parsed: the table is a trust boundary). */
+/**
+ * How a prediction is stored as a table item, and read back (parsed: the table is a trust boundary).
+ * Input and inline output are kept as JSON text: a DynamoDB number holds no magnitude below 1e-130
+ * or above 1e126 and a map nests at most 32 deep, and any JSON a caller or a model sends must fit.
+ */
 const base = {
   id: z.uuid(),
   model: z.string(),
   owner: z.string(),
-  input: z.record(z.string(), z.unknown()),
+  input_json: z.string().optional(),
+  // Items written before input_json existed hold the input as a map.
+  input: z.record(z.string(), z.unknown()).optional(),
   webhook: z.string().nullable(),
   source: z.literal('api'),
   created_at: z.string(),
@@ -52,7 +58,8 @@ const predictionItem = z.discriminatedUnion('status', [
     ...base,
     ...finishedFields,
     status: z.literal('succeeded'),
-    // Absent when the output is in the outputs bucket.
+    // Both absent when the output is in the outputs bucket; `output` (a map) in items written before output_json.
+    output_json: z.string().optional(),
     output: z.unknown().optional(),
     output_key: z.string().nullish(),
     output_bytes: z.number().int().nonnegative().nullish(),
@@ -63,7 +70,7 @@ const predictionItem = z.discriminatedUnion('status', [
 ]);
 
 const outputFields = (output: StoredOutput): Record<string, unknown> =>
-  output.kind === 'inline' ? { output: output.value } : { output_key: output.key, output_bytes: output.bytes };
+  output.kind === 'inline' ? { output_json: JSON.stringify(output.value) } : { output_key: output.key, output_bytes: output.bytes };
 
 export const toItem = (p: Prediction): Record<string, unknown> => {
   const common = {
@@ -75,7 +82,7 @@ export const toItem = (p: Prediction): Record<string, unknown> => {
     id: p.id,
     model: p.model,
     owner: p.owner,
-    input: p.input,
+    input_json: JSON.stringify(p.input),
     webhook: p.webhook,
     webhook_events: p.webhookEvents,
     source: p.source,
@@ -122,7 +129,7 @@ export const fromItem = (item: Record<string, unknown>): Prediction => {
     id: i.id as PredictionId,
     model: i.model,
     owner: i.owner as AccountId,
-    input: i.input,
+    input: i.input_json === undefined ? (i.input ?? {}) : (JSON.parse(i.input_json) as Record<string, unknown>),
     webhook: i.webhook,
     webhookEvents: i.webhook_events ?? null,
     source: i.source,
@@ -161,7 +168,7 @@ export const fromItem = (item: Record<string, unknown>): Prediction => {
       };
       if (i.status === 'succeeded') {
         const output: StoredOutput =
-          typeof i.output_key === 'string' ? { kind: 'object', key: i.output_key, bytes: i.output_bytes ?? 0 } : { kind: 'inline', value: i.output };
+          typeof i.output_key === 'string' ? { kind: 'object', key: i.output_key, bytes: i.output_bytes ?? 0 } : { kind: 'inline', value: i.output_json === undefined ? i.output : (JSON.parse(i.output_json) as unknown) };
         return { ...done, status: 'succeeded', output, runtimeMs: i.runtime_ms };
       }
       if (i.status === 'failed') return { ...done, status: 'failed', error: i.error };

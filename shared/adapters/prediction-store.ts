@@ -260,10 +260,10 @@ export const dynamoPredictionStore = (
         new UpdateCommand({
           TableName: tableName,
           Key: predictionKey(id),
-          UpdateExpression: `SET #input = :empty, logs = :blank, data_removed = :removed REMOVE #output, output_key, output_bytes, streamed, ${SWEEP_INDEX.partition}, ${SWEEP_INDEX.sort}`,
+          UpdateExpression: `SET input_json = :empty, logs = :blank, data_removed = :removed REMOVE #input, #output, output_json, output_key, output_bytes, streamed, ${SWEEP_INDEX.partition}, ${SWEEP_INDEX.sort}`,
           ConditionExpression: 'data_expires_at_ms <= :now AND (attribute_not_exists(data_removed) OR data_removed = :kept)',
           ExpressionAttributeNames: { '#input': 'input', '#output': 'output' },
-          ExpressionAttributeValues: { ':empty': {}, ':blank': '', ':removed': true, ':kept': false, ':now': nowMs },
+          ExpressionAttributeValues: { ':empty': '{}', ':blank': '', ':removed': true, ':kept': false, ':now': nowMs },
         }),
       );
       return true;
