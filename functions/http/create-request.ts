@@ -1,6 +1,8 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { PrognozError } from '../../shared/domain/errors.ts';
-import { WEBHOOK_EVENTS, type WebhookEvent } from '../../shared/domain/prediction.ts';
+import { z } from 'zod';
+import { modelCreateBodySchema, versionCreateBodySchema } from '../../shared/api/request-schemas.ts';
+import type { WebhookEvent } from '../../shared/domain/prediction.ts';
 import type { ParsedBody } from './body.ts';
 
 /** What a create asks for, whichever of the create routes it came by. */
@@ -14,18 +16,11 @@ export interface CreateAsk {
   readonly webhookEvents: readonly WebhookEvent[] | null;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-const invalidField = (field: string, message: string) => new PrognozError('invalid_input', `${field} ${message}`, { fields: [{ field, message }] });
-
-const parseEventsFilter = (raw: unknown): readonly WebhookEvent[] | null => {
-  if (raw === undefined || raw === null) return null;
-  const known = WEBHOOK_EVENTS as readonly unknown[];
-  if (!Array.isArray(raw) || raw.length === 0 || raw.some((event) => !known.includes(event))) {
-    throw invalidField('webhook_events_filter', `must be a non-empty list of ${WEBHOOK_EVENTS.join(', ')}`);
-  }
-  return [...new Set(raw as WebhookEvent[])];
-};
+/** A Replicate create body's issues as invalid_input fields. */
+const invalidBody = (error: z.ZodError): PrognozError =>
+  new PrognozError('invalid_input', `the request body is not a create request: ${z.prettifyError(error)}`, {
+    fields: error.issues.map((issue) => ({ field: issue.path.join('.') || '(body)', message: issue.message })),
+  });
 
 /**
  * The spec's create (`POST /{company}/{model}`) takes the input as the body itself; Replicate's
@@ -39,14 +34,15 @@ export const readCreateAsk = (event: APIGatewayProxyEvent, body: ParsedBody): Cr
     return { modelId: `${params.company ?? ''}/${params.model ?? ''}`, input, inputIsForm: body.kind === 'form', webhookField: webhook, webhookEvents: null };
   }
   if (body.kind !== 'json') throw new PrognozError('unsupported_media_type', 'this route takes a JSON body: {"input": {...}}');
-  const { input = {}, webhook, webhook_events_filter: filter, version } = body.value;
-  if (!isObject(input)) throw invalidField('input', 'must be an object of the model\'s inputs');
-  let modelId = `${params.company ?? ''}/${params.model ?? ''}`;
-  if (event.resource === '/api/v1/predictions') {
-    if (typeof version !== 'string' || !/^[^/\s]+\/[^/\s]+$/.test(version)) {
-      throw invalidField('version', 'must name the model as "company/model" (a model has one version)');
-    }
-    modelId = version;
-  }
-  return { modelId, input, inputIsForm: false, webhookField: webhook, webhookEvents: parseEventsFilter(filter) };
+  const byVersion = event.resource === '/api/v1/predictions' ? versionCreateBodySchema.safeParse(body.value) : null;
+  const parsed = byVersion ?? modelCreateBodySchema.safeParse(body.value);
+  if (!parsed.success) throw invalidBody(parsed.error);
+  const { input, webhook, webhook_events_filter: filter } = parsed.data;
+  return {
+    modelId: byVersion?.data?.version ?? `${params.company ?? ''}/${params.model ?? ''}`,
+    input,
+    inputIsForm: false,
+    webhookField: webhook,
+    webhookEvents: filter ? [...new Set(filter)] : null,
+  };
 };

@@ -1,5 +1,5 @@
 import { PrognozError } from '../../shared/domain/errors.ts';
-import { formatRoubles } from '../../shared/domain/money.ts';
+import { accountView } from '../../shared/api/account-view.ts';
 import { apiDeps } from './deps.ts';
 import { accountOf } from './middleware.ts';
 import { httpHandler } from './pipeline.ts';
@@ -13,13 +13,5 @@ export const handler = httpHandler(async (event) => {
   const deps = apiDeps();
   const account = await deps.accounts.getAccount(accountOf(event), deps.clock.now());
   if (!account) throw new PrognozError('internal_error', 'the account behind this token is gone');
-  return json(200, {
-    id: account.id,
-    currency: 'RUB',
-    balance: Number(formatRoubles(account.balanceKopecks)),
-    held: Number(formatRoubles(account.heldKopecks)),
-    month: account.month,
-    spent_this_month: Number(formatRoubles(account.spentThisMonthKopecks)),
-    monthly_limit: account.monthlyLimitKopecks === null ? null : Number(formatRoubles(account.monthlyLimitKopecks)),
-  });
+  return json(200, accountView(account));
 });

@@ -1,4 +1,5 @@
-import { modelSummary } from '../../shared/api/model-view.ts';
+import type { z } from 'zod';
+import { modelSummary, type modelListSchema } from '../../shared/api/model-view.ts';
 import { allModels } from '../../shared/models/registry.ts';
 import { httpHandler } from './pipeline.ts';
 import { apiBaseOf } from './public-url.ts';
@@ -7,5 +8,5 @@ import { json } from './respond.ts';
 /** GET /api/v1/models: the models the caller can run, with their prices and links. */
 export const handler = httpHandler(async (event) => {
   const apiBase = apiBaseOf(event);
-  return Promise.resolve(json(200, { results: allModels().map((model) => modelSummary(model, apiBase)) }));
+  return Promise.resolve(json(200, { results: allModels().map((model) => modelSummary(model, apiBase)) } satisfies z.infer<typeof modelListSchema>));
 });

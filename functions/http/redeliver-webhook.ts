@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import type { redeliverySchema } from '../../shared/api/webhook-views.ts';
 import { PrognozError } from '../../shared/domain/errors.ts';
 import { isTerminal } from '../../shared/domain/prediction.ts';
 import { webhookIdOf } from '../../shared/domain/webhook-signature.ts';
@@ -19,5 +21,5 @@ export const handler = httpHandler(async (event) => {
     throw new PrognozError('webhook_not_dead_lettered', 'only a webhook delivery that was dead-lettered can be redelivered');
   }
   await deps.notifier.notify({ predictionId: prediction.id, status: prediction.status });
-  return json(202, { webhook_id: webhookIdOf(prediction.id, prediction.status), status: 'queued' });
+  return json(202, { webhook_id: webhookIdOf(prediction.id, prediction.status), status: 'queued' } satisfies z.infer<typeof redeliverySchema>);
 });

@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import type { rotatedSecretSchema } from '../../shared/api/webhook-views.ts';
 import { formatTimestamp } from '../../shared/domain/clock.ts';
 import { SECRET_ROTATION_GRACE_MS } from '../../shared/workflow/webhook-policy.ts';
 import { apiDeps } from './deps.ts';
@@ -7,7 +9,7 @@ import { json } from './respond.ts';
 
 /**
  * POST /api/v1/webhooks/default/secret/rotate: a new secret. For a day both sign every delivery
- * (X-Webhook-SIGNATURE carries both, comma-separated), so receivers switch without losing one.
+ * (`webhook-signature` carries both, space-separated; X-Webhook-SIGNATURE only the new one's), so receivers switch without losing one.
  */
 export const handler = httpHandler(async (event) => {
   const deps = apiDeps();
@@ -15,5 +17,5 @@ export const handler = httpHandler(async (event) => {
   return json(200, {
     key: rotated.current,
     previous_key_valid_until: rotated.previousValidUntilMs === null ? null : formatTimestamp(rotated.previousValidUntilMs),
-  });
+  } satisfies z.infer<typeof rotatedSecretSchema>);
 });

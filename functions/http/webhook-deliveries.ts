@@ -1,4 +1,4 @@
-import { formatTimestamp } from '../../shared/domain/clock.ts';
+import { webhookDeliveries } from '../../shared/api/webhook-views.ts';
 import { apiDeps } from './deps.ts';
 import { httpHandler } from './pipeline.ts';
 import { ownedPrediction } from './predictions.ts';
@@ -9,17 +9,5 @@ export const handler = httpHandler(async (event) => {
   const deps = apiDeps();
   const prediction = await ownedPrediction(event, deps.store);
   const attempts = await deps.deliveries.list(prediction.id);
-  return json(200, {
-    webhook: prediction.webhook,
-    attempts: attempts.map((attempt) => ({
-      webhook_id: attempt.webhookId,
-      event: attempt.event,
-      attempt: attempt.attempt,
-      at: formatTimestamp(attempt.atMs),
-      duration_ms: attempt.durationMs,
-      status_code: attempt.statusCode,
-      error: attempt.error,
-      outcome: attempt.outcome,
-    })),
-  });
+  return json(200, webhookDeliveries(prediction.webhook, attempts));
 });

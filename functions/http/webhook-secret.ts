@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import type { webhookSecretSchema } from '../../shared/api/webhook-views.ts';
 import { PrognozError } from '../../shared/domain/errors.ts';
 import { apiDeps } from './deps.ts';
 import { accountOf } from './middleware.ts';
@@ -9,5 +11,5 @@ export const handler = httpHandler(async (event) => {
   const deps = apiDeps();
   const secrets = await deps.accounts.signingSecrets(accountOf(event), deps.clock.now());
   if (!secrets) throw new PrognozError('internal_error', 'this account has no signing secret');
-  return json(200, { key: secrets.current });
+  return json(200, { key: secrets.current } satisfies z.infer<typeof webhookSecretSchema>);
 });

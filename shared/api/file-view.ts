@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { formatTimestamp } from '../domain/clock.ts';
 import type { StoredFile } from '../domain/stored-file.ts';
 import type { FileStore } from '../ports/file-store.ts';
@@ -10,19 +11,24 @@ import type { FileStore } from '../ports/file-store.ts';
 export const DOWNLOAD_URL_SECONDS = 60 * 60;
 
 /** The file as clients see it: Replicate's file object. */
-export interface FileView {
-  readonly id: string;
-  readonly name: string;
-  readonly content_type: string;
-  readonly size: number;
-  readonly etag: string;
-  readonly checksums: { readonly sha256: string; readonly md5: string };
-  readonly metadata: Readonly<Record<string, unknown>>;
-  readonly created_at: string;
-  readonly expires_at: string;
-  /** `get`: downloads the bytes with no credentials, for DOWNLOAD_URL_SECONDS; usable as a file input. */
-  readonly urls: { readonly get: string };
-}
+export const fileViewSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    content_type: z.string(),
+    size: z.int().nonnegative().describe('Bytes.'),
+    etag: z.string(),
+    checksums: z.object({ sha256: z.string(), md5: z.string() }),
+    metadata: z.record(z.string(), z.unknown()),
+    created_at: z.iso.datetime(),
+    expires_at: z.iso.datetime().describe('When it is removed: the end of the retention period.'),
+    urls: z.object({
+      get: z.url().describe(`Downloads the bytes with no credentials, for ${DOWNLOAD_URL_SECONDS / 60} minutes; usable as a file input.`),
+    }),
+  })
+  .meta({ id: 'File' });
+
+export type FileView = z.infer<typeof fileViewSchema>;
 
 export const fileView = (file: StoredFile, downloadUrl: string): FileView => ({
   id: file.id,

@@ -1,54 +1,60 @@
 import { parseTimestamp } from '../domain/clock.ts';
-import { isTerminal, type Prediction } from '../domain/prediction.ts';
+import { z } from 'zod';
+import { ACTIVE_STATUSES, isTerminal, TERMINAL_STATUSES, WEBHOOK_EVENTS, type Prediction } from '../domain/prediction.ts';
 import { kopecksToRoubles } from '../domain/pricing.ts';
 import type { OutputStore } from '../ports/output-store.ts';
 import { redactSecrets } from '../domain/secrets.ts';
 import { findModel } from '../models/registry.ts';
 
-/** The prediction as clients see it (spec §2.2). */
-export interface PredictionView {
-  readonly id: string;
-  readonly model: string;
-  readonly input: Readonly<Record<string, unknown>>;
-  readonly status: Prediction['status'];
-  readonly output: unknown;
-  readonly error: string | null;
-  readonly source: 'api';
-  readonly runtime: number | null;
-  readonly cost?: number;
-  readonly created_at: string;
-  readonly started_at: string | null;
-  readonly completed_at: string | null;
-  readonly webhook?: string;
-  /** Fraction of the work done (0–1) while processing, when the model reports it. */
-  readonly progress?: number;
-  // What users of Replicate-like services expect beside the spec's fields (DESIGN §6, compatibility).
-  /** The model's `{company}/{model}`: each model has one version. */
-  readonly version: string;
-  readonly urls?: PredictionUrls;
-  /** The model's log text (its tail, when long). */
-  readonly logs: string;
-  readonly metrics: PredictionMetrics;
-  /** When it is canceled if it has not ended (`Cancel-After`). */
-  readonly deadline?: string;
-  readonly webhook_events_filter?: readonly string[];
-  readonly data_removed: boolean;
-}
+const timestamp = (description: string) => z.iso.datetime().describe(description);
 
-export interface PredictionUrls {
-  readonly get: string;
-  readonly cancel: string;
-  /** Server-sent events (output, logs, error, done), opened without a token: the URL carries the prediction's stream key. */
-  readonly stream?: string;
-  readonly web?: string;
-}
+export const predictionUrlsSchema = z
+  .object({
+    get: z.url().describe('This prediction (GET).'),
+    cancel: z.url().describe('Cancels it (POST).'),
+    stream: z.url().optional().describe("Server-sent events (output, logs, error, done), opened without a token: the URL carries the prediction's stream key."),
+    web: z.url().optional(),
+  })
+  .meta({ id: 'PredictionUrls' });
 
-export interface PredictionMetrics {
-  /** Seconds the model says it ran. */
-  readonly predict_time?: number;
-  /** Seconds from creation to the end. */
-  readonly total_time?: number;
-}
+export const predictionMetricsSchema = z
+  .object({
+    predict_time: z.number().nonnegative().optional().describe('Seconds the model says it ran.'),
+    total_time: z.number().nonnegative().optional().describe('Seconds from creation to the end.'),
+  })
+  .meta({ id: 'PredictionMetrics' });
+
+/** The prediction as clients see it (spec §2.2): in every response and webhook that shows one. */
+export const predictionViewSchema = z
+  .object({
+    id: z.string().describe('The prediction id.'),
+    model: z.string().describe('The model, as `{company}/{model}`.'),
+    input: z.record(z.string(), z.unknown()).describe("The input as the model got it, defaults filled in; secret inputs are shown redacted."),
+    status: z.enum([...ACTIVE_STATUSES, ...TERMINAL_STATUSES]).describe("Replicate's clients (by User-Agent) see a queued or pending prediction as `starting`, the status they know."),
+    output: z.unknown().describe("The model's output (its schema: the model's `…Output` component) once succeeded; null before and otherwise."),
+    error: z.string().nullable().describe('Why it failed or was canceled; null otherwise.'),
+    source: z.literal('api'),
+    runtime: z.number().nonnegative().nullable().describe('Seconds of model time billed, once ended; null before.'),
+    cost: z.number().nonnegative().optional().describe('Roubles charged, once ended (never in webhooks).'),
+    created_at: timestamp('When it was created.'),
+    started_at: timestamp('When the model began it.').nullable(),
+    completed_at: timestamp('When it ended.').nullable(),
+    webhook: z.string().optional().describe('Where its webhooks go, when it has one.'),
+    progress: z.number().min(0).max(1).optional().describe('Fraction of the work done while processing, when the model reports it.'),
+    // What users of Replicate-like services expect beside the spec's fields (DESIGN §6, compatibility).
+    version: z.string().describe('The model again: each model has one version.'),
+    urls: predictionUrlsSchema.optional(),
+    logs: z.string().describe("The model's log text (its tail, when long)."),
+    metrics: predictionMetricsSchema,
+    deadline: timestamp('When it is canceled if it has not ended (`Cancel-After`).').optional(),
+    webhook_events_filter: z.array(z.enum(WEBHOOK_EVENTS)).optional(),
+    data_removed: z.boolean().describe('True once its input and output were removed at the end of retention.'),
+  })
+  .meta({ id: 'Prediction' });
+
+export type PredictionView = z.infer<typeof predictionViewSchema>;
+export type PredictionUrls = z.infer<typeof predictionUrlsSchema>;
+export type PredictionMetrics = z.infer<typeof predictionMetricsSchema>;
 
 export const predictionUrls = (prediction: Pick<Prediction, 'id' | 'streamKey'>, apiBase: string): PredictionUrls => ({
   get: `${apiBase}/predictions/${prediction.id}`,
@@ -119,7 +125,7 @@ export const toPredictionView = (prediction: Prediction, options: ViewOptions): 
     logs: prediction.logs,
     metrics: metricsOf(prediction),
     ...(prediction.deadlineAt === null ? {} : { deadline: prediction.deadlineAt }),
-    ...(prediction.webhookEvents === null ? {} : { webhook_events_filter: prediction.webhookEvents }),
+    ...(prediction.webhookEvents === null ? {} : { webhook_events_filter: [...prediction.webhookEvents] }),
     data_removed: terminal && prediction.dataRemoved,
   };
   return view;

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { ERROR_CODES, type ErrorCode } from '../domain/errors.ts';
+
+/** The one mapping from domain error codes to HTTP statuses. */
+export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
+  invalid_json: 400,
+  invalid_body: 400,
+  invalid_header: 400,
+  invalid_query: 400,
+  malformed_authorization: 400,
+  webhook_conflict: 400,
+  missing_token: 401,
+  insufficient_funds: 402,
+  monthly_limit_reached: 402,
+  invalid_token: 401,
+  route_not_found: 404,
+  model_not_found: 404,
+  prediction_not_found: 404,
+  file_not_found: 404,
+  method_not_allowed: 405,
+  prediction_finished: 409,
+  webhook_not_dead_lettered: 409,
+  // A worker's report on a run that was taken over, or an event the status does not allow:
+  // these never come from a request, but the table stays exhaustive.
+  claim_lost: 409,
+  invalid_transition: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  invalid_input: 422,
+  // The IETF Idempotency-Key draft: a key reused with another request body.
+  idempotency_key_reused: 422,
+  internal_error: 500,
+};
+
+/** Every error response has this shape (functions/http/error-response.ts writes it). */
+export const errorBodySchema = z
+  .object({
+    error: z.object({
+      code: z.enum(ERROR_CODES).describe('Stable and machine-readable: branch on this, not on the message.'),
+      message: z.string().describe('For people; may change.'),
+      request_id: z.string().describe('Quote it when asking about this request (also the `x-request-id` header).'),
+      fields: z
+        .array(z.object({ field: z.string().describe('Dotted path of the failing input field.'), message: z.string() }))
+        .optional()
+        .describe('Each input field that failed validation (422 invalid_input).'),
+    }),
+  })
+  .meta({ id: 'Error' });
+
+export type ErrorBody = z.infer<typeof errorBodySchema>;
+
+/** `409 prediction_finished` on a cancel: the error and the prediction as it ended. */
+export const predictionFinishedBodySchema = (prediction: z.ZodType) =>
+  errorBodySchema.extend({ prediction: prediction.describe('The prediction as it ended.') }).meta({ id: 'PredictionFinishedError' });

@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import { MAX_CANCEL_AFTER_SECONDS, MIN_CANCEL_AFTER_SECONDS } from '../domain/deadline.ts';
+import { ACTIVE_STATUSES, TERMINAL_STATUSES, WEBHOOK_EVENTS } from '../domain/prediction.ts';
+import { SYNC_WAIT } from './routes.ts';
+
+/**
+ * What requests carry besides a model's input: the bodies of Replicate's create routes, the
+ * headers and the query parameters. The handlers parse with these (bodies) or beside them
+ * (headers and queries, whose grammar the parsers in functions/http own); the OpenAPI document
+ * describes requests from them.
+ */
+
+export const MODEL_ID = /^[^/\s]+\/[^/\s]+$/;
+
+const webhookField = z.string().describe('An https URL to POST the prediction to as it changes (spec §6). Also as the `Webhook-URL` header.');
+
+/** `POST /models/{company}/{model}/predictions` (Replicate's). */
+export const modelCreateBodySchema = z
+  .object({
+    input: z.record(z.string(), z.unknown()).default({}).describe("The model's input (see the model's `…Input` component)."),
+    webhook: webhookField.optional(),
+    webhook_events_filter: z
+      .array(z.enum(WEBHOOK_EVENTS))
+      .min(1)
+      .nullish()
+      .describe('Which events are delivered: `completed` is the end; `start`, `output` and `logs` come while it runs. Default: every status change.'),
+  })
+  .meta({ id: 'CreatePredictionRequest' });
+
+/** `POST /predictions` (Replicate's): the model named as the version. */
+export const versionCreateBodySchema = modelCreateBodySchema
+  .extend({ version: z.string().regex(MODEL_ID).describe('The model as `company/model` (each model has one version).') })
+  .meta({ id: 'CreatePredictionByVersionRequest' });
+
+/** Headers any request may carry. */
+export const commonHeadersSchema = z.object({
+  'x-request-id': z
+    .string()
+    .regex(/^[\x21-\x7e]{1,200}$/)
+    .optional()
+    .describe('Your id for this request (1–200 printable ASCII characters), echoed in `x-request-id` and in errors; a new UUID when absent.'),
+});
+
+/** Headers of an authenticated request. */
+export const authenticatedHeadersSchema = commonHeadersSchema.extend({
+  'x-log-request': z
+    .enum(['true', 'false'])
+    .optional()
+    .describe('`true` keeps this request (headers less Authorization, and body) for a week under its request id, for diagnosis.'),
+});
+
+/** 1 to SYNC_WAIT.maxSeconds (60). */
+const WAIT_SECONDS_PATTERN = '([1-9]|[1-5][0-9]|60)';
+const waitSeconds = `whole seconds, 1–${SYNC_WAIT.maxSeconds} (default ${SYNC_WAIT.defaultSeconds})`;
+
+/** Headers of the create routes (DESIGN §6); names as HTTP writes them (they are case-insensitive: the handlers read them lower-cased). */
+export const createHeadersSchema = authenticatedHeadersSchema.extend({
+  Prefer: z
+    .string()
+    .regex(new RegExp(`^(SYNC|sync|ASYNC|async|wait|wait=${WAIT_SECONDS_PATTERN})$`))
+    .optional()
+    .describe(`\`wait\` (or \`SYNC\`) answers when the prediction ends or the wait runs out; \`wait=N\` waits N ${waitSeconds}; \`ASYNC\` (the default) answers at once. Case-insensitive; other preferences are ignored (RFC 7240).`)
+    .meta({ examples: ['wait', 'wait=10', 'ASYNC'] }),
+  'Request-Timeout': z
+    .string()
+    .regex(new RegExp(`^${WAIT_SECONDS_PATTERN}$`))
+    .optional()
+    .describe(`How long a synchronous create waits: ${waitSeconds}.`)
+    .meta({ examples: ['10'] }),
+  'Webhook-URL': z.url().regex(/^https:\/\//).optional().describe('The webhook address (or the body field `webhook`, or `X-Webhook-URL`); two different ones are a 400 webhook_conflict.'),
+  'X-Webhook-URL': z.url().regex(/^https:\/\//).optional().describe('As `Webhook-URL`.'),
+  'Idempotency-Key': z
+    .string()
+    // RFC 8941 §3.3.3: a quoted string of printable ASCII, `"` and `\` escaped (a bare value is taken too).
+    .regex(/^"([\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\]){1,255}"$/)
+    .optional()
+    .describe('IETF Idempotency-Key: a quoted string of 1–255 printable ASCII characters. A repeat within a day answers the first prediction (with `Idempotent-Replayed: true`); the same key with another body is 422.')
+    .meta({ examples: ['"8e03978e-40d5-43e8-bc93-6894a57f9324"'] }),
+  'Cancel-After': z
+    .string()
+    .regex(/^(\d+|(\d+h)?(\d+m)?(\d+(\.\d+)?s)?)$/)
+    .optional()
+    .describe(`Cancels the prediction if it has not ended by then: a duration such as 30s, 5m or 1h30m, or whole seconds; ${MIN_CANCEL_AFTER_SECONDS} s to ${MAX_CANCEL_AFTER_SECONDS / 86_400} days.`)
+    .meta({ examples: ['5m'] }),
+});
+
+/** `GET /predictions`'s query (shared/api/prediction-list.ts parses it). Unknown parameters are ignored; an empty one counts as none. */
+export const listQuerySchema = z.object({
+  created_after: z.string().optional().describe('At or after this ISO 8601 date or date-time (no zone: UTC).').meta({ examples: ['2026-11-01T00:00:00Z'] }),
+  created_before: z.string().optional().describe('Before this ISO 8601 date or date-time.').meta({ examples: ['2026-12-01'] }),
+  model: z.string().regex(MODEL_ID).optional().describe('Only this model, as `company/model`.'),
+  status: z.enum([...ACTIVE_STATUSES, ...TERMINAL_STATUSES]).optional(),
+  cursor: z.string().optional().describe('Where a page starts: take it from `next` or `previous` as it is.'),
+});
+
+/** `POST /files`: multipart/form-data as Replicate's API and clients send it. */
+export const uploadFormSchema = z
+  .object({
+    content: z.string().meta({ format: 'binary' }).describe('The file, as a file part (with a filename).'),
+    filename: z.string().max(1024).optional().describe("Its name; default: the part's filename."),
+    type: z.string().optional().describe("Its media type; default: the part's, else application/octet-stream."),
+    metadata: z.string().optional().describe('A JSON object kept with the file (at most 64 KiB).'),
+  })
+  .meta({ id: 'FileUpload' });
+
+/** The stream's capability key, from the prediction's `urls.stream`. */
+export const streamQuerySchema = z.object({ key: z.string().describe("The prediction's stream key, as `urls.stream` carries it.") });
