@@ -18,4 +18,10 @@ export default tseslint.config(
     files: ['eslint.config.js'],
     extends: [tseslint.configs.disableTypeChecked],
   },
+  {
+    // The reference page's starter: a plain browser script beside the renderer it calls.
+    files: ['web/docs/*.js'],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: { sourceType: 'script', globals: { document: 'readonly', Scalar: 'readonly', URL: 'readonly' } },
+  },
 );

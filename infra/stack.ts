@@ -5,6 +5,8 @@ import type { Construct } from 'constructs';
 import { AUTHORIZER_ENTRY, EVENT_STREAM, ROUTES, SYNC_WAIT, UNMATCHED_ENTRY, type HandlerName } from '../shared/api/routes.ts';
 import { resourceNameOf } from '../shared/models/definition.ts';
 import { allModels, type ModelDefinition } from '../shared/models/registry.ts';
+import { LambdaIntegration } from 'aws-cdk-lib/aws-apigateway';
+import { ApiDocs } from './constructs/api-docs.ts';
 import { OperationalAlarms } from './constructs/alarms.ts';
 import { DataStore } from './constructs/data-store.ts';
 import { ModelFleet } from './constructs/model-fleet.ts';
@@ -108,6 +110,7 @@ export class PrognozStack extends Stack {
       'upload-file': routeFunction('upload-file', 'UploadFile', Duration.seconds(60)),
       'get-file': routeFunction('get-file', 'GetFile'),
       'delete-file': routeFunction('delete-file', 'DeleteFile'),
+      'get-openapi': routeFunction('get-openapi', 'GetOpenApiDocument'),
     };
     // Every authenticated route counts its requests (rate limits) and may keep a request for
     // diagnostics, so each writes to the table; none reaches beyond it.
@@ -131,6 +134,7 @@ export class PrognozStack extends Stack {
     const unmatched = new PrognozFunction(this, 'UnmatchedRoute', { entry: UNMATCHED_ENTRY }).fn;
 
     const { api } = new PredictionApi(this, 'Api', { handlers, authorizer, unmatched });
+    new ApiDocs(this, 'ApiDocs', { api, unmatched: new LambdaIntegration(unmatched) });
     new OperationalAlarms(this, 'Alarms', {
       deadLetterQueues: [webhooks.deadLetterQueue, ...deadJobQueues],
       sweeper: sweeper.fn.fn,
@@ -139,6 +143,7 @@ export class PrognozStack extends Stack {
     });
 
     new CfnOutput(this, 'ApiUrl', { value: `${api.url}api/v1/`, description: 'Base URL of the prediction API' });
+    new CfnOutput(this, 'DocsUrl', { value: `${api.url}docs`, description: 'The API reference page (its document: ApiUrl + openapi.json)' });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
   }

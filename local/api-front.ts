@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import path from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { docsFileAt, type DocsFile } from '../shared/api/docs-site.ts';
+import type { ErrorCode } from '../shared/domain/errors.ts';
 import { AUTHORIZER_ENTRY, UNMATCHED_ENTRY, isPublicRoute, matchRoute } from '../shared/api/routes.ts';
 import { MAX_UPLOAD_BYTES, MULTIPART_OVERHEAD_BYTES, isBinaryMediaType } from '../shared/api/uploads.ts';
 import { invokeLocal, invokeLocalHttp } from './lambda-host.ts';
 import { localMeter } from './meter.ts';
-import { LOCAL_ACCOUNT, LOCAL_REGION } from './paths.ts';
+import { LOCAL_ACCOUNT, LOCAL_REGION, REPO_ROOT } from './paths.ts';
 
 const STAGE = 'prod';
 const API_ID = 'local';
@@ -42,6 +46,16 @@ const readBody = (req: IncomingMessage, maxBytes: number): Promise<Buffer | null
     req.on('error', reject);
   });
 
+/** An answer API Gateway gives itself, in the API's error shape (as the stack's gateway responses give it). */
+const gatewayError = (code: ErrorCode, message: string) => ({ error: { code, message, request_id: randomUUID() } });
+
+/** The reference page's static files, as S3 serves them on AWS (infra/constructs/api-docs.ts). */
+const serveDocsFile = async (file: DocsFile, method: string, res: ServerResponse): Promise<void> => {
+  const content = await readFile(path.join(REPO_ROOT, file.source));
+  res.writeHead(200, { 'content-type': file.contentType, 'content-length': content.length, 'x-content-type-options': 'nosniff', 'cache-control': 'public, max-age=300' });
+  res.end(method === 'HEAD' ? undefined : content);
+};
+
 const singleValued = (req: IncomingMessage): Record<string, string> =>
   Object.fromEntries(
     Object.entries(req.headersDistinct).map(([name, values]) => [name, (values ?? []).join(',')]),
@@ -61,9 +75,15 @@ export const startApiFront = async (options: ApiFrontOptions): Promise<{ url: st
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(localEndpoint()));
         return;
       }
+      const docsFile = docsFileAt(url.pathname);
+      if (docsFile && (method === 'GET' || method === 'HEAD')) {
+        await serveDocsFile(docsFile, method, res);
+        return;
+      }
       const body = await readBody(req, bodyLimitOf(method, url.pathname));
       if (body === null) {
-        res.writeHead(413, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Request Too Long' }));
+        // As the stack's REQUEST_TOO_LARGE gateway response answers (infra/constructs/prediction-api.ts).
+        res.writeHead(413, { 'content-type': 'application/json' }).end(JSON.stringify(gatewayError('payload_too_large', 'the request is too large')));
         return;
       }
       // As API Gateway does; the handlers build the API's links from these.
@@ -131,7 +151,7 @@ export const startApiFront = async (options: ApiFrontOptions): Promise<{ url: st
       });
     })().catch((error: unknown) => {
       console.error('local API front failed', error);
-      if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Internal server error' }));
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify(gatewayError('internal_error', 'the API front failed')));
     });
   });
   await new Promise<void>((resolve, reject) => {

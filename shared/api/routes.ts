@@ -24,6 +24,8 @@ export const ROUTES = [
   { method: 'POST', path: '/api/v1/files', handler: 'upload-file', entry: 'functions/http/upload-file.ts' },
   { method: 'GET', path: '/api/v1/files/{id}', handler: 'get-file', entry: 'functions/http/get-file.ts' },
   { method: 'DELETE', path: '/api/v1/files/{id}', handler: 'delete-file', entry: 'functions/http/delete-file.ts' },
+  // This API's OpenAPI document: public, as API references are.
+  { method: 'GET', path: '/api/v1/openapi.json', handler: 'get-openapi', entry: 'functions/http/get-openapi.ts', public: true },
 ] as const;
 
 export type Route = (typeof ROUTES)[number];
@@ -53,6 +55,15 @@ export type RouteMatch =
   | { readonly kind: 'method_not_allowed'; readonly allow: string[] }
   | { readonly kind: 'not_found' };
 
+/** A malformed escape (`%zz`) matches no route, as API Gateway finds none for it. */
+const decodeOrNull = (segment: string): string | null => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+};
+
 const templateMatch = (template: string, path: string): Record<string, string> | null => {
   const want = template.split('/');
   const got = path.replace(/\/+$/, '').split('/');
@@ -62,7 +73,9 @@ const templateMatch = (template: string, path: string): Record<string, string> |
     const value = got[i] ?? '';
     if (part.startsWith('{')) {
       if (value === '') return null;
-      params[part.slice(1, -1)] = decodeURIComponent(value);
+      const decoded = decodeOrNull(value);
+      if (decoded === null) return null;
+      params[part.slice(1, -1)] = decoded;
     } else if (part !== value) return null;
   }
   return params;

@@ -32,7 +32,7 @@ export const modelsOf = (source: Catalog): ModelDefinition[] =>
     };
   });
 
-const repositoryCatalog = (): Catalog => ({
+export const repositoryCatalog = (): Catalog => ({
   models: manifestFile.parse(manifestJson).models,
   derived: z.record(z.string(), derivedModel).parse(derivedJson),
 });

@@ -1,0 +1,23 @@
+import { openApiDocument } from '../../shared/api/openapi/document.ts';
+import { allModels } from '../../shared/models/registry.ts';
+import packageJson from '../../package.json' with { type: 'json' };
+import { httpHandler } from './pipeline.ts';
+import { apiBaseOf } from './public-url.ts';
+import { json } from './respond.ts';
+
+/** The document depends only on the deployment's models and the address it was reached at. */
+const documents = new Map<string, string>();
+
+/** GET /api/v1/openapi.json (no token): this deployment's OpenAPI 3.1 document, its models included. */
+export const handler = httpHandler(
+  async (event) => {
+    const server = apiBaseOf(event);
+    let body = documents.get(server);
+    if (body === undefined) {
+      body = JSON.stringify(openApiDocument({ models: allModels(), server, version: packageJson.version }));
+      documents.set(server, body);
+    }
+    return Promise.resolve({ ...json(200, null), body, headers: { 'content-type': 'application/json', 'cache-control': 'public, max-age=300' } });
+  },
+  { authenticated: false },
+);

@@ -1,0 +1,150 @@
+import { z } from 'zod';
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
+import type { ErrorCode } from '../../domain/errors.ts';
+import type { ModelDefinition } from '../../models/definition.ts';
+import { HTTP_STATUS, errorBodySchema } from '../http-status.ts';
+import { modelViewSchema } from '../model-view.ts';
+import { createHeadersSchema, authenticatedHeadersSchema } from '../request-schemas.ts';
+import { ROUTES } from '../routes.ts';
+import { OPERATIONS, specCreateBody, type OperationSpec, type RouteKey } from './operations.ts';
+import { webhookPathItem } from './webhooks.ts';
+
+/** Where the API is, as the document names it: relative, so the committed copy names no host. */
+export const DEFAULT_SERVER = '/api/v1';
+const API_PREFIX = '/api/v1';
+
+/** What every authenticated request may be answered besides its route's own errors. */
+const AUTHENTICATED_ERRORS: readonly ErrorCode[] = ['malformed_authorization', 'missing_token', 'invalid_token', 'rate_limited', 'internal_error'];
+const PUBLIC_ERRORS: readonly ErrorCode[] = ['internal_error'];
+
+const requestIdHeader = z
+  .string()
+  .describe("The request id: the caller's `x-request-id` when usable, else a new UUID.")
+  .meta({ header: { id: 'RequestId' } });
+const retryAfterHeader = z.string().regex(/^\d+$/).describe('Seconds to wait before retrying.').meta({ header: { id: 'RetryAfter' } });
+
+const errorResponses = (codes: readonly ErrorCode[], bodies: Partial<Record<ErrorCode, z.ZodType>> = {}): ZodOpenApiResponsesObject => {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set(codes)) byStatus.set(HTTP_STATUS[code], [...(byStatus.get(HTTP_STATUS[code]) ?? []), code]);
+  const responses: ZodOpenApiResponsesObject = {};
+  for (const [status, statusCodes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    responses[`${status}` as `4${string}`] = {
+      description: `The error's \`code\`: ${statusCodes.map((code) => `\`${code}\``).join(', ')}.`,
+      headers: z.object({
+        'x-request-id': requestIdHeader,
+        ...(statusCodes.includes('rate_limited') ? { 'retry-after': retryAfterHeader } : {}),
+        ...(statusCodes.includes('method_not_allowed') ? { allow: z.string().describe('The methods this path takes.') } : {}),
+      }),
+      content: { 'application/json': { schema: statusCodes.map((code) => bodies[code]).find((body) => body !== undefined) ?? errorBodySchema } },
+    };
+  }
+  return responses;
+};
+
+const operationOf = (spec: OperationSpec, overrides: Partial<ZodOpenApiOperationObject> = {}): ZodOpenApiOperationObject => {
+  const { success } = spec;
+  const contentType = success.contentType ?? 'application/json';
+  return {
+    operationId: spec.operationId,
+    summary: spec.summary,
+    ...(spec.description ? { description: spec.description } : {}),
+    tags: [spec.tag],
+    ...(spec.public ? { security: [] } : {}),
+    ...(spec.requestParams ? { requestParams: spec.requestParams } : {}),
+    ...(spec.requestBody ? { requestBody: spec.requestBody } : {}),
+    responses: {
+      [`${success.status}`]: {
+        description: success.description,
+        headers: z.object({ 'x-request-id': requestIdHeader, ...success.headers?.shape }),
+        ...(success.schema ? { content: { [contentType]: { schema: success.schema } } } : {}),
+      },
+      // A path parameter such as `..` or `%zz` leads to no route at all.
+      ...errorResponses([...spec.errors, ...(spec.requestParams?.path ? ['route_not_found' as const] : []), ...(spec.public ? PUBLIC_ERRORS : AUTHENTICATED_ERRORS)], spec.errorBodies),
+    },
+    ...overrides,
+  };
+};
+
+/** `openai/whisper-base` → `OpenaiWhisperBase`: a model's name in component ids and operation ids. */
+export const componentNameOf = (modelId: string): string =>
+  modelId
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((part) => `${part.slice(0, 1).toUpperCase()}${part.slice(1)}`)
+    .join('');
+
+/** Each model's own path, with its input as a component (its output is one too: `openApiDocument`). */
+const modelPaths = (models: readonly ModelDefinition[]): ZodOpenApiPathsObject =>
+  Object.fromEntries(
+    models.map((model) => {
+      const name = componentNameOf(model.id);
+      const input = model.input.meta({ id: `${name}Input`, description: `The input of ${model.id}.` });
+      const createSpec = OPERATIONS['POST /api/v1/{company}/{model}'];
+      const getSpec = OPERATIONS['GET /api/v1/{company}/{model}'];
+      return [
+        `/${model.id}`,
+        {
+          summary: model.id,
+          description: model.description,
+          post: operationOf(
+            { ...createSpec, operationId: `create${name}Prediction`, summary: `Run ${model.id}`, description: `${model.description} ${model.pricePerSecond} ₽ a second.`, tag: 'Models' },
+            {
+              requestParams: { header: createHeadersSchema },
+              requestBody: specCreateBody(input),
+            },
+          ),
+          get: operationOf(
+            { ...getSpec, operationId: `get${name}Model`, summary: `${model.id}: price and schema`, tag: 'Models', success: { ...getSpec.success, schema: modelViewSchema } },
+            { requestParams: { header: authenticatedHeadersSchema } },
+          ),
+        },
+      ];
+    }),
+  );
+
+export interface DocumentOptions {
+  readonly models: readonly ModelDefinition[];
+  /** The API's base address: absolute when served, relative in the committed copy. */
+  readonly server?: string;
+  readonly version: string;
+}
+
+/** The OpenAPI 3.1 document of the whole API, from the zod schemas the handlers use. */
+export const openApiDocument = (options: DocumentOptions) => {
+  const paths: ZodOpenApiPathsObject = {};
+  for (const route of ROUTES) {
+    const path = route.path.slice(API_PREFIX.length);
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'delete';
+    paths[path] = { ...paths[path], [method]: operationOf(OPERATIONS[`${route.method} ${route.path}` as RouteKey]) };
+  }
+  const outputs = Object.fromEntries(options.models.map((model) => [`${componentNameOf(model.id)}Output`, model.output]));
+  return createDocument(
+    {
+      openapi: '3.1.0',
+      info: {
+        title: 'prognoz',
+        version: options.version,
+        description:
+          'Run a model on an input and get a prediction: poll it, wait for it, cancel it, or receive it by a signed webhook. Accounts pay per second of model time, in roubles.',
+      },
+      servers: [{ url: options.server ?? DEFAULT_SERVER }],
+      security: [{ bearerAuth: [] }],
+      tags: [
+        { name: 'Predictions' },
+        { name: 'Models', description: 'Each model has its own path with its input schema.' },
+        { name: 'Files' },
+        { name: 'Account' },
+        { name: 'Webhooks' },
+        { name: 'Reference' },
+      ],
+      paths: { ...paths, ...modelPaths(options.models) },
+      webhooks: { prediction: webhookPathItem },
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API token: `Authorization: Bearer <API_TOKEN>` (spec §5).' },
+        },
+        schemas: outputs,
+      },
+    },
+  );
+};

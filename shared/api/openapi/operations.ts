@@ -1,0 +1,274 @@
+import { z } from 'zod';
+import type { ZodOpenApiParameters, ZodOpenApiRequestBodyObject } from 'zod-openapi';
+import type { ErrorCode } from '../../domain/errors.ts';
+import { predictionFinishedBodySchema } from '../http-status.ts';
+import { accountViewSchema } from '../account-view.ts';
+import { fileViewSchema } from '../file-view.ts';
+import { modelListSchema, modelViewSchema } from '../model-view.ts';
+import { predictionListBodySchema } from '../prediction-list-page.ts';
+import { predictionViewSchema } from '../prediction-view.ts';
+import {
+  authenticatedHeadersSchema,
+  commonHeadersSchema,
+  createHeadersSchema,
+  listQuerySchema,
+  modelCreateBodySchema,
+  streamQuerySchema,
+  uploadFormSchema,
+  versionCreateBodySchema,
+} from '../request-schemas.ts';
+import type { ROUTES } from '../routes.ts';
+import { redeliverySchema, rotatedSecretSchema, webhookDeliveriesSchema, webhookSecretSchema } from '../webhook-views.ts';
+
+type Route = (typeof ROUTES)[number];
+/** `GET /api/v1/predictions/{id}`: one for each route of the table. */
+type KeyOf<R> = R extends { readonly method: infer M extends string; readonly path: infer P extends string } ? `${M} ${P}` : never;
+export type RouteKey = KeyOf<Route>;
+
+export interface SuccessResponse {
+  readonly status: 200 | 201 | 202 | 204;
+  readonly description: string;
+  /** The JSON body; none for 204, or when `contentType` says otherwise. */
+  readonly schema?: z.ZodType;
+  readonly contentType?: string;
+  readonly headers?: z.ZodObject;
+}
+
+/** One route as the OpenAPI document describes it; document.ts adds what every operation shares. */
+export interface OperationSpec {
+  readonly operationId: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly tag: 'Predictions' | 'Models' | 'Files' | 'Account' | 'Webhooks' | 'Reference';
+  readonly requestParams?: ZodOpenApiParameters;
+  readonly requestBody?: ZodOpenApiRequestBodyObject;
+  readonly success: SuccessResponse;
+  /** The errors this route answers beyond those of every (authenticated) request. */
+  readonly errors: readonly ErrorCode[];
+  /** An error whose body carries more than the error (cancel's 409 carries the prediction). */
+  readonly errorBodies?: Partial<Record<ErrorCode, z.ZodType>>;
+  /** Reached without a token. */
+  readonly public?: boolean;
+}
+
+const predictionId = z.object({ id: z.string().describe('The prediction id.') });
+const fileId = z.object({ id: z.string().describe('The file id.') });
+/** A company named `predictions` or `files` is taken by those routes (405 or 404 there). */
+export const modelPath = z.object({
+  company: z.string().describe('The company of `{company}/{model}`.').meta({ examples: ['prognoz'] }),
+  model: z.string().describe('The model of `{company}/{model}`.').meta({ examples: ['echo'] }),
+});
+
+const predictionHeaders = z.object({
+  Location: z.url().describe('The prediction (GET).'),
+  'Idempotent-Replayed': z.literal('true').optional().describe('This answer is that of an earlier request with the same Idempotency-Key.'),
+});
+
+const created: SuccessResponse = {
+  status: 201,
+  description:
+    'Accepted: the prediction, queued (or, with `Prefer: wait`, as it stands when it ended or the wait ran out). A repeat with the same Idempotency-Key answers the first.',
+  schema: predictionViewSchema,
+  headers: predictionHeaders,
+};
+
+/** What every create may answer besides its own body's complaints. */
+const CREATE_ERRORS: readonly ErrorCode[] = [
+  'invalid_json',
+  'invalid_body',
+  'invalid_header',
+  'webhook_conflict',
+  'insufficient_funds',
+  'monthly_limit_reached',
+  'model_not_found',
+  'route_not_found',
+  'method_not_allowed',
+  'payload_too_large',
+  'unsupported_media_type',
+  'invalid_input',
+  'idempotency_key_reused',
+];
+
+const jsonBody = (schema: z.ZodType, description: string): ZodOpenApiRequestBodyObject => ({
+  required: true,
+  description,
+  content: { 'application/json': { schema } },
+});
+
+/** A model's input as the spec's create takes it: the body itself, plus `webhook`. */
+export const specCreateBody = (input: z.ZodType | { $ref: string }, example?: Readonly<Record<string, unknown>>): ZodOpenApiRequestBodyObject => ({
+  required: true,
+  description:
+    "The model's input as the body itself, plus an optional `webhook`. JSON, or the same fields as a form (values are converted to the types the model's schema declares).",
+  content: {
+    'application/json': { schema: input, ...(example ? { example } : {}) },
+    'application/x-www-form-urlencoded': { schema: input, ...(example ? { example } : {}) },
+  },
+});
+
+/** Any model's input: the per-model paths (document.ts) carry each model's own schema. */
+const anyModelInput = z
+  .record(z.string(), z.unknown())
+  .describe("The model's input (its `…Input` component), plus an optional `webhook` (an https URL).")
+  .meta({ examples: [{ text: 'hello' }] });
+
+export const OPERATIONS: Readonly<Record<RouteKey, OperationSpec>> = {
+  'POST /api/v1/{company}/{model}': {
+    operationId: 'createPrediction',
+    summary: 'Create a prediction (spec §2.1)',
+    description: "Runs the model on the input. Each model's own path below carries its input schema.",
+    tag: 'Predictions',
+    requestParams: { path: modelPath, header: createHeadersSchema },
+    requestBody: specCreateBody(anyModelInput),
+    success: created,
+    errors: CREATE_ERRORS,
+  },
+  'GET /api/v1/{company}/{model}': {
+    operationId: 'getModel',
+    summary: 'A model: price and JSON Schema',
+    tag: 'Models',
+    requestParams: { path: modelPath, header: authenticatedHeadersSchema },
+    success: { status: 200, description: 'The model, its price and its input and output JSON Schema.', schema: modelViewSchema },
+    errors: ['model_not_found', 'route_not_found'],
+  },
+  'GET /api/v1/models': {
+    operationId: 'listModels',
+    summary: 'The models this deployment serves',
+    tag: 'Models',
+    requestParams: { header: authenticatedHeadersSchema },
+    success: { status: 200, description: 'Every model, with its price and links.', schema: modelListSchema },
+    errors: [],
+  },
+  'GET /api/v1/predictions/{id}': {
+    operationId: 'getPrediction',
+    summary: 'A prediction (spec §3)',
+    tag: 'Predictions',
+    requestParams: { path: predictionId, header: authenticatedHeadersSchema },
+    success: { status: 200, description: 'The prediction as it stands.', schema: predictionViewSchema },
+    errors: ['prediction_not_found'],
+  },
+  'POST /api/v1/predictions/{id}/cancel': {
+    operationId: 'cancelPrediction',
+    summary: 'Cancel a prediction (spec §4)',
+    description: 'Canceled, also when it already was; 409 with the prediction when it had finished otherwise.',
+    tag: 'Predictions',
+    requestParams: { path: predictionId, header: authenticatedHeadersSchema },
+    success: { status: 200, description: 'The prediction, canceled.', schema: predictionViewSchema },
+    errors: ['prediction_not_found', 'prediction_finished'],
+    errorBodies: { prediction_finished: predictionFinishedBodySchema(predictionViewSchema) },
+  },
+  'GET /api/v1/predictions': {
+    operationId: 'listPredictions',
+    summary: "The caller's predictions, newest first",
+    tag: 'Predictions',
+    requestParams: { query: listQuerySchema, header: authenticatedHeadersSchema },
+    success: { status: 200, description: 'A page of predictions (at most 100), with links to the pages either side.', schema: predictionListBodySchema },
+    errors: ['invalid_query'],
+  },
+  'POST /api/v1/predictions': {
+    operationId: 'createPredictionByVersion',
+    summary: "Create a prediction, naming the model as Replicate's `version`",
+    tag: 'Predictions',
+    requestParams: { header: createHeadersSchema },
+    requestBody: jsonBody(versionCreateBodySchema, '`{version, input, webhook?, webhook_events_filter?}`.'),
+    success: created,
+    errors: CREATE_ERRORS,
+  },
+  'POST /api/v1/models/{company}/{model}/predictions': {
+    operationId: 'createModelPrediction',
+    summary: "Create a prediction (Replicate's form)",
+    tag: 'Predictions',
+    requestParams: { path: modelPath, header: createHeadersSchema },
+    requestBody: jsonBody(modelCreateBodySchema, '`{input, webhook?, webhook_events_filter?}`.'),
+    success: created,
+    errors: CREATE_ERRORS,
+  },
+  'GET /api/v1/predictions/{id}/stream': {
+    operationId: 'streamPrediction',
+    summary: "A prediction's server-sent events",
+    description:
+      'Events `output`, `logs`, `error` and `done`, for as long as the prediction runs (reconnect after 15 minutes). Opened without a token: the key in `urls.stream` is the capability.',
+    tag: 'Predictions',
+    public: true,
+    requestParams: { path: predictionId, query: streamQuerySchema, header: commonHeadersSchema },
+    success: { status: 200, description: 'An event stream.', contentType: 'text/event-stream', schema: z.string() },
+    errors: ['prediction_not_found'],
+  },
+  'GET /api/v1/predictions/{id}/webhooks': {
+    operationId: 'listWebhookDeliveries',
+    summary: "A prediction's webhook delivery attempts",
+    tag: 'Webhooks',
+    requestParams: { path: predictionId, header: authenticatedHeadersSchema },
+    success: { status: 200, description: 'Every attempt, oldest first.', schema: webhookDeliveriesSchema },
+    errors: ['prediction_not_found'],
+  },
+  'POST /api/v1/predictions/{id}/webhooks/redeliver': {
+    operationId: 'redeliverWebhook',
+    summary: 'Send a dead-lettered webhook again',
+    description: 'The same webhook id, fresh attempts. 409 when the last delivery did not dead-letter (it was delivered, or is still trying).',
+    tag: 'Webhooks',
+    requestParams: { path: predictionId, header: authenticatedHeadersSchema },
+    success: { status: 202, description: 'Queued again.', schema: redeliverySchema },
+    errors: ['prediction_not_found', 'webhook_not_dead_lettered'],
+  },
+  'GET /api/v1/account': {
+    operationId: 'getAccount',
+    summary: 'Balance, spend and monthly limit',
+    tag: 'Account',
+    requestParams: { header: authenticatedHeadersSchema },
+    success: { status: 200, description: 'The account behind the token.', schema: accountViewSchema },
+    errors: [],
+  },
+  'GET /api/v1/webhooks/default/secret': {
+    operationId: 'getWebhookSecret',
+    summary: 'The secret that signs webhooks (spec §6.4)',
+    tag: 'Webhooks',
+    requestParams: { header: authenticatedHeadersSchema },
+    success: { status: 200, description: "The account's signing secret.", schema: webhookSecretSchema },
+    errors: [],
+  },
+  'POST /api/v1/webhooks/default/secret/rotate': {
+    operationId: 'rotateWebhookSecret',
+    summary: 'Rotate the signing secret',
+    description: 'A new secret signs from now on; for a day `webhook-signature` carries the previous secret\'s signature too, so receivers switch without losing a delivery.',
+    tag: 'Webhooks',
+    requestParams: { header: authenticatedHeadersSchema },
+    success: { status: 200, description: 'The new secret.', schema: rotatedSecretSchema },
+    errors: [],
+  },
+  'POST /api/v1/files': {
+    operationId: 'uploadFile',
+    summary: 'Upload a file to use as an input',
+    description: "Kept for the retention period; its `urls.get` may be given as any file input. Replicate's file API.",
+    tag: 'Files',
+    requestParams: { header: authenticatedHeadersSchema },
+    requestBody: { required: true, content: { 'multipart/form-data': { schema: uploadFormSchema } } },
+    success: { status: 201, description: 'The file.', schema: fileViewSchema },
+    errors: ['invalid_body', 'payload_too_large', 'unsupported_media_type'],
+  },
+  'GET /api/v1/files/{id}': {
+    operationId: 'getFile',
+    summary: 'A file, with a fresh download address',
+    tag: 'Files',
+    requestParams: { path: fileId, header: authenticatedHeadersSchema },
+    success: { status: 200, description: 'The file.', schema: fileViewSchema },
+    errors: ['file_not_found'],
+  },
+  'DELETE /api/v1/files/{id}': {
+    operationId: 'deleteFile',
+    summary: 'Delete a file',
+    tag: 'Files',
+    requestParams: { path: fileId, header: authenticatedHeadersSchema },
+    success: { status: 204, description: 'Deleted.' },
+    errors: ['file_not_found'],
+  },
+  'GET /api/v1/openapi.json': {
+    operationId: 'getOpenApiDocument',
+    summary: 'This document',
+    tag: 'Reference',
+    public: true,
+    requestParams: { header: commonHeadersSchema },
+    success: { status: 200, description: 'The OpenAPI 3.1 document of this deployment (its models included).', schema: z.record(z.string(), z.unknown()) },
+    errors: [],
+  },
+};
