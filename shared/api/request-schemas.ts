@@ -25,12 +25,12 @@ export const modelCreateBodySchema = z
       .nullish()
       .describe('Which events are delivered: `completed` is the end; `start`, `output` and `logs` come while it runs. Default: every status change.'),
   })
-  .meta({ id: 'CreatePredictionRequest' });
+  .meta({ id: 'CreatePredictionRequest', examples: [{ input: { text: 'hello' }, webhook: 'https://example.com/hooks/prognoz', webhook_events_filter: ['completed'] }] });
 
 /** `POST /predictions` (Replicate's): the model named as the version. */
 export const versionCreateBodySchema = modelCreateBodySchema
   .extend({ version: z.string().regex(MODEL_ID).describe('The model as `company/model` (each model has one version).') })
-  .meta({ id: 'CreatePredictionByVersionRequest' });
+  .meta({ id: 'CreatePredictionByVersionRequest', examples: [{ version: 'prognoz/echo', input: { text: 'hello' } }] });
 
 /** Headers any request may carry. */
 export const commonHeadersSchema = z.object({

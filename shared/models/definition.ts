@@ -17,6 +17,8 @@ export interface ModelDefinition {
   /** `{company}/{model}` as addressed in the API. */
   readonly id: string;
   readonly description: string;
+  /** An input shown in the API reference's request examples. */
+  readonly example?: Readonly<Record<string, unknown>>;
   /** Strict zod schema with defaults: unknown fields are rejected, defaults are echoed. */
   readonly input: z.ZodObject;
   readonly output: z.ZodType;

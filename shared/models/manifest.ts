@@ -16,6 +16,8 @@ export const manifestEntry = z.strictObject({
     heartbeatSeconds: z.number().int().positive(),
   }),
   maxAttempts: z.number().int().min(1).max(10).optional(),
+  /** An input to show in the API reference's request examples (test/unit/openapi.test.ts checks it against the model's schema). */
+  example: z.record(z.string(), z.unknown()).optional(),
   fleet: z.strictObject({
     instanceType: z.string().min(1),
     gpus: z.number().int().min(0).max(8),

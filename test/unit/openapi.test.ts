@@ -6,7 +6,7 @@ import { committedDocumentText } from '../../shared/api/openapi/committed.ts';
 import { componentNameOf } from '../../shared/api/openapi/document.ts';
 import { ROUTES, SYNC_WAIT, isPublicRoute } from '../../shared/api/routes.ts';
 import { ERROR_CODES } from '../../shared/domain/errors.ts';
-import { catalogModels } from '../../shared/models/registry.ts';
+import { catalogModels, validateInput } from '../../shared/models/registry.ts';
 
 interface Operation {
   operationId: string;
@@ -62,7 +62,10 @@ describe('the OpenAPI document', () => {
         expect(create?.requestBody?.content[type]?.schema).toEqual({ $ref: `#/components/schemas/${name}Input` });
       }
       expect(create?.responses['201']?.content?.['application/json']?.schema).toEqual({ $ref: '#/components/schemas/Prediction' });
+      // Its request example (the manifest's) is an input the model takes.
+      if (model.example) expect(validateInput(model, { ...model.example }).ok, model.id).toBe(true);
     }
+    expect(catalogModels().every((model) => model.example !== undefined)).toBe(true);
   });
 
   it('documents each error status with the one error shape and the codes that come with it', () => {

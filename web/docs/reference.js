@@ -5,10 +5,11 @@ const documentUrl = new URL('../api/v1/openapi.json', document.currentScript.src
 
 Scalar.createApiReference('#reference', {
   url: documentUrl,
-  // Nothing is fetched from anywhere but this service: no web fonts, no telemetry, no AI agent, no request proxy.
+  // Nothing is fetched from anywhere but this service: no web fonts, no telemetry, no AI agent or MCP, no request proxy.
   withDefaultFonts: false,
   telemetry: false,
   agent: { disabled: true },
+  mcp: { disabled: true },
   showDeveloperTools: 'never',
   defaultHttpClient: { targetKey: 'shell', clientKey: 'curl' },
 });

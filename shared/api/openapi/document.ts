@@ -5,8 +5,7 @@ import type { ModelDefinition } from '../../models/definition.ts';
 import { HTTP_STATUS, errorBodySchema } from '../http-status.ts';
 import { modelViewSchema } from '../model-view.ts';
 import { createHeadersSchema, authenticatedHeadersSchema } from '../request-schemas.ts';
-import { ROUTES } from '../routes.ts';
-import { OPERATIONS, specCreateBody, type OperationSpec, type RouteKey } from './operations.ts';
+import { OPERATIONS, specCreateBody, TAGS, type OperationSpec } from './operations.ts';
 import { webhookPathItem } from './webhooks.ts';
 
 /** Where the API is, as the document names it: relative, so the committed copy names no host. */
@@ -87,14 +86,14 @@ const modelPaths = (models: readonly ModelDefinition[]): ZodOpenApiPathsObject =
           summary: model.id,
           description: model.description,
           post: operationOf(
-            { ...createSpec, operationId: `create${name}Prediction`, summary: `Run ${model.id}`, description: `${model.description} ${model.pricePerSecond} ₽ a second.`, tag: 'Models' },
+            { ...createSpec, operationId: `create${name}Prediction`, summary: `Run ${model.id}`, description: `${model.description} ${model.pricePerSecond} ₽ a second.`, tag: 'Model catalog' },
             {
               requestParams: { header: createHeadersSchema },
-              requestBody: specCreateBody(input),
+              requestBody: specCreateBody(input, model.example),
             },
           ),
           get: operationOf(
-            { ...getSpec, operationId: `get${name}Model`, summary: `${model.id}: price and schema`, tag: 'Models', success: { ...getSpec.success, schema: modelViewSchema } },
+            { ...getSpec, operationId: `get${name}Model`, summary: `${model.id}: price and schema`, tag: 'Model catalog', success: { ...getSpec.success, schema: modelViewSchema } },
             { requestParams: { header: authenticatedHeadersSchema } },
           ),
         },
@@ -112,10 +111,11 @@ export interface DocumentOptions {
 /** The OpenAPI 3.1 document of the whole API, from the zod schemas the handlers use. */
 export const openApiDocument = (options: DocumentOptions) => {
   const paths: ZodOpenApiPathsObject = {};
-  for (const route of ROUTES) {
-    const path = route.path.slice(API_PREFIX.length);
-    const method = route.method.toLowerCase() as 'get' | 'post' | 'delete';
-    paths[path] = { ...paths[path], [method]: operationOf(OPERATIONS[`${route.method} ${route.path}` as RouteKey]) };
+  // In the operations' own order (the page's), which names every route of the table once.
+  for (const [key, spec] of Object.entries(OPERATIONS)) {
+    const [method = '', routePath = ''] = key.split(' ');
+    const path = routePath.slice(API_PREFIX.length);
+    paths[path] = { ...paths[path], [method.toLowerCase()]: operationOf(spec) };
   }
   const outputs = Object.fromEntries(options.models.map((model) => [`${componentNameOf(model.id)}Output`, model.output]));
   return createDocument(
@@ -129,14 +129,7 @@ export const openApiDocument = (options: DocumentOptions) => {
       },
       servers: [{ url: options.server ?? DEFAULT_SERVER }],
       security: [{ bearerAuth: [] }],
-      tags: [
-        { name: 'Predictions' },
-        { name: 'Models', description: 'Each model has its own path with its input schema.' },
-        { name: 'Files' },
-        { name: 'Account' },
-        { name: 'Webhooks' },
-        { name: 'Reference' },
-      ],
+      tags: [...TAGS],
       paths: { ...paths, ...modelPaths(options.models) },
       webhooks: { prediction: webhookPathItem },
       components: {

@@ -34,12 +34,23 @@ export interface SuccessResponse {
   readonly headers?: z.ZodObject;
 }
 
+/** The document's sections, in the order the reference page shows them. */
+export const TAGS = [
+  { name: 'Predictions' },
+  { name: 'Model catalog', description: 'Each model also has its own path below, with its input schema.' },
+  { name: 'Files' },
+  { name: 'Account' },
+  { name: 'Webhook settings', description: 'The signing secret and the delivery log; what a delivery carries is under Webhooks.' },
+  { name: 'Reference' },
+] as const;
+type Tag = (typeof TAGS)[number]['name'];
+
 /** One route as the OpenAPI document describes it; document.ts adds what every operation shares. */
 export interface OperationSpec {
   readonly operationId: string;
   readonly summary: string;
   readonly description?: string;
-  readonly tag: 'Predictions' | 'Models' | 'Files' | 'Account' | 'Webhooks' | 'Reference';
+  readonly tag: Tag;
   readonly requestParams?: ZodOpenApiParameters;
   readonly requestBody?: ZodOpenApiRequestBodyObject;
   readonly success: SuccessResponse;
@@ -96,7 +107,7 @@ const jsonBody = (schema: z.ZodType, description: string): ZodOpenApiRequestBody
 });
 
 /** A model's input as the spec's create takes it: the body itself, plus `webhook`. */
-export const specCreateBody = (input: z.ZodType | { $ref: string }, example?: Readonly<Record<string, unknown>>): ZodOpenApiRequestBodyObject => ({
+export const specCreateBody = (input: z.ZodType, example?: Readonly<Record<string, unknown>>): ZodOpenApiRequestBodyObject => ({
   required: true,
   description:
     "The model's input as the body itself, plus an optional `webhook`. JSON, or the same fields as a form (values are converted to the types the model's schema declares).",
@@ -126,7 +137,7 @@ export const OPERATIONS: Readonly<Record<RouteKey, OperationSpec>> = {
   'GET /api/v1/{company}/{model}': {
     operationId: 'getModel',
     summary: 'A model: price and JSON Schema',
-    tag: 'Models',
+    tag: 'Model catalog',
     requestParams: { path: modelPath, header: authenticatedHeadersSchema },
     success: { status: 200, description: 'The model, its price and its input and output JSON Schema.', schema: modelViewSchema },
     errors: ['model_not_found', 'route_not_found'],
@@ -134,7 +145,7 @@ export const OPERATIONS: Readonly<Record<RouteKey, OperationSpec>> = {
   'GET /api/v1/models': {
     operationId: 'listModels',
     summary: 'The models this deployment serves',
-    tag: 'Models',
+    tag: 'Model catalog',
     requestParams: { header: authenticatedHeadersSchema },
     success: { status: 200, description: 'Every model, with its price and links.', schema: modelListSchema },
     errors: [],
@@ -197,7 +208,7 @@ export const OPERATIONS: Readonly<Record<RouteKey, OperationSpec>> = {
   'GET /api/v1/predictions/{id}/webhooks': {
     operationId: 'listWebhookDeliveries',
     summary: "A prediction's webhook delivery attempts",
-    tag: 'Webhooks',
+    tag: 'Webhook settings',
     requestParams: { path: predictionId, header: authenticatedHeadersSchema },
     success: { status: 200, description: 'Every attempt, oldest first.', schema: webhookDeliveriesSchema },
     errors: ['prediction_not_found'],
@@ -206,7 +217,7 @@ export const OPERATIONS: Readonly<Record<RouteKey, OperationSpec>> = {
     operationId: 'redeliverWebhook',
     summary: 'Send a dead-lettered webhook again',
     description: 'The same webhook id, fresh attempts. 409 when the last delivery did not dead-letter (it was delivered, or is still trying).',
-    tag: 'Webhooks',
+    tag: 'Webhook settings',
     requestParams: { path: predictionId, header: authenticatedHeadersSchema },
     success: { status: 202, description: 'Queued again.', schema: redeliverySchema },
     errors: ['prediction_not_found', 'webhook_not_dead_lettered'],
@@ -222,7 +233,7 @@ export const OPERATIONS: Readonly<Record<RouteKey, OperationSpec>> = {
   'GET /api/v1/webhooks/default/secret': {
     operationId: 'getWebhookSecret',
     summary: 'The secret that signs webhooks (spec §6.4)',
-    tag: 'Webhooks',
+    tag: 'Webhook settings',
     requestParams: { header: authenticatedHeadersSchema },
     success: { status: 200, description: "The account's signing secret.", schema: webhookSecretSchema },
     errors: [],
@@ -231,7 +242,7 @@ export const OPERATIONS: Readonly<Record<RouteKey, OperationSpec>> = {
     operationId: 'rotateWebhookSecret',
     summary: 'Rotate the signing secret',
     description: 'A new secret signs from now on; for a day `webhook-signature` carries the previous secret\'s signature too, so receivers switch without losing a delivery.',
-    tag: 'Webhooks',
+    tag: 'Webhook settings',
     requestParams: { header: authenticatedHeadersSchema },
     success: { status: 200, description: 'The new secret.', schema: rotatedSecretSchema },
     errors: [],
