@@ -2,7 +2,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['.dependency-cruiser.cjs', 'bin/**', 'node_modules/**', 'cdk.out/**', '.venv/**', 'local/.data/**', 'local/dynamodb/**', 'bench/.bundles/**', '.prognoz/**', '**/.cog/**'] },
+  { ignores: ['.dependency-cruiser.cjs', 'bin/**', 'node_modules/**', 'cdk.out/**', '.venv/**', 'local/.data/**', 'local/dynamodb/**', 'bench/.bundles/**', '.prognoz/**', '**/.cog/**', 'test/.generated/**'] },
   ...tseslint.configs.strictTypeChecked,
   {
     languageOptions: {

@@ -1,3 +1,7 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runtime } from '../support/api.ts';
 
@@ -51,3 +55,51 @@ describe('the reference page at /docs', () => {
     expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('route_not_found');
   });
 });
+
+describe('a typed client generated from the document (the README\'s command)', () => {
+  const ROOT = path.resolve(import.meta.dirname, '..', '..');
+  const bin = (name: string) => path.join(ROOT, 'node_modules', '.bin', name);
+
+  it('compiles against the API as documented, and creates a prediction through it', async () => {
+    // Inside the repository, so that the client finds openapi-fetch in node_modules.
+    const folder = path.join(ROOT, 'test', '.generated', randomUUID());
+    mkdirSync(folder, { recursive: true });
+    try {
+      // A field with a default may be left out of a request: the generator must not make it required.
+      await run(bin('openapi-typescript'), [`${runtime().apiUrl}openapi.json`, '--default-non-nullable', 'false', '-o', path.join(folder, 'prognoz.d.ts')]);
+      writeFileSync(
+        path.join(folder, 'client.ts'),
+        `import createClient from 'openapi-fetch';
+import type { paths } from './prognoz.d.ts';
+
+const client = createClient<paths>({ baseUrl: process.env.API_URL, headers: { Authorization: \`Bearer \${process.env.API_TOKEN ?? ''}\` } });
+const { data, error } = await client.POST('/prognoz/echo', { body: { text: 'typed' }, params: { header: { Prefer: 'wait' } } });
+if (error) throw new Error(JSON.stringify(error));
+const status: 'pending' | 'starting' | 'queued' | 'processing' | 'succeeded' | 'failed' | 'canceled' = data.status;
+// The model's input is typed: a number is no text.
+// @ts-expect-error text is a string
+void client.POST('/prognoz/echo', { body: { text: 1 } });
+const listed = await client.GET('/predictions', { params: { query: { model: 'prognoz/echo' } } });
+console.log(JSON.stringify({ status, output: data.output, listed: listed.data?.results.length ?? 0 }));
+`,
+      );
+      await run(bin('tsc'), ['--ignoreConfig', '--noEmit', '--strict', '--types', 'node', '--target', 'es2023', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', '--allowImportingTsExtensions', path.join(folder, 'client.ts')]);
+      const output = await run(process.execPath, ['--import', 'tsx', path.join(folder, 'client.ts')], {
+        API_URL: runtime().apiUrl.replace(/\/$/, ''),
+        API_TOKEN: runtime().apiToken,
+      });
+      expect(JSON.parse(output)).toMatchObject({ status: 'succeeded', output: { text: 'typed' } });
+      expect((JSON.parse(output) as { listed: number }).listed).toBeGreaterThan(0);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+const run = (command: string, args: readonly string[], env: Record<string, string> = {}): Promise<string> =>
+  new Promise((resolve, reject) => {
+    execFile(command, args, { cwd: path.resolve(import.meta.dirname, '..', '..'), env: { ...process.env, ...env } }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`${path.basename(command)} failed: ${stdout}${stderr}`));
+      else resolve(stdout);
+    });
+  });
