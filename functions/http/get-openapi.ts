@@ -3,21 +3,25 @@ import { allModels } from '../../shared/models/registry.ts';
 import packageJson from '../../package.json' with { type: 'json' };
 import { httpHandler } from './pipeline.ts';
 import { apiBaseOf } from './public-url.ts';
-import { json } from './respond.ts';
 
 /** The document depends only on the deployment's models and the address it was reached at. */
 const documents = new Map<string, string>();
 
+const documentFor = (server: string): string => {
+  const known = documents.get(server);
+  if (known !== undefined) return known;
+  const body = JSON.stringify(openApiDocument({ models: allModels(), server, version: packageJson.version }));
+  documents.set(server, body);
+  return body;
+};
+
 /** GET /api/v1/openapi.json (no token): this deployment's OpenAPI 3.1 document, its models included. */
 export const handler = httpHandler(
-  async (event) => {
-    const server = apiBaseOf(event);
-    let body = documents.get(server);
-    if (body === undefined) {
-      body = JSON.stringify(openApiDocument({ models: allModels(), server, version: packageJson.version }));
-      documents.set(server, body);
-    }
-    return Promise.resolve({ ...json(200, null), body, headers: { 'content-type': 'application/json', 'cache-control': 'public, max-age=300' } });
-  },
+  (event) =>
+    Promise.resolve({
+      statusCode: 200,
+      headers: { 'content-type': 'application/json', 'cache-control': 'public, max-age=300' },
+      body: documentFor(apiBaseOf(event)),
+    }),
   { authenticated: false },
 );

@@ -62,6 +62,18 @@ export class PredictionApi extends Construct {
       templates: { 'application/json': errorTemplate('payload_too_large', `the request is too large: ${AWS_UPLOAD_LIMIT_NOTE}`) },
     });
 
+    // The stage's throttle (the outer shield above the per-token limits) answers 429 itself.
+    this.api.addGatewayResponse('Throttled', {
+      type: ResponseType.THROTTLED,
+      statusCode: '429',
+      templates: { 'application/json': errorTemplate('rate_limited', 'too many requests to this API; retry in a second') },
+    });
+    // A function that crashed or timed out: API Gateway's own 5xx, in the error shape too.
+    this.api.addGatewayResponse('Default5xx', {
+      type: ResponseType.DEFAULT_5XX,
+      templates: { 'application/json': errorTemplate('internal_error', 'the service failed to handle this request; retry later and quote the request id') },
+    });
+
     const unmatched = new LambdaIntegration(props.unmatched);
     const resources = new Map<string, IResource>();
     const resourceAt = (path: string): IResource => {

@@ -66,16 +66,17 @@ describe('the API', () => {
     });
   });
 
+  const actionsOf = (entry: string): string[] => {
+    const fn = resources('AWS::Lambda::Function').find((f) => JSON.stringify(f).includes(entry));
+    const [role] = (fn?.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'];
+    return resources('AWS::IAM::Policy')
+      .filter((policy) => (policy.Properties.Roles as { Ref?: string }[]).some((attached) => attached.Ref === role))
+      .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement)
+      .flatMap((statement) => [statement.Action].flat());
+  };
+
   it('lets only the upload handler write files and only the delete handler remove them', () => {
-    const s3ActionsOf = (entry: string): string[] => {
-      const fn = resources('AWS::Lambda::Function').find((f) => JSON.stringify(f).includes(entry));
-      const [role] = (fn?.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'];
-      return resources('AWS::IAM::Policy')
-        .filter((policy) => (policy.Properties.Roles as { Ref?: string }[]).some((attached) => attached.Ref === role))
-        .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement)
-        .flatMap((statement) => [statement.Action].flat())
-        .filter((action) => action.startsWith('s3:'));
-    };
+    const s3ActionsOf = (entry: string): string[] => actionsOf(entry).filter((action) => action.startsWith('s3:'));
     expect(s3ActionsOf('upload-file.ts')).toContain('s3:PutObject');
     expect(s3ActionsOf('upload-file.ts')).not.toContain('s3:DeleteObject*');
     expect(s3ActionsOf('delete-file.ts')).toContain('s3:DeleteObject*');
@@ -83,10 +84,23 @@ describe('the API', () => {
     expect(s3ActionsOf('get-file.ts')).not.toContain('s3:PutObject');
   });
 
+  it('builds the OpenAPI document from the code alone: its function reaches no table and no bucket', () => {
+    expect(actionsOf('get-openapi.ts').filter((action) => /^(dynamodb|s3):/.test(action))).toEqual([]);
+  });
+
   it('throttles at the stage as an outer shield', () => {
     template.hasResourceProperties('AWS::ApiGateway::Stage', {
       MethodSettings: Match.arrayWith([Match.objectLike({ ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 })]),
     });
+  });
+
+  it("answers in the error shape the OpenAPI document promises even where API Gateway answers itself (throttled, its own 5xx)", () => {
+    for (const [type, code] of [['THROTTLED', 'rate_limited'], ['DEFAULT_5XX', 'internal_error'], ['UNAUTHORIZED', 'missing_token']] as const) {
+      template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+        ResponseType: type,
+        ResponseTemplates: { 'application/json': Match.stringLikeRegexp(`^\\{"error":\\{"code":"${code}","message":"[^"]+","request_id":"\\$context.requestId"\\}\\}$`) },
+      });
+    }
   });
 });
 
