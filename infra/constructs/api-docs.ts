@@ -7,6 +7,7 @@ import { Construct } from 'constructs';
 import { copyFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { DOCS_FILES, DOCS_PATH, type DocsFile } from '../../shared/api/docs-site.ts';
+import { errorTemplate } from './prediction-api.ts';
 import { REPO_ROOT } from './prognoz-function.ts';
 
 export interface ApiDocsProps {
@@ -17,9 +18,6 @@ export interface ApiDocsProps {
    */
   readonly unmatched?: Integration;
 }
-
-const errorTemplate = (code: string, message: string) =>
-  JSON.stringify({ error: { code, message, request_id: '$context.requestId' } });
 
 /**
  * The files in one folder, under the names they are served by: Source.asset takes only a folder

@@ -15,6 +15,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { integrationTimeoutOf, isPublicRoute, isStreamingRoute, ROUTES, type HandlerName } from '../../shared/api/routes.ts';
 import { AWS_UPLOAD_LIMIT_NOTE, BINARY_MEDIA_TYPES } from '../../shared/api/uploads.ts';
+import type { ErrorCode } from '../../shared/domain/errors.ts';
 
 export interface PredictionApiProps {
   /** The handler of each route name of shared/api/routes.ts. */
@@ -26,8 +27,20 @@ export interface PredictionApiProps {
   readonly rateLimit?: number;
 }
 
-const errorTemplate = (code: string, message: string) =>
+/** An answer API Gateway gives itself, in the API's error shape. */
+export const errorTemplate = (code: ErrorCode, message: string) =>
   JSON.stringify({ error: { code, message, request_id: '$context.requestId' } });
+
+const GATEWAY_ANSWERS: readonly { id: string; type: ResponseType; statusCode?: string; code: ErrorCode; message: string }[] = [
+  // A request without the identity header.
+  { id: 'MissingToken', type: ResponseType.UNAUTHORIZED, statusCode: '401', code: 'missing_token', message: 'an API token is required: `Authorization: Bearer <API_TOKEN>`' },
+  // A request over Lambda's 6 MB of event (one over API Gateway's 10 MB gets its own text).
+  { id: 'RequestTooLarge', type: ResponseType.REQUEST_TOO_LARGE, statusCode: '413', code: 'payload_too_large', message: `the request is too large: ${AWS_UPLOAD_LIMIT_NOTE}` },
+  // The stage's throttle, the outer shield above the per-token limits.
+  { id: 'Throttled', type: ResponseType.THROTTLED, statusCode: '429', code: 'rate_limited', message: 'too many requests to this API; retry in a second' },
+  // A function that crashed or timed out (its status kept: 502, 504).
+  { id: 'Default5xx', type: ResponseType.DEFAULT_5XX, code: 'internal_error', message: 'the service failed to handle this request; retry later and quote the request id' },
+];
 
 /** The public REST API of spec §4 under /api/v1/, with the Bearer-token authorizer. */
 export class PredictionApi extends Construct {
@@ -48,31 +61,14 @@ export class PredictionApi extends Construct {
       identitySources: [IdentitySource.header('Authorization')],
       resultsCacheTtl: Duration.seconds(60),
     });
-    // API Gateway answers a request without the identity header itself; keep our error shape.
-    this.api.addGatewayResponse('MissingToken', {
-      type: ResponseType.UNAUTHORIZED,
-      statusCode: '401',
-      templates: { 'application/json': errorTemplate('missing_token', 'an API token is required: `Authorization: Bearer <API_TOKEN>`') },
-    });
-
-    // A request over Lambda's 6 MB of event gets this (one over API Gateway's 10 MB gets its own text).
-    this.api.addGatewayResponse('RequestTooLarge', {
-      type: ResponseType.REQUEST_TOO_LARGE,
-      statusCode: '413',
-      templates: { 'application/json': errorTemplate('payload_too_large', `the request is too large: ${AWS_UPLOAD_LIMIT_NOTE}`) },
-    });
-
-    // The stage's throttle (the outer shield above the per-token limits) answers 429 itself.
-    this.api.addGatewayResponse('Throttled', {
-      type: ResponseType.THROTTLED,
-      statusCode: '429',
-      templates: { 'application/json': errorTemplate('rate_limited', 'too many requests to this API; retry in a second') },
-    });
-    // A function that crashed or timed out: API Gateway's own 5xx, in the error shape too.
-    this.api.addGatewayResponse('Default5xx', {
-      type: ResponseType.DEFAULT_5XX,
-      templates: { 'application/json': errorTemplate('internal_error', 'the service failed to handle this request; retry later and quote the request id') },
-    });
+    // Where API Gateway answers itself, it answers in the API's error shape too.
+    for (const answer of GATEWAY_ANSWERS) {
+      this.api.addGatewayResponse(answer.id, {
+        type: answer.type,
+        ...(answer.statusCode ? { statusCode: answer.statusCode } : {}),
+        templates: { 'application/json': errorTemplate(answer.code, answer.message) },
+      });
+    }
 
     const unmatched = new LambdaIntegration(props.unmatched);
     const resources = new Map<string, IResource>();
