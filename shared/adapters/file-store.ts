@@ -23,7 +23,10 @@ const fileItem = z.object({
   size: z.number().int().nonnegative(),
   sha256: z.string(),
   md5: z.string(),
-  metadata: z.record(z.string(), z.unknown()),
+  // JSON text, as a prediction's input (prediction-item.ts): any JSON a caller sends must fit, which a DynamoDB map does not.
+  metadata_json: z.string().optional(),
+  // Items written before metadata_json existed hold a map.
+  metadata: z.record(z.string(), z.unknown()).optional(),
   created_at: z.string(),
   expires_at: z.number().int(),
 });
@@ -38,7 +41,7 @@ const toItem = (file: StoredFile) => ({
   size: file.size,
   sha256: file.sha256,
   md5: file.md5,
-  metadata: file.metadata,
+  metadata_json: JSON.stringify(file.metadata),
   created_at: formatTimestamp(file.createdAtMs),
   // The table's TTL attribute (epoch seconds).
   expires_at: file.expiresAtSeconds,
@@ -54,7 +57,7 @@ const fromItem = (item: Record<string, unknown>): StoredFile => {
     size: parsed.size,
     sha256: parsed.sha256,
     md5: parsed.md5,
-    metadata: parsed.metadata,
+    metadata: parsed.metadata_json === undefined ? (parsed.metadata ?? {}) : (JSON.parse(parsed.metadata_json) as Record<string, unknown>),
     createdAtMs: parseTimestamp(parsed.created_at),
     expiresAtSeconds: parsed.expires_at,
   };

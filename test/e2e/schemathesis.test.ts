@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXTRA_CATALOG_ENV } from '../../shared/models/registry.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const SCHEMATHESIS = path.join(ROOT, '.venv', 'bin', 'schemathesis');
@@ -21,8 +22,11 @@ let apiToken = '';
  * should wait behind.
  */
 beforeAll(async () => {
+  // Its own models, as `npm start` has them: not the catalog the suites' runtime adds (acme/*).
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== EXTRA_CATALOG_ENV));
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test', 'support', 'runtime-process.ts')], {
     cwd: ROOT,
+    env,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   runtimeProcess = child;
