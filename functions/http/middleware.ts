@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { REQUEST_ID_FORMAT } from '../../shared/api/request-schemas.ts';
 import { PrognozError, isPrognozError } from '../../shared/domain/errors.ts';
 import { asAccountId, type AccountId } from '../../shared/domain/ids.ts';
 import type { RateLimiter } from '../../shared/adapters/rate-limiter.ts';
@@ -10,8 +11,6 @@ import { logger } from './logger.ts';
 
 type HttpMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult>;
 
-const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
-
 /** The request id of this request: the caller's `x-request-id` if usable, else a new UUID. */
 export const requestIdOf = (event: APIGatewayProxyEvent): string => event.headers['x-request-id'] ?? 'unknown';
 
@@ -19,7 +18,7 @@ export const requestIdOf = (event: APIGatewayProxyEvent): string => event.header
 export const requestId = (): HttpMiddleware => ({
   before: ({ event }) => {
     const given = event.headers['x-request-id'];
-    event.headers['x-request-id'] = given !== undefined && REQUEST_ID.test(given) ? given : randomUUID();
+    event.headers['x-request-id'] = given !== undefined && REQUEST_ID_FORMAT.test(given) ? given : randomUUID();
   },
   after: ({ event, response }) => {
     if (response) response.headers = { ...response.headers, 'x-request-id': requestIdOf(event) };

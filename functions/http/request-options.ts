@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { QUOTED_IDEMPOTENCY_KEY } from '../../shared/api/request-schemas.ts';
 import { SYNC_WAIT } from '../../shared/api/routes.ts';
 import { PrognozError } from '../../shared/domain/errors.ts';
 import type { AddressPolicy } from '../../shared/domain/addresses.ts';
@@ -74,8 +75,6 @@ export const resolveWebhook = (
 
 const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
-/** A Structured Field string (RFC 8941 §3.3.3): printable ASCII in double quotes, `"` and `\` escaped by `\`. */
-const SF_STRING = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*)"$/;
 
 /**
  * `Idempotency-Key` (IETF httpapi draft): a Structured Field string, `"8e03…"`; a bare value is
@@ -85,7 +84,7 @@ export const parseIdempotencyKey = (headers: APIGatewayProxyEvent['headers']): s
   const raw = headers['idempotency-key'];
   if (raw === undefined) return null;
   const value = raw.trim();
-  const quoted = SF_STRING.exec(value);
+  const quoted = QUOTED_IDEMPOTENCY_KEY.exec(value);
   let key: string | null = value;
   if (quoted) key = (quoted[1] ?? '').replace(/\\(["\\])/g, '$1');
   else if (value.startsWith('"')) key = null;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_CANCEL_AFTER_SECONDS, MIN_CANCEL_AFTER_SECONDS } from '../domain/deadline.ts';
+import { CANCEL_AFTER_FORMAT, MAX_CANCEL_AFTER_SECONDS, MIN_CANCEL_AFTER_SECONDS } from '../domain/deadline.ts';
 import { ACTIVE_STATUSES, TERMINAL_STATUSES, WEBHOOK_EVENTS } from '../domain/prediction.ts';
 import { SYNC_WAIT } from './routes.ts';
 
@@ -11,6 +11,10 @@ import { SYNC_WAIT } from './routes.ts';
  */
 
 export const MODEL_ID = /^[^/\s]+\/[^/\s]+$/;
+/** A caller's `x-request-id` that is kept (functions/http/middleware.ts); another is replaced by a new UUID. */
+export const REQUEST_ID_FORMAT = /^[\x21-\x7e]{1,200}$/;
+/** `Idempotency-Key` as RFC 8941 §3.3.3 writes a string: printable ASCII in double quotes, `"` and `\` escaped by `\`. */
+export const QUOTED_IDEMPOTENCY_KEY = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\]){1,255})"$/;
 
 const webhookField = z.string().describe('An https URL to POST the prediction to as it changes (spec §6). Also as the `Webhook-URL` header.');
 
@@ -36,7 +40,7 @@ export const versionCreateBodySchema = modelCreateBodySchema
 export const commonHeadersSchema = z.object({
   'x-request-id': z
     .string()
-    .regex(/^[\x21-\x7e]{1,200}$/)
+    .regex(REQUEST_ID_FORMAT)
     .optional()
     .describe('Your id for this request (1–200 printable ASCII characters), echoed in `x-request-id` and in errors; a new UUID when absent.'),
 });
@@ -71,14 +75,14 @@ export const createHeadersSchema = authenticatedHeadersSchema.extend({
   'X-Webhook-URL': z.url().regex(/^https:\/\//).optional().describe('As `Webhook-URL`.'),
   'Idempotency-Key': z
     .string()
-    // RFC 8941 §3.3.3: a quoted string of printable ASCII, `"` and `\` escaped (a bare value is taken too).
-    .regex(/^"([\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\]){1,255}"$/)
+    // The quoted form (a bare value is taken too).
+    .regex(QUOTED_IDEMPOTENCY_KEY)
     .optional()
     .describe('IETF Idempotency-Key: a quoted string of 1–255 printable ASCII characters. A repeat within a day answers the first prediction (with `Idempotent-Replayed: true`); the same key with another body is 422.')
     .meta({ examples: ['"8e03978e-40d5-43e8-bc93-6894a57f9324"'] }),
   'Cancel-After': z
     .string()
-    .regex(/^(\d+|(\d+h)?(\d+m)?(\d+(\.\d+)?s)?)$/)
+    .regex(CANCEL_AFTER_FORMAT)
     .optional()
     .describe(`Cancels the prediction if it has not ended by then: a duration such as 30s, 5m or 1h30m, or whole seconds; ${MIN_CANCEL_AFTER_SECONDS} s to ${MAX_CANCEL_AFTER_SECONDS / 86_400} days.`)
     .meta({ examples: ['5m'] }),
