@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { dynamoPredictionStore, RECORD_KEPT_AFTER_DATA_SECONDS } from '../../shared/adapters/prediction-store.ts';
+import { MAX_KEPT_BODY_BYTES } from '../../shared/adapters/request-log.ts';
 import { predictionKey } from '../../shared/adapters/table-keys.ts';
 import { asAccountId, newPredictionId } from '../../shared/domain/ids.ts';
 import { createPrediction as newPrediction } from '../../shared/domain/prediction.ts';
@@ -39,11 +40,30 @@ describe('privacy', () => {
     );
     expect(Items).toHaveLength(1);
     expect(String(Items[0]?.body)).toContain(canary);
-    expect(Items[0]?.headers).not.toHaveProperty('authorization');
+    expect(JSON.parse(String(Items[0]?.headers_json))).toMatchObject({ 'x-log-request': 'true', 'x-request-id': requestId });
+    expect(JSON.parse(String(Items[0]?.headers_json))).not.toHaveProperty('authorization');
     const expiresAt = Number(Items[0]?.expires_at);
     expect(expiresAt * 1000 - Date.now()).toBeGreaterThan(6 * 86_400_000);
     expect(expiresAt * 1000 - Date.now()).toBeLessThanOrEqual(7 * 86_400_000);
     expect(await logs()).not.toContain(canary);
+  });
+
+  it('with x-log-request: true a body too large to keep whole is kept in part, and the request is answered as without it', async () => {
+    const requestId = randomUUID();
+    // Too long a text for the model (422), and a body far past what one table item holds.
+    const body = JSON.stringify({ text: 'ж'.repeat(450_000) });
+    // A header named as no map key may be (what Schemathesis sent) is kept too.
+    const refused = await call('prognoz/echo', { body, headers: { 'content-type': 'application/json', 'x-log-request': 'true', 'x-request-id': requestId, ...Object.fromEntries([['__proto__', '8']]) } });
+    expect(refused.status).toBe(422);
+    const { Items = [] } = await localDynamo().send(
+      new QueryCommand({ TableName: runtime().tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `REQUESTLOG#${requestId}` } }),
+    );
+    expect(Items).toHaveLength(1);
+    expect(Items[0]).toMatchObject({ body_truncated: true, body_bytes: Buffer.byteLength(body) });
+    const kept = String(Items[0]?.body);
+    expect(body.startsWith(kept)).toBe(true);
+    expect(Buffer.byteLength(kept)).toBeLessThanOrEqual(MAX_KEPT_BODY_BYTES);
+    expect(Buffer.byteLength(kept)).toBeGreaterThan(MAX_KEPT_BODY_BYTES - 4);
   });
 
   it('a finished prediction reads without its input and output after the retention period, even before the sweeper deletes them', async () => {
