@@ -53,9 +53,10 @@ describe('waiting is not dying', () => {
   it('a prediction that overstays its model\'s queue limit ends failed, saying no capacity was found, and pays its debts', async () => {
     const token = await createOtherAccount({ balanceKopecks: 10_000 });
     const id = await insertPrediction(token, { webhook: `${receiver().url}/queue-limit` });
+    // Held from its creation: checked before it is overdue, which the sweeper (every 2 s) may end at once.
+    expect((await accountOf(token)).held).toBeGreaterThan(0);
     // It entered the queue a queue limit ago and no worker ever took it.
     await applyEvent(store(), id, { type: 'queued', atMs: Date.now() - limits.queueSeconds * 1000 - 1000 });
-    expect((await accountOf(token)).held).toBeGreaterThan(0);
 
     const ended = await untilTerminal(id, 20_000, { token });
 
