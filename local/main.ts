@@ -29,6 +29,7 @@ console.log(`
 prognoz is running on the local runtime.
 
   API        ${runtime.apiUrl}
+  reference  ${new URL(runtime.apiUrl).origin}/docs   (the OpenAPI document: ${runtime.apiUrl}openapi.json)
   API token  ${runtime.apiToken}   (account ${runtime.accountId})
   models     ${allModels().map((model) => model.id).join(', ')}
   data       ${dataDir}
