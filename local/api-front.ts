@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import path from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { docsFileAt, type DocsFile } from '../shared/api/docs-site.ts';
+import type { ErrorBody } from '../shared/api/http-status.ts';
 import type { ErrorCode } from '../shared/domain/errors.ts';
 import { AUTHORIZER_ENTRY, UNMATCHED_ENTRY, isPublicRoute, matchRoute } from '../shared/api/routes.ts';
 import { MAX_UPLOAD_BYTES, MULTIPART_OVERHEAD_BYTES, isBinaryMediaType } from '../shared/api/uploads.ts';
@@ -47,7 +48,7 @@ const readBody = (req: IncomingMessage, maxBytes: number): Promise<Buffer | null
   });
 
 /** An answer API Gateway gives itself, in the API's error shape (as the stack's gateway responses give it). */
-const gatewayError = (code: ErrorCode, message: string) => ({ error: { code, message, request_id: randomUUID() } });
+const gatewayError = (code: ErrorCode, message: string): ErrorBody => ({ error: { code, message, request_id: randomUUID() } });
 
 /** The reference page's static files, as S3 serves them on AWS (infra/constructs/api-docs.ts). */
 const serveDocsFile = async (file: DocsFile, method: string, res: ServerResponse): Promise<void> => {

@@ -3,14 +3,15 @@ import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObj
 import type { ErrorCode } from '../../domain/errors.ts';
 import type { ModelDefinition } from '../../models/definition.ts';
 import { HTTP_STATUS, errorBodySchema } from '../http-status.ts';
-import { modelViewSchema } from '../model-view.ts';
 import { createHeadersSchema, authenticatedHeadersSchema } from '../request-schemas.ts';
 import { OPERATIONS, specCreateBody, TAGS, type OperationSpec } from './operations.ts';
 import { webhookPathItem } from './webhooks.ts';
 
-/** Where the API is, as the document names it: relative, so the committed copy names no host. */
-export const DEFAULT_SERVER = '/api/v1';
-const API_PREFIX = '/api/v1';
+/**
+ * Where the routes of the table sit, and so the server the document names by default: relative,
+ * so the committed copy names no host. Paths in the document are relative to it.
+ */
+const API_BASE_PATH = '/api/v1';
 
 /** What every authenticated request may be answered besides its route's own errors. */
 const AUTHENTICATED_ERRORS: readonly ErrorCode[] = ['malformed_authorization', 'missing_token', 'invalid_token', 'rate_limited', 'internal_error'];
@@ -40,7 +41,7 @@ const errorResponses = (codes: readonly ErrorCode[], bodies: Partial<Record<Erro
   return responses;
 };
 
-const operationOf = (spec: OperationSpec, overrides: Partial<ZodOpenApiOperationObject> = {}): ZodOpenApiOperationObject => {
+const operationOf = (spec: OperationSpec): ZodOpenApiOperationObject => {
   const { success } = spec;
   const contentType = success.contentType ?? 'application/json';
   return {
@@ -60,7 +61,6 @@ const operationOf = (spec: OperationSpec, overrides: Partial<ZodOpenApiOperation
       // A path parameter such as `..` or `%zz` leads to no route at all.
       ...errorResponses([...spec.errors, ...(spec.requestParams?.path ? ['route_not_found' as const] : []), ...(spec.public ? PUBLIC_ERRORS : AUTHENTICATED_ERRORS)], spec.errorBodies),
     },
-    ...overrides,
   };
 };
 
@@ -85,17 +85,17 @@ const modelPaths = (models: readonly ModelDefinition[]): ZodOpenApiPathsObject =
         {
           summary: model.id,
           description: model.description,
-          post: operationOf(
-            { ...createSpec, operationId: `create${name}Prediction`, summary: `Run ${model.id}`, description: `${model.description} ${model.pricePerSecond} ₽ a second.`, tag: 'Model catalog' },
-            {
-              requestParams: { header: createHeadersSchema },
-              requestBody: specCreateBody(input, model.example),
-            },
-          ),
-          get: operationOf(
-            { ...getSpec, operationId: `get${name}Model`, summary: `${model.id}: price and schema`, tag: 'Model catalog', success: { ...getSpec.success, schema: modelViewSchema } },
-            { requestParams: { header: authenticatedHeadersSchema } },
-          ),
+          // The templated routes' operations on the model's own path: no path parameters.
+          post: operationOf({
+            ...createSpec,
+            operationId: `create${name}Prediction`,
+            summary: `Run ${model.id}`,
+            description: `${model.description} ${model.pricePerSecond} ₽ a second.`,
+            tag: 'Model catalog',
+            requestParams: { header: createHeadersSchema },
+            requestBody: specCreateBody(input, model.example),
+          }),
+          get: operationOf({ ...getSpec, operationId: `get${name}Model`, summary: `${model.id}: price and schema`, requestParams: { header: authenticatedHeadersSchema } }),
         },
       ];
     }),
@@ -114,7 +114,7 @@ export const openApiDocument = (options: DocumentOptions) => {
   // In the operations' own order (the page's), which names every route of the table once.
   for (const [key, spec] of Object.entries(OPERATIONS)) {
     const [method = '', routePath = ''] = key.split(' ');
-    const path = routePath.slice(API_PREFIX.length);
+    const path = routePath.slice(API_BASE_PATH.length);
     paths[path] = { ...paths[path], [method.toLowerCase()]: operationOf(spec) };
   }
   const outputs = Object.fromEntries(options.models.map((model) => [`${componentNameOf(model.id)}Output`, model.output]));
@@ -127,7 +127,7 @@ export const openApiDocument = (options: DocumentOptions) => {
         description:
           'Run a model on an input and get a prediction: poll it, wait for it, cancel it, or receive it by a signed webhook. Accounts pay per second of model time, in roubles.',
       },
-      servers: [{ url: options.server ?? DEFAULT_SERVER }],
+      servers: [{ url: options.server ?? API_BASE_PATH }],
       security: [{ bearerAuth: [] }],
       tags: [...TAGS],
       paths: { ...paths, ...modelPaths(options.models) },
