@@ -26,6 +26,7 @@ from decoding import BatchedDecoder, Decoder, SequentialDecoder, shifted
 from diarize import cluster, embed_words
 from encoder_memo import EncoderMemo
 from hallucinations import clean
+from language_batches import LanguageBatches
 from speaker_encoder import SpeakerEncoder
 from speech import Stretch, speech_stretches
 from transcript import Heard
@@ -188,9 +189,12 @@ class Transcriber:
 
     def _hear(self, path: str, forced: str | None, words: bool, diarize: bool, decoded: list[int]) -> Iterator[Heard]:
         """Each stretch of speech as heard, in order (run in the producer thread)."""
-        assert self.decoder is not None
-        batch: list[Stretch] = []
-        previous = [forced]
+        assert self.decoder is not None and self.model is not None
+        self.model.encode.clear()  # type: ignore[attr-defined]
+        batches: LanguageBatches[Stretch, Heard] = LanguageBatches(
+            self.decoder.batch, lambda language, stretches: self._hear_batch(stretches, language, words, diarize)
+        )
+        previous = forced
 
         def counted() -> Iterator[np.ndarray]:
             for block in audio_blocks(path):
@@ -198,38 +202,27 @@ class Transcriber:
                 yield block
 
         for stretch in speech_stretches(counted()):
-            batch.append(stretch)
-            if len(batch) >= self.decoder.batch:
-                yield from self._hear_batch(batch, forced, words, diarize, previous)
-                batch = []
-        if batch:
-            yield from self._hear_batch(batch, forced, words, diarize, previous)
+            previous = forced or self._language_of(stretch, previous)
+            yield from batches.add(stretch, previous)
+        yield from batches.finish()
 
-    def _hear_batch(self, batch: list[Stretch], forced: str | None, words: bool, diarize: bool, previous: list[str | None]) -> Iterator[Heard]:
+    def _hear_batch(self, stretches: list[Stretch], language: str, words: bool, diarize: bool) -> list[Heard]:
+        """Stretches of one language: their text, and their English where they are not in English."""
         assert self.decoder is not None and self.model is not None
-        # Windows are shared within a batch (detect, transcribe, translate), never across batches
-        # or predictions: the same clip again is decoded again.
+        decoded = self.decoder.decode(stretches, language, "transcribe", words)
+        translated = self.decoder.decode(stretches, language, "translate", False) if language != transcript.ENGLISH else None
+        # A window's encoder output serves its language, text and English, never a later batch or
+        # prediction: the same clip again is decoded again.
         self.model.encode.clear()  # type: ignore[attr-defined]
-        languages = []
-        for stretch in batch:
-            languages.append(forced or self._language_of(stretch, previous[0]))
-            previous[0] = languages[-1]
-        heard: dict[int, Heard] = {}
-        for language in dict.fromkeys(languages):
-            members = [i for i, spoken in enumerate(languages) if spoken == language]
-            stretches = [batch[i] for i in members]
-            decoded = self.decoder.decode(stretches, language, "transcribe", words)
-            translated = self.decoder.decode(stretches, language, "translate", False) if language != transcript.ENGLISH else None
-            for k, i in enumerate(members):
-                stretch = batch[i]
-                kept = [(shifted(segment, stretch.start_seconds, stretch.seconds), text) for segment, text in clean(decoded[k])]
-                english = " ".join(text for _, text in clean(translated[k])) if translated is not None else None
-                heard[i] = Heard(stretch.start_seconds, stretch.end_seconds, language, kept, english)
-                if diarize and self.speakers is not None:
-                    times = [(w.start - stretch.start_seconds, w.end - stretch.start_seconds) for segment, _ in kept for w in segment.words or []]
-                    heard[i].speaker_embeddings = embed_words(self.speakers, stretch.audio, times)
-        for i in range(len(batch)):
-            yield heard[i]
+        heard = []
+        for k, stretch in enumerate(stretches):
+            kept = [(shifted(segment, stretch.start_seconds, stretch.seconds), text) for segment, text in clean(decoded[k])]
+            english = " ".join(text for _, text in clean(translated[k])) if translated is not None else None
+            heard.append(Heard(stretch.start_seconds, stretch.end_seconds, language, kept, english))
+            if diarize and self.speakers is not None:
+                times = [(w.start - stretch.start_seconds, w.end - stretch.start_seconds) for segment, _ in kept for w in segment.words or []]
+                heard[-1].speaker_embeddings = embed_words(self.speakers, stretch.audio, times)
+        return heard
 
     def _language_of(self, stretch: Stretch, previous: str | None) -> str:
         """The stretch's language as Whisper hears it, from the encoder pass its decoding reuses."""

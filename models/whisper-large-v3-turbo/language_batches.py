@@ -1,0 +1,1 @@
+../transcribe/language_batches.py
