@@ -165,6 +165,12 @@ def test_the_batched_pipeline_hears_the_same(folder: Path) -> None:
         reference = JFK if language == "en" else GERMAN
         assert wer(reference, " ".join(segment["text"] for segment in inside)) <= (0.1 if language == "en" else 0.3)
     assert len(out["segments"]) == len({segment["id"] for segment in out["segments"]})
+    # Whole stretches decoded without timestamp tokens come back cut into sentences by word times.
+    whole = transcriber.transcribe(AUDIO / "multilingual.mp3")
+    english = [segment for segment in whole["segments"] if segment["end"] <= 30.0]
+    assert len(english) >= 3 and all(segment["text"].rstrip().endswith((".", "?", "!")) for segment in english[:-1])
+    assert wer(ENGLISH_HALF, " ".join(segment["text"] for segment in english)) <= 0.05
+    assert all(0 <= segment["start"] < segment["end"] for segment in whole["segments"])
 
 
 def test_forced_language(predictor: Predictor) -> None:
