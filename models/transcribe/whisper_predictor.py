@@ -48,12 +48,13 @@ class ModelError(Exception):
     """An input the model refuses; the message is for the caller."""
 
 
-def _cancelable(produce: Callable[[], Iterator[Any]], workers: list[threading.Thread]) -> Iterator[Any]:
+def _cancelable(produce: Callable[[], Iterator[Any]], workers: list[threading.Thread], ahead: int = 4) -> Iterator[Any]:
     """Runs a blocking generator in a thread, so that a cancel (an exception raised in the
     consuming thread, which only lands between bytecodes) ends the consumer at once instead of
-    after the current 30 s window. When the consumer is closed, by an exception or otherwise, the
-    producer thread stops at its next item. Close the returned generator (contextlib.closing)."""
-    items: queue.Queue[Any] = queue.Queue(maxsize=4)
+    after the current 30 s window; the producer runs up to `ahead` items ahead of the consumer.
+    When the consumer is closed, by an exception or otherwise, the producer thread stops at its
+    next item. Close the returned generator (contextlib.closing)."""
+    items: queue.Queue[Any] = queue.Queue(maxsize=ahead)
     stop = threading.Event()
 
     def offer(item: Any) -> bool:
@@ -201,9 +202,17 @@ class Transcriber:
                 decoded[0] += block.size
                 yield block
 
-        for stretch in speech_stretches(counted()):
-            previous = forced or self._language_of(stretch, previous)
-            yield from batches.add(stretch, previous)
+        # The CPU waits while the GPU decodes a batch: there the VAD finds the next stretches
+        # meanwhile, in a thread of its own (on a CPU the two would only take turns on its cores).
+        found = (
+            _cancelable(lambda: speech_stretches(counted()), self._workers, ahead=2 * self.decoder.batch)
+            if self.batched
+            else speech_stretches(counted())
+        )
+        with contextlib.closing(found):
+            for stretch in found:
+                previous = forced or self._language_of(stretch, previous)
+                yield from batches.add(stretch, previous)
         yield from batches.finish()
 
     def _hear_batch(self, stretches: list[Stretch], language: str, words: bool, diarize: bool) -> list[Heard]:
