@@ -117,10 +117,13 @@ def main() -> None:
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     long_minutes = float(sys.argv[3]) if len(sys.argv) > 3 else 60
     models = sys.argv[4:] or ["base"] + (["large-v3-turbo"] if downloaded("large-v3-turbo") else [])
+    # The transcriber logs by printing, as it does in the model server: to stderr here, so that
+    # stdout carries the report alone.
+    out, sys.stdout = sys.stdout, sys.stderr
     clips = make_clips(folder, long_minutes)
     report = {"rounds": rounds, "models": [bench_model(name, clips, rounds) for name in models]}
-    print(json.dumps(report), flush=True)
-    print(table(report), flush=True)
+    print(json.dumps(report), file=out, flush=True)
+    print(table(report), file=out, flush=True)
 
 
 if __name__ == "__main__":

@@ -70,14 +70,6 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
   const scrub = secretScrubber(deps.model.secrets, prediction.input);
   const notify = (events: readonly RunEvent[]) =>
     Promise.all(events.map((event) => deps.effects.notifier.notify({ predictionId: id, event, atMs: deps.clock.now() })));
-  const look = async () => {
-    const state = await deps.modelServer.runState(id).catch(() => null);
-    if (state === null) return;
-    const step = stepRun(prediction, watch, { ...state, logs: scrub(state.logs) }, deps.clock.now());
-    watch = step.watch;
-    await deps.store.recordRun(id, claim, step.update);
-    await notify(step.events);
-  };
   const check = async () => {
     if (deadlinePassed || stopped) return;
     if (deadlineMs !== null && deps.clock.now() >= deadlineMs) {
@@ -87,12 +79,25 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
       await deps.modelServer.cancel(id).catch(() => undefined);
       return;
     }
-    const current = await deps.store.statusOf(id);
-    if (current?.status === 'processing' && current.claim === claim) return look();
-    stopped = true;
-    deps.log('the prediction was ended or taken over while it ran; stopping the model', { predictionId: id, status: current?.status });
-    stopRun.abort();
-    await deps.modelServer.cancel(id).catch(() => undefined);
+    const state = await deps.modelServer.runState(id).catch(() => null);
+    const step = state === null ? null : stepRun(prediction, watch, { ...state, logs: scrub(state.logs) }, deps.clock.now());
+    const changed = step !== null && Object.keys(step.update).length > 0;
+    // The record is written only while the prediction is still ours: when it is written, that was
+    // the check, and the table is asked once a look rather than twice.
+    if (!(changed && (await deps.store.recordRun(id, claim, step.update)))) {
+      const current = await deps.store.statusOf(id);
+      if (current?.status !== 'processing' || current.claim !== claim) {
+        stopped = true;
+        deps.log('the prediction was ended or taken over while it ran; stopping the model', { predictionId: id, status: current?.status });
+        stopRun.abort();
+        await deps.modelServer.cancel(id).catch(() => undefined);
+        return;
+      }
+      if (changed) return; // its condition failed, yet it reads as ours now: the next look records it
+    }
+    if (step === null) return;
+    watch = step.watch;
+    await notify(step.events);
   };
   if (prediction.webhook !== null && prediction.webhookEvents?.includes('start')) {
     await notify(['start']).catch((error: unknown) => deps.log('the start webhook could not be queued', { predictionId: id, error: String(error) }));

@@ -211,7 +211,7 @@ export const dynamoPredictionStore = (
       ...(run.logs === undefined ? {} : { ':logs': keepLogTail(run.logs) }),
       ...(run.streamed === undefined ? {} : { ':streamed': run.streamed === null ? null : keepStreamed(run.streamed) }),
     };
-    if (Object.keys(values).length === 0) return;
+    if (Object.keys(values).length === 0) throw new Error('recordRun: nothing to record');
     try {
       await client.send(
         new UpdateCommand({
@@ -223,8 +223,10 @@ export const dynamoPredictionStore = (
           ExpressionAttributeValues: { ...values, ':processing': 'processing', ':claim': claim },
         }),
       );
+      return true;
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
     }
   },
   async effectsDone(settled) {

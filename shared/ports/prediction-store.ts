@@ -37,8 +37,9 @@ export interface PredictionStore {
   /**
    * Records how the model's run stands (progress, the tail of its logs, its streamed output
    * pieces) on a prediction that is still processing under `claim`; fields not given are kept.
+   * False, and nothing recorded, when it is not (ended, or taken over).
    */
-  recordRun(id: PredictionId, claim: string, run: RunUpdate): Promise<void>;
+  recordRun(id: PredictionId, claim: string, run: RunUpdate): Promise<boolean>;
   /**
    * Records what an ended prediction still owes, as `withEffectsDone` left it; with nothing left
    * (`sweepAtMs` null), it leaves the sweeper's index.
