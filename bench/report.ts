@@ -92,8 +92,9 @@ export const renderReport = (r: BenchReport): string => {
   const t = r.transcription;
   out.push('', `## 3. Transcription — \`${t.model}\``, '');
   out.push(
-    'Three sides, interleaved clip by clip and repeat by repeat (the order turned each repeat), medians of ' +
+    'Four sides, interleaved clip by clip and repeat by repeat (the order turned each repeat), medians of ' +
       `${t.repeats}: **model runtime** — the prediction's own \`runtime\` (the worker's time on the run: the audio fetched from the caller's address, then the model server's run); **predict_time** — the model server's own measure of the predictor's run (\`metrics.predict_time\`, from coglet). The benchmark learns of each end from the completion webhook, so nothing polls the API while the model runs. ` +
+      '**alone** — the same model server started on its own, no service around it (its `predict_time`): the model server without the local runtime\'s other processes sharing the cores; ' +
       '**direct** — the same transcription (`Transcriber.transcribe`: VAD, a language per stretch, translation) called in a plain Python process, no model server; ' +
       `**raw** — faster-whisper as it comes, \`WhisperModel.transcribe(audio)\` with its defaults (one language for the whole file, no VAD). Same model and settings on every side (${Object.entries(t.settings).map(([k, v]) => `${k} ${String(v)}`).join(', ')}). ` +
       'RTF = seconds per second of audio. Word error rates against what is said: of the whole clip, and part by part (a segment counts in the part its middle falls in).',
@@ -101,8 +102,8 @@ export const renderReport = (r: BenchReport): string => {
   );
   out.push(
     table(
-      ['clip', 'audio s', 'model runtime s', 'predict_time s', 'direct s', 'runtime ÷ direct', 'predict_time ÷ direct', 'raw s', 'runtime ÷ raw', 'RTF prognoz / raw', 'to webhook s', 'recorded s', 'languages prognoz / raw'],
-      t.clips.map((c) => [c.name, n(c.audioSeconds), n(c.modelRuntimeSeconds), n(c.predictSeconds), n(c.directSeconds), `${n(c.runtimeOverDirect)}×`, `${n(c.predictOverDirect)}×`, n(c.rawSeconds), `${n(c.runtimeOverRaw)}×`, `${n(c.serviceRtf)} / ${n(c.rawRtf)}`, n(c.serviceSeconds), n(c.serviceRecordedSeconds), `${c.languages} / ${c.rawLanguage}`]),
+      ['clip', 'audio s', 'model runtime s', 'predict_time s', 'direct s', 'runtime ÷ direct', 'predict_time ÷ direct', 'alone s', 'alone ÷ direct', 'raw s', 'runtime ÷ raw', 'RTF prognoz / raw', 'to webhook s', 'recorded s', 'languages prognoz / raw'],
+      t.clips.map((c) => [c.name, n(c.audioSeconds), n(c.modelRuntimeSeconds), n(c.predictSeconds), n(c.directSeconds), `${n(c.runtimeOverDirect)}×`, `${n(c.predictOverDirect)}×`, n(c.aloneSeconds), `${n(c.aloneOverDirect)}×`, n(c.rawSeconds), `${n(c.runtimeOverRaw)}×`, `${n(c.serviceRtf)} / ${n(c.rawRtf)}`, n(c.serviceSeconds), n(c.serviceRecordedSeconds), `${c.languages} / ${c.rawLanguage}`]),
     ),
   );
   out.push('', 'Word error rate, prognoz / raw faster-whisper: of the whole clip (everything said against everything heard, in order), then part by part:', '');

@@ -9,6 +9,7 @@ import { isTerminalStatus } from '../shared/domain/prediction.ts';
 import { apiCall, type ApiTarget } from '../test/support/http-client.ts';
 import { receiveCompletions, type Completions } from './completions.ts';
 import { serveFiles } from './file-server.ts';
+import { startModelServerAlone } from './model-server-alone.ts';
 import { median } from './stats.ts';
 
 const run = promisify(execFile);
@@ -36,6 +37,9 @@ export interface ClipResult {
   /** `metrics.predict_time`: the model server's own measure of the predictor's run. */
   readonly predictSeconds: number;
   readonly predictOverDirect: number;
+  /** `metrics.predict_time` of the same model server run on its own, no service around it. */
+  readonly aloneSeconds: number;
+  readonly aloneOverDirect: number;
   /** Create sent to the completion webhook received. */
   readonly serviceSeconds: number;
   /** completed_at − created_at as the service recorded them. */
@@ -168,9 +172,10 @@ const transcribeWatchingProgress = async (target: ApiTarget, audioUrl: string, o
 const languageRuns = (segments: readonly Segment[]) => segments.map((s) => s.language).filter((language, i, all) => language !== all[i - 1]).join('→') || '—';
 
 /**
- * Section 3: each clip through the service (warm model server), through the same transcription in a
- * plain Python process, and through faster-whisper with its defaults — interleaved, repeat by
- * repeat (the order turned each time), so that slow spells of this shared machine fall on all sides.
+ * Section 3: each clip through the service (warm model server), through the same model server on its
+ * own, through the same transcription in a plain Python process, and through faster-whisper with its
+ * defaults — interleaved, repeat by repeat (the order turned each time), so that slow spells of this
+ * shared machine fall on all sides.
  */
 export const measureTranscription = async (
   target: ApiTarget,
@@ -182,19 +187,22 @@ export const measureTranscription = async (
   const files = await serveFiles(clips.map((clip) => clip.file));
   const completions = await receiveCompletions();
   const direct = await startDirect(python);
+  const alone = await startModelServerAlone(python);
   try {
     const [first] = clips;
     if (!first) throw new Error('no clips to transcribe');
     await transcribeThroughService(target, files.urlOf(first.file), completions); // warm-ups, not counted
     await direct.ask({ op: 'pipeline', file: first.file });
     await direct.ask({ op: 'raw', file: first.file });
-    const runs = new Map(clips.map((clip) => [clip.name, { service: [] as ServiceRun[], direct: [] as number[], raw: [] as { seconds: number; segments: Segment[] }[] }]));
+    await alone.predictSeconds(first.file);
+    const runs = new Map(clips.map((clip) => [clip.name, { service: [] as ServiceRun[], direct: [] as number[], alone: [] as number[], raw: [] as { seconds: number; segments: Segment[] }[] }]));
     for (let repeat = 0; repeat < repeats; repeat++) {
       for (const clip of clips) {
         const sides = [
           async () => runs.get(clip.name)?.service.push(await transcribeThroughService(target, files.urlOf(clip.file), completions)),
           async () => runs.get(clip.name)?.direct.push((await direct.ask<{ segments: Segment[] }>({ op: 'pipeline', file: clip.file })).seconds),
           async () => runs.get(clip.name)?.raw.push(await direct.ask<{ segments: Segment[] }>({ op: 'raw', file: clip.file })),
+          async () => runs.get(clip.name)?.alone.push(await alone.predictSeconds(clip.file)),
         ];
         for (let i = 0; i < sides.length; i++) await sides[(i + repeat) % sides.length]?.();
       }
@@ -202,7 +210,7 @@ export const measureTranscription = async (
     }
     const results: ClipResult[] = [];
     for (const clip of clips) {
-      const { service, direct: directRuns, raw } = runs.get(clip.name) ?? { service: [], direct: [], raw: [] };
+      const { service, direct: directRuns, alone: aloneRuns, raw } = runs.get(clip.name) ?? { service: [], direct: [], alone: [], raw: [] };
       const served = service.at(-1)?.segments ?? [];
       const rawSegments = raw.at(-1)?.segments ?? [];
       const prognozScore = await direct.ask<Score>({ op: 'score', clip, segments: served });
@@ -211,12 +219,15 @@ export const measureTranscription = async (
       const predict = median(service.map((r) => r.predictSeconds));
       const directSeconds = median(directRuns);
       const rawSeconds = median(raw.map((r) => r.seconds));
+      const aloneSeconds = median(aloneRuns);
       results.push({
         name: clip.name,
         audioSeconds: clip.seconds,
         modelRuntimeSeconds: runtime,
         predictSeconds: predict,
         predictOverDirect: predict / directSeconds,
+        aloneSeconds,
+        aloneOverDirect: aloneSeconds / directSeconds,
         serviceSeconds: median(service.map((r) => r.seconds)),
         serviceRecordedSeconds: median(service.map((r) => r.recordedSeconds)),
         directSeconds,
@@ -230,11 +241,12 @@ export const measureTranscription = async (
         wer: { prognoz: prognozScore.wer, raw: rawScore.wer },
         parts: prognozScore.parts.map((part, i) => ({ label: part.label, prognoz: part.wer, raw: rawScore.parts[i]?.wer ?? Number.NaN })),
       });
-      log(`  ${clip.name}: model runtime ${runtime.toFixed(2)} s, predict_time ${predict.toFixed(2)} s, direct ${directSeconds.toFixed(2)} s, raw ${rawSeconds.toFixed(2)} s`);
+      log(`  ${clip.name}: model runtime ${runtime.toFixed(2)} s, predict_time ${predict.toFixed(2)} s, alone ${aloneSeconds.toFixed(2)} s, direct ${directSeconds.toFixed(2)} s, raw ${rawSeconds.toFixed(2)} s`);
     }
     return { model: MODEL, settings: direct.ready.settings, repeats, directLoadSeconds: direct.ready.load_seconds, directPeakRssMiB: direct.peakRssMiB(), clips: results };
   } finally {
     direct.close();
+    alone.close();
     await completions.close();
     await files.close();
   }

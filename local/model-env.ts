@@ -16,6 +16,25 @@ export const repositoryPython = (): string => {
   return process.env.PROGNOZ_PYTHON ?? (existsSync(venv) ? venv : 'python3');
 };
 
+/**
+ * A model server as the model's image runs it: Cog's own runtime (coglet starts its worker with
+ * the `python` on PATH) serving the predictor in `folder` on `port`.
+ */
+export const modelServerProcess = (server: { python: string; folder: string; config: Pick<CogConfig, 'predict' | 'concurrency'>; port: number; weightsDir: string }) => ({
+  command: server.python,
+  args: ['-m', 'cog.server.http', '--host', '127.0.0.1'],
+  cwd: server.folder,
+  env: {
+    PORT: String(server.port),
+    COG_PREDICT_TYPE_STUB: server.config.predict,
+    COG_MAX_CONCURRENCY: String(server.config.concurrency),
+    // Where the model finds local copies of weights (models/transcribe/weights.py).
+    PROGNOZ_WEIGHTS_DIR: server.weightsDir,
+    PATH: [path.dirname(server.python), process.env.PATH].filter(Boolean).join(path.delimiter),
+    PYTHONUNBUFFERED: '1',
+  },
+});
+
 /** Where environments of brought models are kept, one per distinct build (reused across starts). */
 const ENVS_DIR = path.join(REPO_ROOT, '.prognoz', 'envs');
 

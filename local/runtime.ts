@@ -17,7 +17,7 @@ import { generateToken, looksLikeToken } from '../shared/domain/tokens.ts';
 import { readCogConfig } from '../shared/models/cog-config.ts';
 import { allModels, catalogModels, EXTRA_CATALOG_ENV, WITHHELD_MODELS_ENV } from '../shared/models/registry.ts';
 import { prepareBroughtModels, type BroughtModel } from './brought-models.ts';
-import { repositoryPython } from './model-env.ts';
+import { modelServerProcess, repositoryPython } from './model-env.ts';
 import { localWeightsDir, notOfferedLine, offeredLocally } from './weights.ts';
 import { endPrediction, stoppingExecutions } from '../shared/use-cases/end-prediction.ts';
 import { startApiFront } from './api-front.ts';
@@ -193,23 +193,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       const modelUrl = `http://127.0.0.1:${modelPort}`;
       const inputsDir = path.join(inputsRoot, model.id.replace('/', '--'));
       mkdirSync(inputsDir, { recursive: true });
-      // Cog's own runtime, as the model's image runs it (coglet starts its worker with the `python` on PATH).
-      supervisor.start({
-        name: `model:${model.id}`,
-        command: python,
-        args: ['-m', 'cog.server.http', '--host', '127.0.0.1'],
-        cwd: folder,
-        env: {
-          PORT: String(modelPort),
-          COG_PREDICT_TYPE_STUB: config.predict,
-          COG_MAX_CONCURRENCY: String(config.concurrency),
-          // Where the model finds local copies of weights (models/transcribe/weights.py).
-          PROGNOZ_WEIGHTS_DIR: weightsDir,
-          PATH: [path.dirname(python), process.env.PATH].filter(Boolean).join(path.delimiter),
-          PYTHONUNBUFFERED: '1',
-        },
-        url: modelUrl,
-      });
+      supervisor.start({ name: `model:${model.id}`, ...modelServerProcess({ python, folder, config, port: modelPort, weightsDir }), url: modelUrl });
       supervisor.start({
         name: `worker:${model.id}`,
         command: process.execPath,
