@@ -1,11 +1,13 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { dynamoAccountStore, type AccountStore } from '../shared/adapters/account-store.ts';
-import { tableNameFromEnv } from '../shared/config.ts';
+import { cognitoOwnerVerifier, looksLikeJwt, type OwnerVerifier } from '../shared/adapters/owner-verifier.ts';
+import { ownerSignInFromEnv, tableNameFromEnv } from '../shared/config.ts';
 import { parseAuthorizationHeader } from '../shared/domain/authorization.ts';
 import { looksLikeToken } from '../shared/domain/tokens.ts';
 import type { AuthorizerContext } from './http/middleware.ts';
 
 let accounts: AccountStore | undefined;
+let owners: { readonly verifier: OwnerVerifier | null } | undefined;
 
 const headerOf = (event: APIGatewayRequestAuthorizerEvent, name: string): string | undefined => {
   const entry = Object.entries(event.headers ?? {}).find(([key]) => key.toLowerCase() === name);
@@ -25,13 +27,28 @@ const policyFor = (methodArn: string, principalId: string, context: AuthorizerCo
   };
 };
 
-/** Resolves `Authorization: Bearer <token>` to an account; the reason when it cannot (see AuthorizerContext). */
-export const authorize = async (event: APIGatewayRequestAuthorizerEvent, store: AccountStore): Promise<APIGatewayAuthorizerResult> => {
+/**
+ * Resolves `Authorization: Bearer <token>` to an account: an API token, or an account owner's
+ * access token from the owners' user pool (the console); the reason when it cannot (see AuthorizerContext).
+ */
+export const authorize = async (event: APIGatewayRequestAuthorizerEvent, store: AccountStore, verifier: OwnerVerifier | null): Promise<APIGatewayAuthorizerResult> => {
   const header = parseAuthorizationHeader(headerOf(event, 'authorization'));
   const deny = (authError: NonNullable<AuthorizerContext['authError']>, authMessage: string) =>
     policyFor(event.methodArn, 'anonymous', { authError, authMessage });
   if (header.kind === 'missing') return deny('missing_token', 'an API token is required: `Authorization: Bearer <API_TOKEN>`');
   if (header.kind === 'malformed') return deny('malformed_authorization', `the Authorization header is malformed: ${header.reason}`);
+  if (looksLikeJwt(header.token)) {
+    // An account owner signed in to the console (DESIGN §6, owners).
+    const sub = verifier === null ? null : await verifier.ownerOf(header.token);
+    const signedIn = sub === null ? null : await store.accountForOwner(sub);
+    if (sub === null || signedIn === null) return deny('invalid_token', 'the sign-in is not valid (expired, or not an account owner\'s): sign in again');
+    return policyFor(event.methodArn, signedIn.account, {
+      account: signedIn.account,
+      tokenId: `owner:${sub}`,
+      owner: sub,
+      ...(signedIn.ratePerSecond !== null ? { ratePerSecond: signedIn.ratePerSecond } : {}),
+    });
+  }
   const owner = looksLikeToken(header.token) ? await store.accountForToken(header.token) : null;
   if (owner === null) return deny('invalid_token', 'the API token is not valid');
   return policyFor(event.methodArn, owner.account, {
@@ -42,4 +59,13 @@ export const authorize = async (event: APIGatewayRequestAuthorizerEvent, store: 
 };
 
 export const handler = (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> =>
-  authorize(event, (accounts ??= dynamoAccountStore(tableNameFromEnv())));
+  authorize(
+    event,
+    (accounts ??= dynamoAccountStore(tableNameFromEnv())),
+    (owners ??= { verifier: ownerVerifierFromEnv() }).verifier,
+  );
+
+const ownerVerifierFromEnv = (): OwnerVerifier | null => {
+  const config = ownerSignInFromEnv();
+  return config === null ? null : cognitoOwnerVerifier(config);
+};

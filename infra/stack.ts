@@ -8,6 +8,7 @@ import { allModels, type ModelDefinition } from '../shared/models/registry.ts';
 import { LambdaIntegration } from 'aws-cdk-lib/aws-apigateway';
 import { ApiDocs } from './constructs/api-docs.ts';
 import { OperationalAlarms } from './constructs/alarms.ts';
+import { OwnerSignIn } from './constructs/owner-sign-in.ts';
 import { DataStore } from './constructs/data-store.ts';
 import { ModelFleet } from './constructs/model-fleet.ts';
 import { ModelQueue } from './constructs/model-queue.ts';
@@ -131,7 +132,8 @@ export class PrognozStack extends Stack {
       workflow.stateMachine.grantExecution(handlers['create-prediction'], 'states:DescribeExecution');
       workflow.stateMachine.grantExecution(handlers['cancel-prediction'], 'states:StopExecution');
     }
-    const authorizer = new PrognozFunction(this, 'Authorizer', { entry: AUTHORIZER_ENTRY, environment: tableEnv }).fn;
+    const owners = new OwnerSignIn(this, 'OwnerSignIn');
+    const authorizer = new PrognozFunction(this, 'Authorizer', { entry: AUTHORIZER_ENTRY, environment: { ...tableEnv, ...owners.environment } }).fn;
     table.grantReadData(authorizer);
     const unmatched = new PrognozFunction(this, 'UnmatchedRoute', { entry: UNMATCHED_ENTRY }).fn;
 
@@ -146,6 +148,8 @@ export class PrognozStack extends Stack {
 
     new CfnOutput(this, 'ApiUrl', { value: `${api.url}api/v1/`, description: 'Base URL of the prediction API' });
     new CfnOutput(this, 'DocsUrl', { value: `${api.url}docs`, description: 'The API reference page (its document: ApiUrl + openapi.json)' });
+    new CfnOutput(this, 'OwnerUserPoolId', { value: owners.userPool.userPoolId, description: 'The account owners\' user pool (the console signs in here)' });
+    new CfnOutput(this, 'ConsoleClientId', { value: owners.client.userPoolClientId });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
   }

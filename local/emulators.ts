@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { startFauxqs } from 'fauxqs';
+import { startCognitoEmulator } from './cognito-emulator.ts';
 import { startDynamoDbLocal } from './dynamodb-local.ts';
 import { CAPACITY_OPERATIONS, localMeter } from './meter.ts';
 import { LOCAL_REGION } from './paths.ts';
@@ -16,7 +17,7 @@ export interface Emulators {
 
 /**
  * DynamoDB Local, and fauxqs for SQS and S3, each behind a proxy that meters the calls (and,
- * for DynamoDB Local, passes them one at a time: see service-proxy.ts).
+ * for DynamoDB Local, passes them one at a time: see service-proxy.ts); moto for Cognito.
  */
 export const startEmulators = async (options: { readonly dataDir?: string }): Promise<Emulators> => {
   const cleanups: (() => Promise<unknown>)[] = [];
@@ -45,6 +46,8 @@ export const startEmulators = async (options: { readonly dataDir?: string }): Pr
       observe: (operation) => localMeter.s3Call(operation),
     });
     cleanups.push(() => closeServer(s3Proxy.server));
+    const cognito = await startCognitoEmulator();
+    cleanups.push(() => cognito.stop());
     return {
       dynamoEndpoint: dynamoProxy.endpoint,
       fauxqsAddress: fauxqs.address,
@@ -55,6 +58,7 @@ export const startEmulators = async (options: { readonly dataDir?: string }): Pr
         AWS_ENDPOINT_URL_DYNAMODB: dynamoProxy.endpoint,
         AWS_ENDPOINT_URL_SQS: sqsProxy.endpoint,
         AWS_ENDPOINT_URL_S3: s3Proxy.endpoint,
+        AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER: cognito.endpoint,
         // One host and port serves every bucket: buckets are addressed by path.
         PROGNOZ_S3_PATH_STYLE: 'true',
       },

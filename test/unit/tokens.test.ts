@@ -40,7 +40,7 @@ describe('API tokens', () => {
       for (let i = 0; i < 36; i++) body += alphabet.charAt(Math.floor(Math.random() * 62));
       const candidate = `${TOKEN_PREFIX}${body}`;
       if (looksLikeToken(candidate)) continue; // a random string can, rarely, carry a valid checksum
-      const result = await authorize(event(`Bearer ${candidate}`), untouchable);
+      const result = await authorize(event(`Bearer ${candidate}`), untouchable, null);
       expect(result.context).toMatchObject({ authError: 'invalid_token' });
       rejected++;
     }

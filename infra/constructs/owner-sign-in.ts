@@ -1,0 +1,44 @@
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { AccountRecovery, Mfa, UserPool, UserPoolClient } from 'aws-cdk-lib/aws-cognito';
+import { Construct } from 'constructs';
+import { OWNER_SIGN_IN_ENV } from '../../shared/config.ts';
+
+/**
+ * How account owners sign in to the console (DESIGN §6, owners): an Amazon Cognito user pool of
+ * owners, email and password, created by the admin CLI (no one signs up by themselves), and the
+ * console's app client. The API accepts an owner's access token from this pool beside API tokens.
+ */
+export class OwnerSignIn extends Construct {
+  readonly userPool: UserPool;
+  readonly client: UserPoolClient;
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    this.userPool = new UserPool(this, 'Owners', {
+      signInAliases: { email: true },
+      selfSignUpEnabled: false,
+      passwordPolicy: { minLength: 12, requireLowercase: true, requireUppercase: false, requireDigits: true, requireSymbols: false },
+      mfa: Mfa.OPTIONAL,
+      mfaSecondFactor: { otp: true, sms: false },
+      accountRecovery: AccountRecovery.EMAIL_ONLY,
+      // An owner lost with the stack can be created again; their accounts and data stay in the table.
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.client = this.userPool.addClient('Console', {
+      authFlows: { userPassword: true, userSrp: true },
+      generateSecret: false,
+      accessTokenValidity: Duration.hours(1),
+      idTokenValidity: Duration.hours(1),
+      refreshTokenValidity: Duration.days(30),
+      preventUserExistenceErrors: true,
+    });
+  }
+
+  /** What the authorizer needs to verify an owner's token: the issuer and the console's client. */
+  get environment(): Record<string, string> {
+    return {
+      [OWNER_SIGN_IN_ENV.issuer]: `https://cognito-idp.${Stack.of(this).region}.amazonaws.com/${this.userPool.userPoolId}`,
+      [OWNER_SIGN_IN_ENV.clientId]: this.client.userPoolClientId,
+    };
+  }
+}
