@@ -99,6 +99,19 @@ export const keepRequestWhenAllowed = (requestLog: () => { log: RequestLog; now:
   },
 });
 
+/**
+ * The account of an owner signed in to the console; 403 for an API token, whose holder may run
+ * predictions but not mint or revoke tokens (a leaked token must not mint more).
+ */
+export const ownerAccountOf = (event: APIGatewayProxyEvent): AccountId => {
+  const account = accountOf(event);
+  const context = (event.requestContext.authorizer ?? {}) as AuthorizerContext;
+  if (typeof context.owner !== 'string' || context.owner === '') {
+    throw new PrognozError('owner_sign_in_required', "API tokens are managed by the account's owner, signed in to the console; an API token cannot list, create or revoke them");
+  }
+  return account;
+};
+
 export const accountOf = (event: APIGatewayProxyEvent): AccountId => {
   const context = (event.requestContext.authorizer ?? {}) as AuthorizerContext;
   if (typeof context.account === 'string' && context.account !== '') return asAccountId(context.account);

@@ -35,6 +35,8 @@ export interface TokenSummary {
   readonly id: string;
   /** The first characters only: the token itself is never stored. */
   readonly hint: string;
+  /** What the owner called it; null for tokens made without a name (the admin CLI's). */
+  readonly name: string | null;
   readonly createdAt: string;
   readonly revoked: boolean;
 }
@@ -65,7 +67,7 @@ export interface AccountStore {
   /** A new current secret; the old one keeps signing for `graceMs`. */
   rotateSigningSecret(id: AccountId, nowMs: number, graceMs: number): Promise<SigningSecrets>;
   /** Stores the token's hash (never the token) pointing at its account; returns the token's id. */
-  addToken(account: AccountId, token: string, nowMs: number): Promise<string>;
+  addToken(account: AccountId, token: string, nowMs: number, name?: string): Promise<string>;
   /** The account behind a token, or null for an unknown or revoked one. */
   accountForToken(token: string): Promise<TokenOwner | null>;
   /** Makes the signed-in user `sub` (a Cognito user id) an owner of the account. */
@@ -158,6 +160,7 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
     return Items.map((item) => ({
       id: String(item.token_id),
       hint: String(item.hint),
+      name: typeof item.name === 'string' ? item.name : null,
       createdAt: String(item.created_at),
       revoked: item.revoked === true,
     }));
@@ -205,7 +208,7 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
       }
     }
   },
-  async addToken(account, token, nowMs) {
+  async addToken(account, token, nowMs, name) {
     const tokenId = randomUUID();
     const createdAt = formatTimestamp(nowMs);
     await client.send(
@@ -218,6 +221,7 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
           type: 'token',
           token_id: tokenId,
           hint: tokenHint(token),
+          ...(name === undefined ? {} : { name }),
           account,
           created_at: createdAt,
           revoked: false,

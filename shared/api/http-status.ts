@@ -10,6 +10,8 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   malformed_authorization: 400,
   webhook_conflict: 400,
   missing_token: 401,
+  // Token self-service takes an owner's sign-in, never an API token: a leaked token must not mint more.
+  owner_sign_in_required: 403,
   insufficient_funds: 402,
   monthly_limit_reached: 402,
   invalid_token: 401,
@@ -17,6 +19,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   model_not_found: 404,
   prediction_not_found: 404,
   file_not_found: 404,
+  token_not_found: 404,
   method_not_allowed: 405,
   prediction_finished: 409,
   webhook_not_dead_lettered: 409,

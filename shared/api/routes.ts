@@ -8,6 +8,10 @@ export const ROUTES = [
   { method: 'GET', path: '/api/v1/predictions/{id}/webhooks', handler: 'list-webhook-deliveries', entry: 'functions/http/webhook-deliveries.ts' },
   { method: 'POST', path: '/api/v1/predictions/{id}/webhooks/redeliver', handler: 'redeliver-webhook', entry: 'functions/http/redeliver-webhook.ts' },
   { method: 'GET', path: '/api/v1/account', handler: 'get-account', entry: 'functions/http/get-account.ts' },
+  // Token self-service, for the console: an owner's sign-in only, never an API token (DESIGN §6, owners).
+  { method: 'GET', path: '/api/v1/account/tokens', handler: 'list-tokens', entry: 'functions/http/list-tokens.ts' },
+  { method: 'POST', path: '/api/v1/account/tokens', handler: 'create-token', entry: 'functions/http/create-token.ts' },
+  { method: 'DELETE', path: '/api/v1/account/tokens/{id}', handler: 'revoke-token', entry: 'functions/http/revoke-token.ts' },
   { method: 'GET', path: '/api/v1/webhooks/default/secret', handler: 'get-webhook-secret', entry: 'functions/http/webhook-secret.ts' },
   { method: 'POST', path: '/api/v1/webhooks/default/secret/rotate', handler: 'rotate-webhook-secret', entry: 'functions/http/rotate-webhook-secret.ts' },
   { method: 'GET', path: '/api/v1/models', handler: 'list-models', entry: 'functions/http/list-models.ts' },

@@ -14,6 +14,8 @@ export const ERROR_CODES = [
   'model_not_found',
   'prediction_not_found',
   'file_not_found',
+  'token_not_found',
+  'owner_sign_in_required',
   'method_not_allowed',
   'unsupported_media_type',
   'payload_too_large',

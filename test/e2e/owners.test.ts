@@ -44,3 +44,60 @@ describe('an account owner signed in with the owners’ user pool (Cognito emula
     }
   });
 });
+
+describe('API tokens, managed by a signed-in owner (the console’s token self-service)', () => {
+  it('are created with a name and shown once, work at once, are listed by hint, and are refused once revoked', async () => {
+    const { owner, accountId } = runtime();
+    const session = (await signIn(owner.email, owner.password)).AccessToken ?? null;
+    const created = await call<{ id: string; token: string; name: string; hint: string; revoked: boolean }>('account/tokens', {
+      method: 'POST',
+      body: { name: '  laptop  ' },
+      token: session,
+    });
+    expect(created.status).toBe(201);
+    expect(created.json).toMatchObject({ name: 'laptop', revoked: false });
+    expect(created.json.token.startsWith(created.json.hint.replace(/…$/, ''))).toBe(true);
+
+    const used = await call<AccountView>('account', { token: created.json.token });
+    expect(used.status).toBe(200);
+    expect(used.json.id).toBe(accountId);
+
+    const listed = await call<{ results: Record<string, unknown>[] }>('account/tokens', { token: session });
+    expect(listed.status).toBe(200);
+    const mine = listed.json.results.find((token) => token.id === created.json.id);
+    expect(mine).toMatchObject({ name: 'laptop', hint: created.json.hint, revoked: false });
+    expect(JSON.stringify(listed.json)).not.toContain(created.json.token);
+
+    const revoked = await call(`account/tokens/${created.json.id}`, { method: 'DELETE', token: session });
+    expect(revoked.status).toBe(204);
+    const refused = await call<{ error: { code: string } }>('account', { token: created.json.token });
+    expect(refused.status).toBe(401);
+    expect(refused.json.error.code).toBe('invalid_token');
+    const again = await call<{ error: { code: string } }>(`account/tokens/${created.json.id}`, { method: 'DELETE', token: session });
+    expect(again.status).toBe(204); // revoking a revoked token changes nothing
+    const unknown = await call<{ error: { code: string } }>('account/tokens/no-such-token', { method: 'DELETE', token: session });
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.error.code).toBe('token_not_found');
+  });
+
+  it('are never listed, created or revoked with an API token (a leaked token must not mint more), and a bad name changes nothing', async () => {
+    const { apiToken, owner } = runtime();
+    const before = (await call<{ results: unknown[] }>('account/tokens', { token: (await signIn(owner.email, owner.password)).AccessToken ?? null })).json.results.length;
+    for (const [path, method, body] of [
+      ['account/tokens', 'GET', undefined],
+      ['account/tokens', 'POST', { name: 'minted' }],
+      ['account/tokens/anything', 'DELETE', undefined],
+    ] as const) {
+      const response = await call<{ error: { code: string } }>(path, { method, token: apiToken, ...(body ? { body } : {}) });
+      expect(response.status, `${method} ${path}`).toBe(403);
+      expect(response.json.error.code).toBe('owner_sign_in_required');
+    }
+    const session = (await signIn(owner.email, owner.password)).AccessToken ?? null;
+    for (const body of [{}, { name: '' }, { name: 'x'.repeat(65) }, { name: 'ok', extra: true }]) {
+      const response = await call<{ error: { code: string } }>('account/tokens', { method: 'POST', body, token: session });
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(response.json.error.code).toBe('invalid_body');
+    }
+    expect((await call<{ results: unknown[] }>('account/tokens', { token: session })).json.results.length).toBe(before);
+  });
+});

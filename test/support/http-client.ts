@@ -34,5 +34,6 @@ export const apiCall = async <T = Record<string, unknown>>(target: ApiTarget, pa
   const started = performance.now();
   const response = await fetch(new URL(path.replace(/^\//, ''), target.apiUrl), { method: options.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, json: JSON.parse(text) as T, ms: performance.now() - started };
+  // A 204 has no body.
+  return { status: response.status, headers: response.headers, json: (text === '' ? null : JSON.parse(text)) as T, ms: performance.now() - started };
 };

@@ -18,6 +18,7 @@ import {
   versionCreateBodySchema,
 } from '../request-schemas.ts';
 import type { ROUTES } from '../routes.ts';
+import { createdTokenSchema, createTokenBodySchema, tokenListSchema } from '../token-views.ts';
 import { redeliverySchema, rotatedSecretSchema, webhookDeliveriesSchema, webhookSecretSchema } from '../webhook-views.ts';
 
 type Route = (typeof ROUTES)[number];
@@ -229,6 +230,34 @@ export const OPERATIONS: Readonly<Record<RouteKey, OperationSpec>> = {
     requestParams: { header: authenticatedHeadersSchema },
     success: { status: 200, description: 'The account behind the token.', schema: accountViewSchema },
     errors: [],
+  },
+  'GET /api/v1/account/tokens': {
+    operationId: 'listApiTokens',
+    summary: "The account's API tokens",
+    description: 'Their names and first characters, never the tokens. An account owner signed in to the console only: an API token gets 403.',
+    tag: 'Account',
+    requestParams: { header: authenticatedHeadersSchema },
+    success: { status: 200, description: 'Newest first.', schema: tokenListSchema },
+    errors: ['owner_sign_in_required'],
+  },
+  'POST /api/v1/account/tokens': {
+    operationId: 'createApiToken',
+    summary: 'Create an API token',
+    description: 'The token is in this answer alone; only its SHA-256 is kept. An account owner signed in to the console only: an API token gets 403.',
+    tag: 'Account',
+    requestParams: { header: authenticatedHeadersSchema },
+    requestBody: { required: true, content: { 'application/json': { schema: createTokenBodySchema } } },
+    success: { status: 201, description: 'The new token.', schema: createdTokenSchema },
+    errors: ['owner_sign_in_required', 'invalid_json', 'invalid_body', 'unsupported_media_type', 'payload_too_large'],
+  },
+  'DELETE /api/v1/account/tokens/{id}': {
+    operationId: 'revokeApiToken',
+    summary: 'Revoke an API token',
+    description: 'Refused from now on (on AWS within the authorizer cache time, 60 s). An account owner signed in to the console only: an API token gets 403.',
+    tag: 'Account',
+    requestParams: { path: z.object({ id: z.string().describe("The token's id, from the list.") }), header: authenticatedHeadersSchema },
+    success: { status: 204, description: 'Revoked.' },
+    errors: ['owner_sign_in_required', 'token_not_found'],
   },
   'GET /api/v1/webhooks/default/secret': {
     operationId: 'getWebhookSecret',
