@@ -127,7 +127,10 @@ class Coglet:
             time.sleep(0.05)
 
     def start(self, prediction_id: str, input: dict[str, Any], webhook: str, events: list[str] | None = None) -> tuple[int, Any]:
-        """An async prediction (PUT with Prefer: respond-async), reported to `webhook`."""
+        """An async prediction (PUT with Prefer: respond-async), reported to `webhook`, once the
+        server is idle: coglet frees its one slot a moment after the previous prediction answers,
+        and refuses (409) a prediction that comes in that moment."""
+        self.wait_for("READY", timeout=30)
         body = {"id": prediction_id, "input": input, "webhook": webhook, "webhook_events_filter": events or ALL_EVENTS}
         return self.call("PUT", f"/predictions/{prediction_id}", body, {"Prefer": "respond-async"})
 
