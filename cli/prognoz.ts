@@ -97,7 +97,7 @@ const run = async (argv: string[]): Promise<number> => {
     case 'tokens create': {
       const account = await needAccount();
       const token = generateToken();
-      const tokenId = await accounts.addToken(account.id, token, now);
+      const { id: tokenId } = await accounts.addToken(account.id, token, now);
       print({ id: tokenId, account: account.id, token }, `token ${tokenId} for ${account.id}:\n\n  ${token}\n\nIt is shown this once; only its hash is kept.`);
       return 0;
     }

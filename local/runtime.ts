@@ -186,7 +186,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     const signIn = ownerSignInFromEnv(appEnv);
     if (signIn === null) throw new Error('the template configures no owners\' sign-in for the authorizer');
     const owner = localOwnerCredentials();
-    await ensureOwner(signIn.issuer.slice(signIn.issuer.lastIndexOf('/') + 1), owner, asAccountId(LOCAL_ACCOUNT_ID), accounts, systemClock.now());
+    await ensureOwner(signIn.poolId, owner, asAccountId(LOCAL_ACCOUNT_ID), accounts, systemClock.now());
 
     const supervisor = new Supervisor(log);
     cleanups.push(() => supervisor.stopAll());

@@ -45,6 +45,8 @@ export const OWNER_SIGN_IN_ENV = { issuer: 'PROGNOZ_OWNER_ISSUER', clientId: 'PR
 
 export interface OwnerSignInConfig {
   readonly issuer: string;
+  /** The owners' user pool: the issuer's last segment. */
+  readonly poolId: string;
   readonly clientId: string;
   /** Where the pool's signing keys are published. */
   readonly jwksUri: string;
@@ -61,5 +63,5 @@ export const ownerSignInFromEnv = (env: NodeJS.ProcessEnv = process.env): OwnerS
   if (!issuer || !clientId) return null;
   const poolId = issuer.slice(issuer.lastIndexOf('/') + 1);
   const endpoint = env.AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER?.replace(/\/+$/, '');
-  return { issuer, clientId, jwksUri: endpoint ? `${endpoint}/${poolId}/.well-known/jwks.json` : `${issuer}/.well-known/jwks.json` };
+  return { issuer, poolId, clientId, jwksUri: endpoint ? `${endpoint}/${poolId}/.well-known/jwks.json` : `${issuer}/.well-known/jwks.json` };
 };

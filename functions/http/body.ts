@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { z } from 'zod';
 import { PrognozError } from '../../shared/domain/errors.ts';
 
 export type ParsedBody =
@@ -7,6 +8,12 @@ export type ParsedBody =
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A body its schema refuses: `code`, with zod's issues as the error's fields. */
+export const refusedBody = (code: 'invalid_body' | 'invalid_input', what: string, error: z.ZodError): PrognozError =>
+  new PrognozError(code, `the request body is not ${what}: ${z.prettifyError(error)}`, {
+    fields: error.issues.map((issue) => ({ field: issue.path.join('.') || '(body)', message: issue.message })),
+  });
 
 /** Model inputs are small: files travel as URLs. */
 export const MAX_BODY_BYTES = 1024 * 1024;

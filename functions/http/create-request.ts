@@ -1,9 +1,8 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { PrognozError } from '../../shared/domain/errors.ts';
-import { z } from 'zod';
 import { modelCreateBodySchema, versionCreateBodySchema } from '../../shared/api/request-schemas.ts';
 import type { WebhookEvent } from '../../shared/domain/prediction.ts';
-import type { ParsedBody } from './body.ts';
+import { refusedBody, type ParsedBody } from './body.ts';
 
 /** What a create asks for, whichever of the create routes it came by. */
 export interface CreateAsk {
@@ -15,12 +14,6 @@ export interface CreateAsk {
   readonly webhookField: unknown;
   readonly webhookEvents: readonly WebhookEvent[] | null;
 }
-
-/** A Replicate create body's issues as invalid_input fields. */
-const invalidBody = (error: z.ZodError): PrognozError =>
-  new PrognozError('invalid_input', `the request body is not a create request: ${z.prettifyError(error)}`, {
-    fields: error.issues.map((issue) => ({ field: issue.path.join('.') || '(body)', message: issue.message })),
-  });
 
 /**
  * The spec's create (`POST /{company}/{model}`) takes the input as the body itself; Replicate's
@@ -36,7 +29,7 @@ export const readCreateAsk = (event: APIGatewayProxyEvent, body: ParsedBody): Cr
   if (body.kind !== 'json') throw new PrognozError('unsupported_media_type', 'this route takes a JSON body: {"input": {...}}');
   const byVersion = event.resource === '/api/v1/predictions' ? versionCreateBodySchema.safeParse(body.value) : null;
   const parsed = byVersion ?? modelCreateBodySchema.safeParse(body.value);
-  if (!parsed.success) throw invalidBody(parsed.error);
+  if (!parsed.success) throw refusedBody('invalid_input', 'a create request', parsed.error);
   const { input, webhook, webhook_events_filter: filter } = parsed.data;
   return {
     modelId: byVersion?.data?.version ?? `${params.company ?? ''}/${params.model ?? ''}`,

@@ -66,8 +66,8 @@ export interface AccountStore {
   signingSecrets(id: AccountId, nowMs: number): Promise<SigningSecrets | null>;
   /** A new current secret; the old one keeps signing for `graceMs`. */
   rotateSigningSecret(id: AccountId, nowMs: number, graceMs: number): Promise<SigningSecrets>;
-  /** Stores the token's hash (never the token) pointing at its account; returns the token's id. */
-  addToken(account: AccountId, token: string, nowMs: number, name?: string): Promise<string>;
+  /** Stores the token's hash (never the token) pointing at its account; returns the token as listed. */
+  addToken(account: AccountId, token: string, nowMs: number, name?: string): Promise<TokenSummary>;
   /** The account behind a token, or null for an unknown or revoked one. */
   accountForToken(token: string): Promise<TokenOwner | null>;
   /** Makes the signed-in user `sub` (a Cognito user id) an owner of the account. */
@@ -83,171 +83,177 @@ const secretsOf = (item: Record<string, unknown>, nowMs: number): SigningSecrets
   return { current: item.signing_secret, previous, previousValidUntilMs: previous === null ? null : until };
 };
 
-export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentClient = dynamo()): AccountStore => ({
-  async createAccount(id, nowMs, initial = {}) {
-    await client.send(
-      new PutCommand({
-        TableName: tableName,
-        Item: {
-          ...accountKey(id),
-          type: 'account',
-          id,
-          created_at: formatTimestamp(nowMs),
-          signing_secret: generateSigningSecret(),
-          balance_kopecks: initial.balanceKopecks ?? 0,
-          // The balance less the holds of predictions in flight: what a new one may reserve.
-          available_kopecks: initial.balanceKopecks ?? 0,
-          monthly_limit_kopecks: initial.monthlyLimitKopecks ?? null,
-          ...(initial.ratePerSecond !== undefined ? { rate_limit_per_second: initial.ratePerSecond } : {}),
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-  },
-  async getAccount(id, nowMs) {
-    const month = monthOf(nowMs);
-    const [account, spend] = await Promise.all([
-      client.send(new GetCommand({ TableName: tableName, Key: accountKey(id), ConsistentRead: true })),
-      client.send(new GetCommand({ TableName: tableName, Key: spendKey(id, month), ConsistentRead: true })),
-    ]);
-    const item = account.Item;
-    if (!item) return null;
-    return {
-      id,
-      createdAt: String(item.created_at),
-      balanceKopecks: Number(item.balance_kopecks ?? 0),
-      availableKopecks: Number(item.available_kopecks ?? 0),
-      heldKopecks: Number(item.balance_kopecks ?? 0) - Number(item.available_kopecks ?? 0),
-      monthlyLimitKopecks: typeof item.monthly_limit_kopecks === 'number' ? item.monthly_limit_kopecks : null,
-      month,
-      spentThisMonthKopecks: Number(spend.Item?.spent_kopecks ?? 0),
-    };
-  },
-  async topUp(id, kopecks) {
-    if (!Number.isInteger(kopecks) || kopecks <= 0) throw new Error('a top-up is a positive whole number of kopecks');
-    await client.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: accountKey(id),
-        UpdateExpression: 'ADD balance_kopecks :amount, available_kopecks :amount',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':amount': kopecks },
-      }),
-    );
-  },
-  async setMonthlyLimit(id, kopecks) {
-    if (kopecks !== null && (!Number.isInteger(kopecks) || kopecks < 0)) throw new Error('a limit is a whole number of kopecks, or none');
-    await client.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: accountKey(id),
-        UpdateExpression: 'SET monthly_limit_kopecks = :limit',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':limit': kopecks },
-      }),
-    );
-  },
-  async listTokens(id) {
-    const { Items = [] } = await client.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: OWNER_INDEX.name,
-        KeyConditionExpression: '#owner = :owner AND begins_with(#sort, :prefix)',
-        ExpressionAttributeNames: { '#owner': OWNER_INDEX.partition, '#sort': OWNER_INDEX.sort },
-        ExpressionAttributeValues: { ':owner': `ACCOUNT#${id}`, ':prefix': 'TOKEN#' },
-      }),
-    );
-    return Items.map((item) => ({
-      id: String(item.token_id),
-      hint: String(item.hint),
-      name: typeof item.name === 'string' ? item.name : null,
-      createdAt: String(item.created_at),
-      revoked: item.revoked === true,
-    }));
-  },
-  async revokeToken(id, tokenId) {
-    const { Items = [] } = await client.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: OWNER_INDEX.name,
-        KeyConditionExpression: '#owner = :owner AND begins_with(#sort, :prefix)',
-        FilterExpression: 'token_id = :id',
-        ExpressionAttributeNames: { '#owner': OWNER_INDEX.partition, '#sort': OWNER_INDEX.sort },
-        ExpressionAttributeValues: { ':owner': `ACCOUNT#${id}`, ':prefix': 'TOKEN#', ':id': tokenId },
-      }),
-    );
-    const [found] = Items;
-    if (!found) return false;
-    await client.send(
-      new UpdateCommand({ TableName: tableName, Key: { pk: String(found.pk), sk: String(found.sk) }, UpdateExpression: 'SET revoked = :yes', ExpressionAttributeValues: { ':yes': true } }),
-    );
-    return true;
-  },
-  async signingSecrets(id, nowMs) {
-    const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: accountKey(id), ConsistentRead: true }));
-    return Item ? secretsOf(Item, nowMs) : null;
-  },
-  async rotateSigningSecret(id, nowMs, graceMs) {
-    for (;;) {
-      const before = await this.signingSecrets(id, nowMs);
-      if (!before) throw new Error(`account ${id} does not exist`);
-      const next = generateSigningSecret();
-      try {
-        await client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: accountKey(id),
-            UpdateExpression: 'SET signing_secret = :next, previous_signing_secret = :current, previous_valid_until_ms = :until',
-            ConditionExpression: 'signing_secret = :current',
-            ExpressionAttributeValues: { ':next': next, ':current': before.current, ':until': nowMs + graceMs },
-          }),
-        );
-        return { current: next, previous: before.current, previousValidUntilMs: nowMs + graceMs };
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentClient = dynamo()): AccountStore => {
+  /** The account's own request rate (null: the service default); null when there is no such account. */
+  const rateOf = async (account: string): Promise<{ ratePerSecond: number | null } | null> => {
+    const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: accountKey(account), ProjectionExpression: 'rate_limit_per_second' }));
+    if (!Item) return null;
+    const rate: unknown = Item.rate_limit_per_second;
+    return { ratePerSecond: typeof rate === 'number' ? rate : null };
+  };
+  return {
+    async createAccount(id, nowMs, initial = {}) {
+      await client.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: {
+            ...accountKey(id),
+            type: 'account',
+            id,
+            created_at: formatTimestamp(nowMs),
+            signing_secret: generateSigningSecret(),
+            balance_kopecks: initial.balanceKopecks ?? 0,
+            // The balance less the holds of predictions in flight: what a new one may reserve.
+            available_kopecks: initial.balanceKopecks ?? 0,
+            monthly_limit_kopecks: initial.monthlyLimitKopecks ?? null,
+            ...(initial.ratePerSecond !== undefined ? { rate_limit_per_second: initial.ratePerSecond } : {}),
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    },
+    async getAccount(id, nowMs) {
+      const month = monthOf(nowMs);
+      const [account, spend] = await Promise.all([
+        client.send(new GetCommand({ TableName: tableName, Key: accountKey(id), ConsistentRead: true })),
+        client.send(new GetCommand({ TableName: tableName, Key: spendKey(id, month), ConsistentRead: true })),
+      ]);
+      const item = account.Item;
+      if (!item) return null;
+      return {
+        id,
+        createdAt: String(item.created_at),
+        balanceKopecks: Number(item.balance_kopecks ?? 0),
+        availableKopecks: Number(item.available_kopecks ?? 0),
+        heldKopecks: Number(item.balance_kopecks ?? 0) - Number(item.available_kopecks ?? 0),
+        monthlyLimitKopecks: typeof item.monthly_limit_kopecks === 'number' ? item.monthly_limit_kopecks : null,
+        month,
+        spentThisMonthKopecks: Number(spend.Item?.spent_kopecks ?? 0),
+      };
+    },
+    async topUp(id, kopecks) {
+      if (!Number.isInteger(kopecks) || kopecks <= 0) throw new Error('a top-up is a positive whole number of kopecks');
+      await client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: accountKey(id),
+          UpdateExpression: 'ADD balance_kopecks :amount, available_kopecks :amount',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':amount': kopecks },
+        }),
+      );
+    },
+    async setMonthlyLimit(id, kopecks) {
+      if (kopecks !== null && (!Number.isInteger(kopecks) || kopecks < 0)) throw new Error('a limit is a whole number of kopecks, or none');
+      await client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: accountKey(id),
+          UpdateExpression: 'SET monthly_limit_kopecks = :limit',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':limit': kopecks },
+        }),
+      );
+    },
+    async listTokens(id) {
+      const { Items = [] } = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: OWNER_INDEX.name,
+          KeyConditionExpression: '#owner = :owner AND begins_with(#sort, :prefix)',
+          ExpressionAttributeNames: { '#owner': OWNER_INDEX.partition, '#sort': OWNER_INDEX.sort },
+          ExpressionAttributeValues: { ':owner': `ACCOUNT#${id}`, ':prefix': 'TOKEN#' },
+        }),
+      );
+      return Items.map((item) => ({
+        id: String(item.token_id),
+        hint: String(item.hint),
+        name: typeof item.name === 'string' ? item.name : null,
+        createdAt: String(item.created_at),
+        revoked: item.revoked === true,
+      }));
+    },
+    async revokeToken(id, tokenId) {
+      const { Items = [] } = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: OWNER_INDEX.name,
+          KeyConditionExpression: '#owner = :owner AND begins_with(#sort, :prefix)',
+          FilterExpression: 'token_id = :id',
+          ExpressionAttributeNames: { '#owner': OWNER_INDEX.partition, '#sort': OWNER_INDEX.sort },
+          ExpressionAttributeValues: { ':owner': `ACCOUNT#${id}`, ':prefix': 'TOKEN#', ':id': tokenId },
+        }),
+      );
+      const [found] = Items;
+      if (!found) return false;
+      await client.send(
+        new UpdateCommand({ TableName: tableName, Key: { pk: String(found.pk), sk: String(found.sk) }, UpdateExpression: 'SET revoked = :yes', ExpressionAttributeValues: { ':yes': true } }),
+      );
+      return true;
+    },
+    async signingSecrets(id, nowMs) {
+      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: accountKey(id), ConsistentRead: true }));
+      return Item ? secretsOf(Item, nowMs) : null;
+    },
+    async rotateSigningSecret(id, nowMs, graceMs) {
+      for (;;) {
+        const before = await this.signingSecrets(id, nowMs);
+        if (!before) throw new Error(`account ${id} does not exist`);
+        const next = generateSigningSecret();
+        try {
+          await client.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: accountKey(id),
+              UpdateExpression: 'SET signing_secret = :next, previous_signing_secret = :current, previous_valid_until_ms = :until',
+              ConditionExpression: 'signing_secret = :current',
+              ExpressionAttributeValues: { ':next': next, ':current': before.current, ':until': nowMs + graceMs },
+            }),
+          );
+          return { current: next, previous: before.current, previousValidUntilMs: nowMs + graceMs };
+        } catch (error) {
+          if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        }
       }
-    }
-  },
-  async addToken(account, token, nowMs, name) {
-    const tokenId = randomUUID();
-    const createdAt = formatTimestamp(nowMs);
-    await client.send(
-      new PutCommand({
-        TableName: tableName,
-        Item: {
-          ...tokenKey(hashToken(token)),
-          gsi1pk: `ACCOUNT#${account}`,
-          gsi1sk: `TOKEN#${createdAt}#${tokenId}`,
-          type: 'token',
-          token_id: tokenId,
-          hint: tokenHint(token),
-          ...(name === undefined ? {} : { name }),
-          account,
-          created_at: createdAt,
-          revoked: false,
-        },
-      }),
-    );
-    return tokenId;
-  },
-  async accountForToken(token) {
-    const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: tokenKey(hashToken(token)) }));
-    if (!Item || Item.revoked === true || typeof Item.account !== 'string') return null;
-    const account = await client.send(new GetCommand({ TableName: tableName, Key: accountKey(Item.account), ProjectionExpression: 'rate_limit_per_second' }));
-    const rate: unknown = account.Item?.rate_limit_per_second;
-    return { account: asAccountId(Item.account), tokenId: String(Item.token_id ?? 'legacy'), ratePerSecond: typeof rate === 'number' ? rate : null };
-  },
-  async linkOwner(sub, account, nowMs) {
-    await client.send(
-      new PutCommand({ TableName: tableName, Item: { ...signInKey(sub), type: 'sign-in', account, linked_at: formatTimestamp(nowMs) } }),
-    );
-  },
-  async accountForOwner(sub) {
-    const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: signInKey(sub) }));
-    if (!Item || typeof Item.account !== 'string') return null;
-    const account = await client.send(new GetCommand({ TableName: tableName, Key: accountKey(Item.account), ProjectionExpression: 'rate_limit_per_second' }));
-    if (!account.Item) return null;
-    const rate: unknown = account.Item.rate_limit_per_second;
-    return { account: asAccountId(Item.account), ratePerSecond: typeof rate === 'number' ? rate : null };
-  },
-});
+    },
+    async addToken(account, token, nowMs, name) {
+      const tokenId = randomUUID();
+      const createdAt = formatTimestamp(nowMs);
+      await client.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: {
+            ...tokenKey(hashToken(token)),
+            gsi1pk: `ACCOUNT#${account}`,
+            gsi1sk: `TOKEN#${createdAt}#${tokenId}`,
+            type: 'token',
+            token_id: tokenId,
+            hint: tokenHint(token),
+            ...(name === undefined ? {} : { name }),
+            account,
+            created_at: createdAt,
+            revoked: false,
+          },
+        }),
+      );
+      return { id: tokenId, hint: tokenHint(token), name: name ?? null, createdAt, revoked: false };
+    },
+    async accountForToken(token) {
+      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: tokenKey(hashToken(token)) }));
+      if (!Item || Item.revoked === true || typeof Item.account !== 'string') return null;
+      const { ratePerSecond } = (await rateOf(Item.account)) ?? { ratePerSecond: null };
+      return { account: asAccountId(Item.account), tokenId: String(Item.token_id ?? 'legacy'), ratePerSecond };
+    },
+    async linkOwner(sub, account, nowMs) {
+      await client.send(
+        new PutCommand({ TableName: tableName, Item: { ...signInKey(sub), type: 'sign-in', account, linked_at: formatTimestamp(nowMs) } }),
+      );
+    },
+    async accountForOwner(sub) {
+      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: signInKey(sub) }));
+      if (!Item || typeof Item.account !== 'string') return null;
+      const found = await rateOf(Item.account);
+      return found === null ? null : { account: asAccountId(Item.account), ...found };
+    },
+  };
+};
