@@ -105,8 +105,8 @@ const run = async (argv: string[]): Promise<number> => {
       const account = await needAccount();
       const tokens = await accounts.listTokens(account.id);
       print(
-        tokens.map((t) => ({ id: t.id, hint: t.hint, created_at: t.createdAt, revoked: t.revoked })),
-        tokens.map((t) => `${t.id}  ${t.hint}  ${t.createdAt}${t.revoked ? '  revoked' : ''}`).join('\n') || 'no tokens',
+        tokens.map((t) => ({ id: t.id, hint: t.hint, created_at: t.createdAt, last_used_at: t.lastUsedAt, revoked: t.revoked })),
+        tokens.map((t) => `${t.id}  ${t.hint}  ${t.createdAt}  last used ${t.lastUsedAt ?? 'never'}${t.revoked ? '  revoked' : ''}`).join('\n') || 'no tokens',
       );
       return 0;
     }

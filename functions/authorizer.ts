@@ -3,7 +3,9 @@ import { dynamoAccountStore, type AccountStore } from '../shared/adapters/accoun
 import { cognitoOwnerVerifier, looksLikeJwt, type OwnerVerifier } from '../shared/adapters/owner-verifier.ts';
 import { ownerSignInFromEnv, tableNameFromEnv } from '../shared/config.ts';
 import { parseAuthorizationHeader } from '../shared/domain/authorization.ts';
-import { looksLikeToken } from '../shared/domain/tokens.ts';
+import { systemClock, type Clock } from '../shared/domain/clock.ts';
+import { looksLikeToken, tokenUseIsStale } from '../shared/domain/tokens.ts';
+import { logger } from './http/logger.ts';
 import type { AuthorizerContext } from './http/middleware.ts';
 
 let accounts: AccountStore | undefined;
@@ -28,10 +30,28 @@ const policyFor = (methodArn: string, principalId: string, context: AuthorizerCo
 };
 
 /**
+ * Notes the token's use for its owner's token list, when the recorded one is stale. A token that
+ * works is never refused for want of this write: a failure is logged and the request goes on.
+ */
+const recordUse = async (store: AccountStore, token: string, lastUsedMs: number | null, nowMs: number): Promise<void> => {
+  if (!tokenUseIsStale(lastUsedMs, nowMs)) return;
+  try {
+    await store.recordTokenUse(token, nowMs);
+  } catch (error) {
+    logger.warn('could not record an API token\'s use', { error: error instanceof Error ? error.message : String(error) });
+  }
+};
+
+/**
  * Resolves `Authorization: Bearer <token>` to an account: an API token, or an account owner's
  * access token from the owners' user pool (the console); the reason when it cannot (see AuthorizerContext).
  */
-export const authorize = async (event: APIGatewayRequestAuthorizerEvent, store: AccountStore, verifier: OwnerVerifier | null): Promise<APIGatewayAuthorizerResult> => {
+export const authorize = async (
+  event: APIGatewayRequestAuthorizerEvent,
+  store: AccountStore,
+  verifier: OwnerVerifier | null,
+  clock: Clock = systemClock,
+): Promise<APIGatewayAuthorizerResult> => {
   const header = parseAuthorizationHeader(headerOf(event, 'authorization'));
   const deny = (authError: NonNullable<AuthorizerContext['authError']>, authMessage: string) =>
     policyFor(event.methodArn, 'anonymous', { authError, authMessage });
@@ -51,6 +71,7 @@ export const authorize = async (event: APIGatewayRequestAuthorizerEvent, store: 
   }
   const owner = looksLikeToken(header.token) ? await store.accountForToken(header.token) : null;
   if (owner === null) return deny('invalid_token', 'the API token is not valid');
+  await recordUse(store, header.token, owner.lastUsedMs, clock.now());
   return policyFor(event.methodArn, owner.account, {
     account: owner.account,
     tokenId: owner.tokenId,

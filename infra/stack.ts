@@ -138,6 +138,8 @@ export class PrognozStack extends Stack {
     const owners = new OwnerSignIn(this, 'OwnerSignIn');
     const authorizer = new PrognozFunction(this, 'Authorizer', { entry: AUTHORIZER_ENTRY, environment: { ...tableEnv, ...owners.environment } }).fn;
     table.grantReadData(authorizer);
+    // It notes an API token's last use (at most every few minutes per token): one conditional update, nothing more.
+    table.grant(authorizer, 'dynamodb:UpdateItem');
     const unmatched = new PrognozFunction(this, 'UnmatchedRoute', { entry: UNMATCHED_ENTRY }).fn;
 
     const { api } = new PredictionApi(this, 'Api', { handlers, authorizer, unmatched });

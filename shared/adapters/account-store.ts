@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { formatTimestamp } from '../domain/clock.ts';
 import { asAccountId, type AccountId } from '../domain/ids.ts';
 import { monthOf } from '../domain/money.ts';
-import { generateSigningSecret, hashToken, tokenHint } from '../domain/tokens.ts';
+import { generateSigningSecret, hashToken, tokenHint, TOKEN_USE_RECORDED_EVERY_MS } from '../domain/tokens.ts';
 import { dynamo } from './aws-clients.ts';
 import { accountKey, OWNER_INDEX, signInKey, spendKey, tokenKey } from './table-keys.ts';
 
@@ -39,6 +39,8 @@ export interface TokenSummary {
   readonly name: string | null;
   readonly createdAt: string;
   readonly revoked: boolean;
+  /** When an API request last used it, to within TOKEN_USE_RECORDED_EVERY_MS; null: never. */
+  readonly lastUsedAt: string | null;
 }
 
 export interface TokenOwner {
@@ -46,6 +48,8 @@ export interface TokenOwner {
   readonly tokenId: string;
   /** Requests per second this account may make, when it has its own; else the service default. */
   readonly ratePerSecond: number | null;
+  /** The token's last recorded use (ms since the epoch); null: never used. */
+  readonly lastUsedMs: number | null;
 }
 
 export interface NewAccount {
@@ -70,10 +74,15 @@ export interface AccountStore {
   addToken(account: AccountId, token: string, nowMs: number, name?: string): Promise<TokenSummary>;
   /** The account behind a token, or null for an unknown or revoked one. */
   accountForToken(token: string): Promise<TokenOwner | null>;
+  /**
+   * Records that the token was used at `nowMs`, unless a use within TOKEN_USE_RECORDED_EVERY_MS is
+   * recorded already (then nothing is written); true when it wrote.
+   */
+  recordTokenUse(token: string, nowMs: number): Promise<boolean>;
   /** Makes the signed-in user `sub` (a Cognito user id) an owner of the account. */
   linkOwner(sub: string, account: AccountId, nowMs: number): Promise<void>;
   /** The account the signed-in user owns, or null. */
-  accountForOwner(sub: string): Promise<Omit<TokenOwner, 'tokenId'> | null>;
+  accountForOwner(sub: string): Promise<Omit<TokenOwner, 'tokenId' | 'lastUsedMs'> | null>;
 }
 
 const secretsOf = (item: Record<string, unknown>, nowMs: number): SigningSecrets | null => {
@@ -171,6 +180,7 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
         name: typeof item.name === 'string' ? item.name : null,
         createdAt: String(item.created_at),
         revoked: item.revoked === true,
+        lastUsedAt: typeof item.last_used_ms === 'number' ? formatTimestamp(item.last_used_ms) : null,
       }));
     },
     async revokeToken(id, tokenId) {
@@ -236,13 +246,32 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
           },
         }),
       );
-      return { id: tokenId, hint: tokenHint(token), name: name ?? null, createdAt, revoked: false };
+      return { id: tokenId, hint: tokenHint(token), name: name ?? null, createdAt, revoked: false, lastUsedAt: null };
     },
     async accountForToken(token) {
       const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: tokenKey(hashToken(token)) }));
       if (!Item || Item.revoked === true || typeof Item.account !== 'string') return null;
       const { ratePerSecond } = (await rateOf(Item.account)) ?? { ratePerSecond: null };
-      return { account: asAccountId(Item.account), tokenId: String(Item.token_id ?? 'legacy'), ratePerSecond };
+      const lastUsedMs = typeof Item.last_used_ms === 'number' ? Item.last_used_ms : null;
+      return { account: asAccountId(Item.account), tokenId: String(Item.token_id ?? 'legacy'), ratePerSecond, lastUsedMs };
+    },
+    async recordTokenUse(token, nowMs) {
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: tokenKey(hashToken(token)),
+            UpdateExpression: 'SET last_used_ms = :now',
+            // The condition is the throttle: of the authorizers that find a stale use at once, one writes.
+            ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(last_used_ms) OR last_used_ms < :cutoff)',
+            ExpressionAttributeValues: { ':now': nowMs, ':cutoff': nowMs - TOKEN_USE_RECORDED_EVERY_MS },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return false;
+        throw error;
+      }
     },
     async linkOwner(sub, account, nowMs) {
       await client.send(

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { TokenSummary } from '../adapters/account-store.ts';
+import { TOKEN_USE_RECORDED_EVERY_MS } from '../domain/tokens.ts';
 
 /** An API token as its owner sees it listed: never the token, only its first characters. */
 export const tokenViewSchema = z
@@ -9,6 +10,12 @@ export const tokenViewSchema = z
     hint: z.string().describe('The first characters of the token, to tell it apart (`pgz_AbC…`).'),
     created_at: z.string(),
     revoked: z.boolean(),
+    last_used_at: z.iso
+      .datetime()
+      .nullable()
+      .describe(
+        `When an API request last used it, to within minutes: a use is recorded at most every ${TOKEN_USE_RECORDED_EVERY_MS / 60_000} minutes, and on AWS the authorizer's answer for a token is cached 60 s (requests answered from that cache record nothing). null: never used.`,
+      ),
   })
   .meta({ id: 'ApiToken' });
 
@@ -31,4 +38,5 @@ export const tokenView = (token: TokenSummary): z.infer<typeof tokenViewSchema> 
   hint: token.hint,
   created_at: token.createdAt,
   revoked: token.revoked,
+  last_used_at: token.lastUsedAt,
 });

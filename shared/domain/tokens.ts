@@ -59,3 +59,13 @@ export const generateSigningSecret = (random: (size: number) => Buffer = randomB
 
 /** Only this hash is ever stored; the token itself never is. */
 export const hashToken = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
+
+/**
+ * A token's last use is recorded at most this often: a busy token would otherwise write its item
+ * on every request. Its `last_used_at` is therefore right to within these minutes.
+ */
+export const TOKEN_USE_RECORDED_EVERY_MS = 5 * 60_000;
+
+/** Whether a use at `nowMs` is worth recording over the one recorded at `lastUsedMs` (null: none yet). */
+export const tokenUseIsStale = (lastUsedMs: number | null, nowMs: number): boolean =>
+  lastUsedMs === null || lastUsedMs < nowMs - TOKEN_USE_RECORDED_EVERY_MS;

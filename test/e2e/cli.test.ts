@@ -34,7 +34,7 @@ describe('npx prognoz (the admin command line)', () => {
     expect(account.json).toMatchObject({ id: created.id, balance: 13, monthly_limit: null, spent_this_month: 0, currency: 'RUB' });
 
     const listed = (await prognoz('tokens', 'list', created.id)) as { id: string; hint: string; revoked: boolean }[];
-    expect(listed).toEqual([{ id: issued.id, hint: `${issued.token.slice(0, 8)}…`, created_at: expect.any(String) as string, revoked: false }]);
+    expect(listed).toEqual([{ id: issued.id, hint: `${issued.token.slice(0, 8)}…`, created_at: expect.any(String) as string, last_used_at: expect.any(String) as string, revoked: false }]);
 
     expect(await prognoz('tokens', 'revoke', created.id, issued.id)).toEqual({ id: issued.id, revoked: true });
     const refused = await call('account', { token: issued.token });

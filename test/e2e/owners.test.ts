@@ -80,6 +80,29 @@ describe('API tokens, managed by a signed-in owner (the console’s token self-s
     expect(unknown.json.error.code).toBe('token_not_found');
   });
 
+  it('show their last use: none until a request uses the token, then its time, not rewritten by the next request', async () => {
+    const { owner } = runtime();
+    const session = (await signIn(owner.email, owner.password)).AccessToken ?? null;
+    const created = await call<{ id: string; token: string; last_used_at: string | null }>('account/tokens', { method: 'POST', body: { name: 'last use' }, token: session });
+    expect(created.json.last_used_at).toBeNull();
+    const lastUse = async () =>
+      (await call<{ results: { id: string; last_used_at: string | null }[] }>('account/tokens', { token: session })).json.results.find((t) => t.id === created.json.id)
+        ?.last_used_at;
+    expect(await lastUse()).toBeNull();
+
+    const before = Date.now();
+    expect((await call('account', { token: created.json.token })).status).toBe(200);
+    const first = await lastUse();
+    expect(first).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
+    expect(Date.parse(first ?? '')).toBeGreaterThanOrEqual(before - 1000);
+    expect(Date.parse(first ?? '')).toBeLessThanOrEqual(Date.now());
+
+    // Within the recording interval a request writes nothing: the last use stays the first one's.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((await call('account', { token: created.json.token })).status).toBe(200);
+    expect(await lastUse()).toBe(first);
+  });
+
   it('are never listed, created or revoked with an API token (a leaked token must not mint more), and a bad name changes nothing', async () => {
     const { apiToken, owner } = runtime();
     const before = (await call<{ results: unknown[] }>('account/tokens', { token: (await signIn(owner.email, owner.password)).AccessToken ?? null })).json.results.length;

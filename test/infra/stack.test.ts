@@ -84,6 +84,12 @@ describe('the API', () => {
     expect(s3ActionsOf('get-file.ts')).not.toContain('s3:PutObject');
   });
 
+  it("lets the authorizer update a token's last use, and write nothing else", () => {
+    const dynamoActions = actionsOf('authorizer.ts').filter((action) => action.startsWith('dynamodb:'));
+    expect(dynamoActions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:UpdateItem']));
+    expect(dynamoActions.filter((action) => /Put|Delete|BatchWrite|Transact/.test(action))).toEqual([]);
+  });
+
   it('builds the OpenAPI document from the code alone: its function reaches no table and no bucket', () => {
     expect(actionsOf('get-openapi.ts').filter((action) => /^(dynamodb|s3):/.test(action))).toEqual([]);
   });
