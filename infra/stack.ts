@@ -7,6 +7,7 @@ import { resourceNameOf } from '../shared/models/definition.ts';
 import { allModels, type ModelDefinition } from '../shared/models/registry.ts';
 import { LambdaIntegration } from 'aws-cdk-lib/aws-apigateway';
 import { ApiDocs } from './constructs/api-docs.ts';
+import { ConsoleSite } from './constructs/console-site.ts';
 import { OperationalAlarms } from './constructs/alarms.ts';
 import { OwnerSignIn } from './constructs/owner-sign-in.ts';
 import { DataStore } from './constructs/data-store.ts';
@@ -144,6 +145,7 @@ export class PrognozStack extends Stack {
 
     const { api } = new PredictionApi(this, 'Api', { handlers, authorizer, unmatched });
     new ApiDocs(this, 'ApiDocs', { api, unmatched: new LambdaIntegration(unmatched) });
+    const site = new ConsoleSite(this, 'Console', { api, signInClient: owners.client });
     new OperationalAlarms(this, 'Alarms', {
       deadLetterQueues: [webhooks.deadLetterQueue, ...deadJobQueues],
       sweeper: sweeper.fn.fn,
@@ -155,6 +157,7 @@ export class PrognozStack extends Stack {
     new CfnOutput(this, 'DocsUrl', { value: `${api.url}docs`, description: 'The API reference page (its document: ApiUrl + openapi.json)' });
     new CfnOutput(this, 'OwnerUserPoolId', { value: owners.userPool.userPoolId, description: 'The account owners\' user pool (the console signs in here)' });
     new CfnOutput(this, 'ConsoleClientId', { value: owners.client.userPoolClientId });
+    new CfnOutput(this, 'ConsoleUrl', { value: site.url, description: 'The web console (sign in as an account owner)' });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
   }
