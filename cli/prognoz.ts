@@ -1,11 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { dynamoAccountStore, type AccountSummary } from '../shared/adapters/account-store.ts';
+import { cognitoOwnerPool } from '../shared/adapters/owner-pool.ts';
 import { systemClock } from '../shared/domain/clock.ts';
 import { asAccountId } from '../shared/domain/ids.ts';
 import { formatRoubles, parseRoubles } from '../shared/domain/money.ts';
 import { generateToken } from '../shared/domain/tokens.ts';
+import { addOwner } from '../shared/use-cases/add-owner.ts';
 import { resolveTarget } from './target.ts';
+
+/** Enough to refuse a slip of the keyboard; Cognito has the last word. */
+const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
 const USAGE = `prognoz — administer accounts and API tokens
 
@@ -16,9 +21,12 @@ const USAGE = `prognoz — administer accounts and API tokens
   npx prognoz tokens create ACCOUNT
   npx prognoz tokens list ACCOUNT
   npx prognoz tokens revoke ACCOUNT TOKEN_ID
+  npx prognoz owners add ACCOUNT --email EMAIL
+  npx prognoz owners list ACCOUNT
 
 Options: --json (machine-readable output), --stack NAME (a deployed stack),
---table NAME (a table). Without them: the running local runtime (npm start).`;
+--table NAME (a table; with --user-pool ID for the owners' pool). Without them:
+the running local runtime (npm start).`;
 
 const accountJson = (account: AccountSummary) => ({
   id: account.id,
@@ -38,6 +46,8 @@ const run = async (argv: string[]): Promise<number> => {
       json: { type: 'boolean', default: false },
       stack: { type: 'string' },
       table: { type: 'string' },
+      'user-pool': { type: 'string' },
+      email: { type: 'string' },
       balance: { type: 'string' },
       'monthly-limit': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
@@ -48,7 +58,11 @@ const run = async (argv: string[]): Promise<number> => {
     console.log(USAGE);
     return values.help ? 0 : 2;
   }
-  const target = await resolveTarget({ ...(values.stack ? { stack: values.stack } : {}), ...(values.table ? { table: values.table } : {}) });
+  const target = await resolveTarget({
+    ...(values.stack ? { stack: values.stack } : {}),
+    ...(values.table ? { table: values.table } : {}),
+    ...(values['user-pool'] ? { userPool: values['user-pool'] } : {}),
+  });
   const accounts = dynamoAccountStore(target.tableName, target.client);
   const now = systemClock.now();
   const print = (data: unknown, text: string) => console.log(values.json ? JSON.stringify(data) : text);
@@ -58,6 +72,10 @@ const run = async (argv: string[]): Promise<number> => {
     const account = await accounts.getAccount(asAccountId(id), now);
     if (!account) throw new Error(`no account ${id} in ${target.description}`);
     return account;
+  };
+  const ownerPool = () => {
+    if (target.ownerPool === null) throw new Error(`no owners' pool is known for ${target.description}: give --user-pool ID (or --stack NAME)`);
+    return cognitoOwnerPool(target.ownerPool.poolId, target.ownerPool.client);
   };
   const show = (account: AccountSummary) =>
     print(
@@ -115,6 +133,39 @@ const run = async (argv: string[]): Promise<number> => {
       const tokenId = args[1];
       if (!tokenId || !(await accounts.revokeToken(account.id, tokenId))) throw new Error(`account ${account.id} has no token ${tokenId ?? ''}`);
       print({ id: tokenId, revoked: true }, `token ${tokenId} revoked`);
+      return 0;
+    }
+    case 'owners add': {
+      const account = await needAccount();
+      const email = values.email?.trim();
+      if (!email || !EMAIL.test(email)) throw new Error('give the owner\'s email: --email EMAIL');
+      const added = await addOwner(
+        { pool: ownerPool(), accounts, clock: systemClock },
+        { account: account.id, email, firstPassword: { kind: 'invitation' } },
+      );
+      if (!added.ok) throw new Error(added.error);
+      const { sub, status, created } = added.value;
+      print(
+        { account: account.id, email, sub, status, created },
+        created
+          ? `${email} owns account ${account.id} (user ${sub}): Cognito emails them a temporary password, to be changed at the first sign-in`
+          : `${email} was in the owners' pool already (user ${sub}, ${status}); now linked to account ${account.id}`,
+      );
+      return 0;
+    }
+    case 'owners list': {
+      const account = await needAccount();
+      const pool = target.ownerPool === null ? null : ownerPool();
+      const owners = await Promise.all(
+        (await accounts.ownersOf(account.id)).map(async (owner) => ({
+          ...owner,
+          status: pool === null || owner.email === null ? null : ((await pool.statusOf(owner.email)) ?? 'not in the pool'),
+        })),
+      );
+      print(
+        owners.map((o) => ({ sub: o.sub, email: o.email, linked_at: o.linkedAt, status: o.status })),
+        owners.map((o) => `${o.sub}  ${o.email ?? '(email not kept)'}  linked ${o.linkedAt}${o.status === null ? '' : `  ${o.status}`}`).join('\n') || 'no owners',
+      );
       return 0;
     }
     default:

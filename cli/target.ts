@@ -1,4 +1,5 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { existsSync, readFileSync } from 'node:fs';
@@ -11,31 +12,56 @@ export interface Target {
   readonly tableName: string;
   readonly client: DynamoDBDocumentClient;
   readonly description: string;
+  /** The owners' user pool, where it is known (`owners` commands need it). */
+  readonly ownerPool: { readonly poolId: string; readonly client: CognitoIdentityProviderClient } | null;
 }
 
 const documentClient = (config: DynamoDBClientConfig) =>
   DynamoDBDocumentClient.from(new DynamoDBClient(config), { marshallOptions: { removeUndefinedValues: true } });
 
+/** What `npm start` writes to LOCAL_RUNTIME_FILE. */
+export interface LocalRuntimeFile {
+  readonly dynamoEndpoint: string;
+  readonly tableName: string;
+  readonly region: string;
+  readonly cognitoEndpoint?: string;
+  readonly ownerPoolId?: string;
+}
+
+const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
 /**
  * The table to administer: a deployed stack's (`--stack NAME`, read from its outputs with the
- * usual AWS credentials), a table named outright (`--table NAME`), or else the running local
- * runtime's.
+ * usual AWS credentials), a table named outright (`--table NAME`, with `--user-pool ID` for the
+ * owners' pool), or else the running local runtime's.
  */
-export const resolveTarget = async (options: { stack?: string; table?: string }): Promise<Target> => {
-  if (options.table) return { tableName: options.table, client: documentClient({}), description: `table ${options.table}` };
+export const resolveTarget = async (options: { stack?: string; table?: string; userPool?: string }): Promise<Target> => {
+  const namedPool = options.userPool ? { poolId: options.userPool, client: new CognitoIdentityProviderClient({}) } : null;
+  if (options.table) return { tableName: options.table, client: documentClient({}), description: `table ${options.table}`, ownerPool: namedPool };
   if (options.stack) {
     const { Stacks = [] } = await new CloudFormationClient({}).send(new DescribeStacksCommand({ StackName: options.stack }));
-    const tableName = Stacks[0]?.Outputs?.find((output) => output.OutputKey === 'TableName')?.OutputValue;
+    const output = (key: string) => Stacks[0]?.Outputs?.find((candidate) => candidate.OutputKey === key)?.OutputValue;
+    const tableName = output('TableName');
     if (!tableName) throw new Error(`stack ${options.stack} has no TableName output`);
-    return { tableName, client: documentClient({}), description: `stack ${options.stack}` };
+    const poolId = output('OwnerUserPoolId');
+    return {
+      tableName,
+      client: documentClient({}),
+      description: `stack ${options.stack}`,
+      ownerPool: namedPool ?? (poolId ? { poolId, client: new CognitoIdentityProviderClient({}) } : null),
+    };
   }
   if (!existsSync(LOCAL_RUNTIME_FILE)) {
     throw new Error('no local runtime is running (start it with `npm start`), and no --stack or --table was given');
   }
-  const local = JSON.parse(readFileSync(LOCAL_RUNTIME_FILE, 'utf8')) as { dynamoEndpoint: string; tableName: string; region: string };
+  const local = JSON.parse(readFileSync(LOCAL_RUNTIME_FILE, 'utf8')) as LocalRuntimeFile;
   return {
     tableName: local.tableName,
-    client: documentClient({ endpoint: local.dynamoEndpoint, region: local.region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+    client: documentClient({ endpoint: local.dynamoEndpoint, region: local.region, credentials: LOCAL_CREDENTIALS }),
     description: 'the local runtime',
+    ownerPool:
+      local.ownerPoolId && local.cognitoEndpoint
+        ? { poolId: local.ownerPoolId, client: new CognitoIdentityProviderClient({ endpoint: local.cognitoEndpoint, region: local.region, credentials: LOCAL_CREDENTIALS }) }
+        : namedPool,
   };
 };

@@ -1,12 +1,7 @@
-import {
-  AdminCreateUserCommand,
-  AdminGetUserCommand,
-  AdminSetUserPasswordCommand,
-  CognitoIdentityProviderClient,
-  UsernameExistsException,
-} from '@aws-sdk/client-cognito-identity-provider';
 import type { AccountStore } from '../shared/adapters/account-store.ts';
+import { cognitoOwnerPool } from '../shared/adapters/owner-pool.ts';
 import type { AccountId } from '../shared/domain/ids.ts';
+import { addOwner } from '../shared/use-cases/add-owner.ts';
 
 export interface OwnerCredentials {
   readonly email: string;
@@ -20,30 +15,14 @@ export const localOwnerCredentials = (env: NodeJS.ProcessEnv = process.env): Own
 });
 
 /**
- * Makes `credentials` an owner of `account`: the user in the owners' pool (created, or given this
- * password), then linked to the account by its user id, as the admin CLI does on AWS.
+ * Makes `credentials` an owner of `account` as the admin CLI's `owners add` does on AWS, except
+ * that the password is set outright (and again at every start) instead of emailed.
  */
 export const ensureOwner = async (poolId: string, credentials: OwnerCredentials, account: AccountId, accounts: AccountStore, nowMs: number): Promise<string> => {
-  const cognito = new CognitoIdentityProviderClient({});
-  try {
-    await cognito.send(
-      new AdminCreateUserCommand({
-        UserPoolId: poolId,
-        Username: credentials.email,
-        MessageAction: 'SUPPRESS',
-        UserAttributes: [
-          { Name: 'email', Value: credentials.email },
-          { Name: 'email_verified', Value: 'true' },
-        ],
-      }),
-    );
-  } catch (error) {
-    if (!(error instanceof UsernameExistsException)) throw error;
-  }
-  await cognito.send(new AdminSetUserPasswordCommand({ UserPoolId: poolId, Username: credentials.email, Password: credentials.password, Permanent: true }));
-  const user = await cognito.send(new AdminGetUserCommand({ UserPoolId: poolId, Username: credentials.email }));
-  const sub = user.UserAttributes?.find((attribute) => attribute.Name === 'sub')?.Value;
-  if (!sub) throw new Error(`the owners' pool gave ${credentials.email} no user id`);
-  await accounts.linkOwner(sub, account, nowMs);
-  return sub;
+  const added = await addOwner(
+    { pool: cognitoOwnerPool(poolId), accounts, clock: { now: () => nowMs } },
+    { account, email: credentials.email, firstPassword: { kind: 'permanent', password: credentials.password } },
+  );
+  if (!added.ok) throw new Error(`the local owner: ${added.error}`);
+  return added.value.sub;
 };

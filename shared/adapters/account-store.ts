@@ -6,7 +6,7 @@ import { asAccountId, type AccountId } from '../domain/ids.ts';
 import { monthOf } from '../domain/money.ts';
 import { generateSigningSecret, hashToken, tokenHint, TOKEN_USE_RECORDED_EVERY_MS } from '../domain/tokens.ts';
 import { dynamo } from './aws-clients.ts';
-import { accountKey, OWNER_INDEX, signInKey, spendKey, tokenKey } from './table-keys.ts';
+import { accountKey, OWNER_INDEX, SIGN_IN_INDEX_PREFIX, signInIndexKey, signInKey, spendKey, tokenKey } from './table-keys.ts';
 
 /** The secrets that sign an account's webhooks: the current one, and the one being rotated out. */
 export interface SigningSecrets {
@@ -52,6 +52,14 @@ export interface TokenOwner {
   readonly lastUsedMs: number | null;
 }
 
+/** A user of the owners' pool linked to an account. */
+export interface OwnerLink {
+  readonly sub: string;
+  /** null for a link made before emails were kept with it. */
+  readonly email: string | null;
+  readonly linkedAt: string;
+}
+
 export interface NewAccount {
   readonly ratePerSecond?: number;
   readonly balanceKopecks?: number;
@@ -79,8 +87,10 @@ export interface AccountStore {
    * recorded already (then nothing is written); true when it wrote.
    */
   recordTokenUse(token: string, nowMs: number): Promise<boolean>;
-  /** Makes the signed-in user `sub` (a Cognito user id) an owner of the account. */
-  linkOwner(sub: string, account: AccountId, nowMs: number): Promise<void>;
+  /** Makes the signed-in user `sub` (a Cognito user id) an owner of the account (of it alone: a link replaces any other). */
+  linkOwner(sub: string, account: AccountId, nowMs: number, email?: string): Promise<void>;
+  /** The users linked to the account as its owners. */
+  ownersOf(account: AccountId): Promise<OwnerLink[]>;
   /** The account the signed-in user owns, or null. */
   accountForOwner(sub: string): Promise<Omit<TokenOwner, 'tokenId' | 'lastUsedMs'> | null>;
 }
@@ -273,10 +283,25 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
         throw error;
       }
     },
-    async linkOwner(sub, account, nowMs) {
+    async linkOwner(sub, account, nowMs, email) {
       await client.send(
-        new PutCommand({ TableName: tableName, Item: { ...signInKey(sub), type: 'sign-in', account, linked_at: formatTimestamp(nowMs) } }),
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...signInKey(sub), ...signInIndexKey(account, sub), type: 'sign-in', sub, account, ...(email === undefined ? {} : { email }), linked_at: formatTimestamp(nowMs) },
+        }),
       );
+    },
+    async ownersOf(account) {
+      const { Items = [] } = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: OWNER_INDEX.name,
+          KeyConditionExpression: '#owner = :owner AND begins_with(#sort, :prefix)',
+          ExpressionAttributeNames: { '#owner': OWNER_INDEX.partition, '#sort': OWNER_INDEX.sort },
+          ExpressionAttributeValues: { ':owner': signInIndexKey(account, '').gsi1pk, ':prefix': SIGN_IN_INDEX_PREFIX },
+        }),
+      );
+      return Items.map((item) => ({ sub: String(item.sub), email: typeof item.email === 'string' ? item.email : null, linkedAt: String(item.linked_at) }));
     },
     async accountForOwner(sub) {
       const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: signInKey(sub) }));

@@ -11,6 +11,9 @@ export const accountKey = (id: string) => ({ pk: `ACCOUNT#${id}`, sk: 'ACCOUNT' 
 export const tokenKey = (tokenHash: string) => ({ pk: `TOKEN#${tokenHash}`, sk: 'TOKEN' });
 /** An account owner's sign-in (their Cognito user id) pointing at the account. */
 export const signInKey = (sub: string) => ({ pk: `SIGNIN#${sub}`, sk: 'SIGNIN' });
+/** The same sign-in in the owner index, to list an account's owners (after its predictions' timestamps, apart from its tokens). */
+export const SIGN_IN_INDEX_PREFIX = 'OWNER#';
+export const signInIndexKey = (account: string, sub: string) => ({ gsi1pk: `ACCOUNT#${account}`, gsi1sk: `${SIGN_IN_INDEX_PREFIX}${sub}` });
 /** An account's spend in one calendar month (`2026-11`). */
 export const spendKey = (account: string, month: string) => ({ pk: `ACCOUNT#${account}`, sk: `SPEND#${month}` });
 export const ownerIndexKey = (owner: string, createdAt: string) => ({ gsi1pk: `ACCOUNT#${owner}`, gsi1sk: createdAt });

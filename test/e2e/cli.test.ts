@@ -4,17 +4,27 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { call, runtime } from '../support/api.ts';
+import { AdminGetUserCommand, AdminSetUserPasswordCommand, UserNotFoundException } from '@aws-sdk/client-cognito-identity-provider';
+import { dynamoAccountStore } from '../../shared/adapters/account-store.ts';
+import { call, localDynamo, runtime } from '../support/api.ts';
+import { ownerCognito, signIn } from '../support/owners.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const run = promisify(execFile);
 
 /** `npx prognoz …` as an operator runs it, pointed at the test runtime's table. */
 const prognoz = async (...args: string[]): Promise<unknown> => {
-  const { dynamoEndpoint, tableName } = runtime();
-  const { stdout } = await run(process.execPath, [path.join(ROOT, 'bin', 'prognoz.mjs'), ...args, '--table', tableName, '--json'], {
+  const { dynamoEndpoint, tableName, cognitoEndpoint, ownerPoolId } = runtime();
+  const { stdout } = await run(process.execPath, [path.join(ROOT, 'bin', 'prognoz.mjs'), ...args, '--table', tableName, '--user-pool', ownerPoolId, '--json'], {
     cwd: ROOT,
-    env: { ...process.env, AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' },
+    env: {
+      ...process.env,
+      AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
+      AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER: cognitoEndpoint,
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+    },
   });
   return JSON.parse(stdout) as unknown;
 };
@@ -54,6 +64,46 @@ describe('npx prognoz (the admin command line)', () => {
       expect(dump).not.toContain(token);
       expect(dump).not.toContain(token.slice(8));
     }
+  });
+
+  it('makes an owner: a user of the owners’ pool, invited with a temporary password, linked to the account', async () => {
+    const { id: account } = (await prognoz('accounts', 'create')) as { id: string };
+    const email = `invited-${account}@prognoz.test`;
+
+    const added = (await prognoz('owners', 'add', account, '--email', email)) as { sub: string };
+
+    expect(added).toEqual({ account, email, sub: expect.any(String) as string, status: 'FORCE_CHANGE_PASSWORD', created: true });
+    const user = await ownerCognito().send(new AdminGetUserCommand({ UserPoolId: runtime().ownerPoolId, Username: email }));
+    expect(user.UserStatus).toBe('FORCE_CHANGE_PASSWORD');
+    expect(user.UserAttributes?.find((attribute) => attribute.Name === 'sub')?.Value).toBe(added.sub);
+    const accounts = dynamoAccountStore(runtime().tableName, localDynamo());
+    expect(await accounts.accountForOwner(added.sub)).toMatchObject({ account });
+    expect(await prognoz('owners', 'list', account)).toEqual([{ sub: added.sub, email, linked_at: expect.any(String) as string, status: 'FORCE_CHANGE_PASSWORD' }]);
+
+    // Once they have chosen their password (the console's new-password challenge), their sign-in reaches this account.
+    await ownerCognito().send(new AdminSetUserPasswordCommand({ UserPoolId: runtime().ownerPoolId, Username: email, Password: 'chosen-password-2026', Permanent: true }));
+    const session = (await signIn(email, 'chosen-password-2026')).AccessToken ?? null;
+    expect((await call<{ id: string }>('account', { token: session })).json.id).toBe(account);
+  });
+
+  it('refuses an owner of another account, a bad email and an unknown account, changing nothing', async () => {
+    const { id: first } = (await prognoz('accounts', 'create')) as { id: string };
+    const { id: second } = (await prognoz('accounts', 'create')) as { id: string };
+    const email = `taken-${first}@prognoz.test`;
+    const { sub } = (await prognoz('owners', 'add', first, '--email', email)) as { sub: string };
+
+    await expect(prognoz('owners', 'add', second, '--email', email)).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('already the owner of account') as string });
+    await expect(prognoz('owners', 'add', second, '--email', 'not-an-email')).rejects.toMatchObject({ code: 1 });
+    await expect(prognoz('owners', 'add', second)).rejects.toMatchObject({ code: 1 });
+    await expect(prognoz('owners', 'add', '00000000-0000-4000-8000-0000000000fe', '--email', `nobody-${second}@prognoz.test`)).rejects.toMatchObject({ code: 1 });
+
+    const accounts = dynamoAccountStore(runtime().tableName, localDynamo());
+    expect(await accounts.accountForOwner(sub)).toMatchObject({ account: first });
+    expect(await prognoz('owners', 'list', second)).toEqual([]);
+    const stranger = await ownerCognito()
+      .send(new AdminGetUserCommand({ UserPoolId: runtime().ownerPoolId, Username: `nobody-${second}@prognoz.test` }))
+      .catch((error: unknown) => error);
+    expect(stranger).toBeInstanceOf(UserNotFoundException);
   });
 
   it('says what is wrong, with a non-zero exit', async () => {

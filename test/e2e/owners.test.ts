@@ -1,18 +1,8 @@
-import { CognitoIdentityProviderClient, InitiateAuthCommand, NotAuthorizedException } from '@aws-sdk/client-cognito-identity-provider';
+import { NotAuthorizedException } from '@aws-sdk/client-cognito-identity-provider';
 import { describe, expect, it } from 'vitest';
 import type { AccountView } from '../../shared/api/account-view.ts';
 import { call, createPrediction, runtime } from '../support/api.ts';
-
-const cognito = () => new CognitoIdentityProviderClient({ endpoint: runtime().cognitoEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-
-/** The console's sign-in: email and password against the owners' pool, as Amplify or a form would do it. */
-const signIn = async (email: string, password: string) => {
-  const { AuthenticationResult } = await cognito().send(
-    new InitiateAuthCommand({ AuthFlow: 'USER_PASSWORD_AUTH', ClientId: runtime().ownerClientId, AuthParameters: { USERNAME: email, PASSWORD: password } }),
-  );
-  if (!AuthenticationResult?.AccessToken || !AuthenticationResult.IdToken) throw new Error('no tokens');
-  return AuthenticationResult;
-};
+import { signIn } from '../support/owners.ts';
 
 describe('an account owner signed in with the owners’ user pool (Cognito emulator)', () => {
   it('reaches their account through the API with their access token', async () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseModelFlag } from '../../local/brought-models.ts';
 import { startLocalRuntime } from '../../local/runtime.ts';
+import { ownerSignInFromEnv } from '../../shared/config.ts';
 
 export interface RuntimeInfo {
   readonly apiUrl: string;
@@ -12,6 +13,7 @@ export interface RuntimeInfo {
   /** The local account's owner (the console's sign-in), the owners' app client, and the Cognito emulator. */
   readonly owner: { readonly email: string; readonly password: string };
   readonly ownerClientId: string;
+  readonly ownerPoolId: string;
   readonly cognitoEndpoint: string;
   readonly tableName: string;
   readonly dynamoEndpoint: string;
@@ -54,12 +56,16 @@ export default async function setup(project: TestProject) {
   const fixtures = path.resolve(import.meta.dirname, '..', 'fixtures', 'cog');
   const models = [parseModelFlag(`acme/wordcount=${fixtures}/wordcount,price=0.02`), parseModelFlag(`acme/broken=${fixtures}/broken`)];
   const runtime = await startLocalRuntime({ port: 0, models, log: (line) => lines.push(line), localEndpoints: { logs: () => ({ lines }) } });
+  // The runtime put the authorizer's settings, the owners' pool among them, in this process's environment.
+  const ownerPoolId = ownerSignInFromEnv()?.poolId;
+  if (!ownerPoolId) throw new Error('the local runtime configured no owners\' pool');
   project.provide('runtime', {
     apiUrl: runtime.apiUrl,
     apiToken: runtime.apiToken,
     accountId: runtime.accountId,
     owner: runtime.owner,
     ownerClientId: runtime.ownerClientId,
+    ownerPoolId,
     cognitoEndpoint: runtime.cognitoEndpoint,
     tableName: runtime.tableName,
     dynamoEndpoint: runtime.dynamoEndpoint,
