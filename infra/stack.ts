@@ -101,6 +101,7 @@ export class PrognozStack extends Stack {
       'get-model': routeFunction('get-model', 'GetModel'),
       'list-models': routeFunction('list-models', 'ListModels'),
       'get-account': routeFunction('get-account', 'GetAccount'),
+      'update-account': routeFunction('update-account', 'UpdateAccount'),
       'list-tokens': routeFunction('list-tokens', 'ListTokens'),
       'create-token': routeFunction('create-token', 'CreateToken'),
       'revoke-token': routeFunction('revoke-token', 'RevokeToken'),

@@ -101,13 +101,14 @@ export const keepRequestWhenAllowed = (requestLog: () => { log: RequestLog; now:
 
 /**
  * The account of an owner signed in to the console; 403 for an API token, whose holder may run
- * predictions but not mint or revoke tokens (a leaked token must not mint more).
+ * predictions but not manage the account (a leaked token must not mint more, nor raise the limit).
+ * `what` names what the request would do, for the error message.
  */
-export const ownerAccountOf = (event: APIGatewayProxyEvent): AccountId => {
+export const ownerAccountOf = (event: APIGatewayProxyEvent, what = 'list, create or revoke API tokens'): AccountId => {
   const account = accountOf(event);
   const context = (event.requestContext.authorizer ?? {}) as AuthorizerContext;
   if (typeof context.owner !== 'string' || context.owner === '') {
-    throw new PrognozError('owner_sign_in_required', "API tokens are managed by the account's owner, signed in to the console; an API token cannot list, create or revoke them");
+    throw new PrognozError('owner_sign_in_required', `only the account's owner, signed in to the console, may ${what}; an API token cannot`);
   }
   return account;
 };

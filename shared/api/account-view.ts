@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AccountSummary } from '../adapters/account-store.ts';
-import { formatRoubles } from '../domain/money.ts';
+import { formatRoubles, parseRoubles } from '../domain/money.ts';
 
 const roubles = (description: string) => z.number().describe(`${description}, in roubles.`);
 
@@ -30,3 +30,29 @@ export const accountView = (account: AccountSummary): AccountView => ({
   spent_this_month: roublesOf(account.spentThisMonthKopecks),
   monthly_limit: account.monthlyLimitKopecks === null ? null : roublesOf(account.monthlyLimitKopecks),
 });
+
+/** The highest monthly limit, in roubles: its kopecks stay exact in a JSON number. */
+export const MAX_MONTHLY_LIMIT_ROUBLES = 1_000_000_000_000;
+
+/** A rouble amount as JSON writes it with at most two decimals (`12`, `0.3`, `99.99`; not `1e-7`). */
+const KOPECK_AMOUNT = /^\d+(\.\d{1,2})?$/;
+
+/** The body of `PATCH /account`: what an owner may change of their account. */
+export const accountChangeSchema = z
+  .strictObject({
+    monthly_limit: z
+      .number()
+      .nonnegative()
+      .max(MAX_MONTHLY_LIMIT_ROUBLES)
+      .multipleOf(0.01)
+      .refine((roubles) => KOPECK_AMOUNT.test(String(roubles)), 'a rouble amount has at most two decimals')
+      .nullable()
+      .describe('The most the account may spend in a calendar month (UTC), in roubles; null removes the limit. Creates beyond it are refused with 402 `monthly_limit_reached`.'),
+  })
+  .meta({ id: 'AccountChange' });
+
+export type AccountChange = z.infer<typeof accountChangeSchema>;
+
+/** The limit as the account store keeps it: whole kopecks, or null for none. */
+export const monthlyLimitKopecksOf = (change: AccountChange): number | null =>
+  change.monthly_limit === null ? null : parseRoubles(String(change.monthly_limit));

@@ -8,7 +8,8 @@ export const ROUTES = [
   { method: 'GET', path: '/api/v1/predictions/{id}/webhooks', handler: 'list-webhook-deliveries', entry: 'functions/http/webhook-deliveries.ts' },
   { method: 'POST', path: '/api/v1/predictions/{id}/webhooks/redeliver', handler: 'redeliver-webhook', entry: 'functions/http/redeliver-webhook.ts' },
   { method: 'GET', path: '/api/v1/account', handler: 'get-account', entry: 'functions/http/get-account.ts' },
-  // Token self-service, for the console: an owner's sign-in only, never an API token (DESIGN §6, owners).
+  // Account settings and token self-service, for the console: an owner's sign-in only, never an API token (DESIGN §6, owners).
+  { method: 'PATCH', path: '/api/v1/account', handler: 'update-account', entry: 'functions/http/update-account.ts' },
   { method: 'GET', path: '/api/v1/account/tokens', handler: 'list-tokens', entry: 'functions/http/list-tokens.ts' },
   { method: 'POST', path: '/api/v1/account/tokens', handler: 'create-token', entry: 'functions/http/create-token.ts' },
   { method: 'DELETE', path: '/api/v1/account/tokens/{id}', handler: 'revoke-token', entry: 'functions/http/revoke-token.ts' },

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ZodOpenApiParameters, ZodOpenApiRequestBodyObject } from 'zod-openapi';
 import type { ErrorCode } from '../../domain/errors.ts';
 import { predictionFinishedBodySchema } from '../http-status.ts';
-import { accountViewSchema } from '../account-view.ts';
+import { accountChangeSchema, accountViewSchema } from '../account-view.ts';
 import { fileViewSchema } from '../file-view.ts';
 import { modelListSchema, modelViewSchema } from '../model-view.ts';
 import { predictionListBodySchema } from '../prediction-list-page.ts';
@@ -230,6 +230,16 @@ export const OPERATIONS: Readonly<Record<RouteKey, OperationSpec>> = {
     requestParams: { header: authenticatedHeadersSchema },
     success: { status: 200, description: 'The account behind the token.', schema: accountViewSchema },
     errors: [],
+  },
+  'PATCH /api/v1/account': {
+    operationId: 'updateAccount',
+    summary: 'Set or remove the monthly limit',
+    description: "An account owner signed in to the console only: an API token gets 403 (a leaked token must not raise the limit). Creates beyond the limit are refused with 402.",
+    tag: 'Account',
+    requestParams: { header: authenticatedHeadersSchema },
+    requestBody: jsonBody(accountChangeSchema, '`{monthly_limit}`: roubles with at most two decimals, or null for none.'),
+    success: { status: 200, description: 'The account, changed.', schema: accountViewSchema },
+    errors: ['owner_sign_in_required', 'invalid_json', 'invalid_body', 'unsupported_media_type', 'payload_too_large'],
   },
   'GET /api/v1/account/tokens': {
     operationId: 'listApiTokens',
