@@ -8,6 +8,7 @@ import type { ErrorBody } from '../shared/api/http-status.ts';
 import type { ErrorCode } from '../shared/domain/errors.ts';
 import { AUTHORIZER_ENTRY, UNMATCHED_ENTRY, isPublicRoute, matchRoute } from '../shared/api/routes.ts';
 import { MAX_UPLOAD_BYTES, MULTIPART_OVERHEAD_BYTES, isBinaryMediaType } from '../shared/api/uploads.ts';
+import { serveConsole, type LocalConsole } from './console-site.ts';
 import { invokeLocal, invokeLocalHttp } from './lambda-host.ts';
 import { localMeter } from './meter.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION, REPO_ROOT } from './paths.ts';
@@ -24,6 +25,8 @@ export interface ApiFrontOptions {
   readonly host?: string;
   /** Extra JSON endpoints under /_local/ (process list, health), outside the API. */
   readonly localEndpoints: Readonly<Record<string, () => unknown>>;
+  /** The web console, at `/` (the API stays under /api/v1/). */
+  readonly console?: LocalConsole;
 }
 
 /** Uploads get Replicate's 100 MiB here (on AWS, Lambda's 6 MB of event bounds them first: shared/api/uploads.ts). */
@@ -76,6 +79,7 @@ export const startApiFront = async (options: ApiFrontOptions): Promise<{ url: st
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(localEndpoint()));
         return;
       }
+      if (options.console && (method === 'GET' || method === 'HEAD') && (await serveConsole(options.console, url.pathname, method, res))) return;
       const docsFile = docsFileAt(url.pathname);
       if (docsFile && (method === 'GET' || method === 'HEAD')) {
         await serveDocsFile(docsFile, method, res);

@@ -1,6 +1,6 @@
 import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,6 +21,7 @@ import { prepareBroughtModels, type BroughtModel } from './brought-models.ts';
 import { modelServerProcess, repositoryPython } from './model-env.ts';
 import { localWeightsDir, notOfferedLine, offeredLocally } from './weights.ts';
 import { endPrediction, stoppingExecutions } from '../shared/use-cases/end-prediction.ts';
+import { buildConsole } from '../web/build.ts';
 import { startApiFront } from './api-front.ts';
 import { closeServer, startEmulators } from './emulators.ts';
 import { LocalEventBus, rateToMs, type LocalRule } from './events.ts';
@@ -253,8 +254,15 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     const scheduleSeconds = Number(process.env.PROGNOZ_SCHEDULE_EVERY_SECONDS);
     bus.start(Number.isFinite(scheduleSeconds) && scheduleSeconds > 0 ? scheduleSeconds * 1000 : undefined);
 
+    // Built afresh at each start (esbuild takes well under a second), into a folder of this runtime's own.
+    const consoleBuild = buildConsole(mkdtempSync(path.join(tmpdir(), 'prognoz-console-')));
+    cleanups.push(() => rm(consoleBuild.dir, { recursive: true, force: true }));
     const front = await startApiFront({
       port: options.port,
+      console: {
+        build: consoleBuild,
+        config: { signIn: { endpoint: awsEnv.AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER ?? '', clientId: signIn.clientId } },
+      },
       localEndpoints: {
         processes: () => ({ processes: supervisor.status() }),
         // Calls made of each AWS service so far, for the cost model of `npm run bench`.

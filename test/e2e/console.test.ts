@@ -1,0 +1,216 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AccountView } from '../../shared/api/account-view.ts';
+import { launchBrowser, screenshot, watchedPage, type WatchedPage } from '../support/browser.ts';
+import { call, createPrediction, runtime } from '../support/api.ts';
+
+/** The console in a real browser (Debian's Chromium, driven by Playwright) against the local runtime. */
+
+let browser: Browser;
+let watched: WatchedPage;
+let page: Page;
+
+const origin = () => runtime().origin;
+
+const signIn = async (target: Page) => {
+  const { owner } = runtime();
+  await target.goto(`${origin()}/`);
+  await target.getByLabel('Email').fill(owner.email);
+  await target.getByLabel('Password').fill(owner.password);
+  await target.getByRole('button', { name: 'Sign in' }).click();
+  await target.getByRole('heading', { name: 'Predictions' }).waitFor();
+};
+
+/** An owner's access token, as the console holds it, for the API calls the test makes beside the browser. */
+const ownerToken = async (): Promise<string> => {
+  const stored = await page.evaluate(() => sessionStorage.getItem('prognoz.session'));
+  return (JSON.parse(stored ?? '{}') as { accessToken: string }).accessToken;
+};
+
+/** Every form control on the page has a label a screen reader announces. */
+const unlabelledControls = (target: Page): Promise<string[]> =>
+  target.evaluate<string[]>(`[...document.querySelectorAll('input:not([type=hidden]), select, textarea')]
+    .filter((control) => control.labels.length === 0 && !control.getAttribute('aria-label') && !control.closest('label'))
+    .map((control) => control.outerHTML.slice(0, 120))`);
+
+/** Run in the page: how far it is wider than the window. */
+const SIDEWAYS = 'document.documentElement.scrollWidth - document.documentElement.clientWidth';
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  watched = await watchedPage(browser);
+  page = watched.page;
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe('the web console', () => {
+  it('is served at / with a CSP that admits no inline script and no framing, and the API stays under /api/v1', async () => {
+    const response = await fetch(`${origin()}/predictions/p_anything`);
+    expect(response.status).toBe(200);
+    const csp = response.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
+    const html = await response.text();
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    expect((await fetch(`${origin()}/api/v1/account`)).status).toBe(401);
+  });
+
+  it('signs the owner in, with a wrong password refused on the form', async () => {
+    const { owner } = runtime();
+    await page.goto(`${origin()}/`);
+    expect(await unlabelledControls(page)).toEqual([]);
+    await screenshot(page, '00-sign-in');
+    await page.getByLabel('Email').fill(owner.email);
+    await page.getByLabel('Password').fill(`${owner.password}-wrong`);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('Incorrect email or password');
+    await signIn(page);
+    await expect.poll(() => page.locator('header').textContent()).toContain(owner.email);
+  });
+
+  it('runs prognoz/echo from the Playground, shows its output, and the prediction page shows it whole', async () => {
+    await page.goto(`${origin()}/models`);
+    await screenshot(page, '01-models');
+    await page.getByRole('link', { name: 'prognoz/echo' }).click();
+    await page.getByRole('tab', { name: 'Playground' }).waitFor();
+    expect(await unlabelledControls(page)).toEqual([]);
+    await page.getByLabel('Text', { exact: true }).fill('привет from the playground');
+    await page.getByLabel('Repeat').fill('2');
+    await page.getByRole('button', { name: 'Run' }).click();
+    const output = page.locator('.result');
+    await expect.poll(() => output.textContent(), { timeout: 30_000 }).toContain('привет from the playgroundпривет from the playground');
+    await expect.poll(() => output.locator('.status').textContent()).toBe('succeeded');
+    await screenshot(page, '02-model-playground');
+
+    // The API tab: the real address and the form's input, ready to run.
+    await page.getByRole('tab', { name: 'API' }).click();
+    const curl = (await page.getByLabel('curl snippet').textContent()) ?? '';
+    expect(curl).toContain(`${origin()}/api/v1/prognoz/echo`);
+    expect(curl).toContain('"text":"привет from the playground"');
+    expect(curl).toContain('"repeat":2');
+    expect(await page.getByLabel('Python snippet').textContent()).toContain(`base_url="${origin()}/api/v1"`);
+    await screenshot(page, '03-model-api');
+    await page.getByRole('tab', { name: 'Schema' }).click();
+    expect(await page.getByLabel('Input JSON Schema').textContent()).toContain('"repeat"');
+    await screenshot(page, '04-model-schema');
+
+    await page.getByRole('tab', { name: 'Playground' }).click();
+    await page.locator('.result a').click();
+    await page.getByRole('heading', { name: /^Prediction / }).waitFor();
+    await expect.poll(() => page.getByLabel('Timeline').textContent()).toContain('Succeeded');
+    expect(await page.getByLabel('Input', { exact: true }).textContent()).toContain('привет from the playground');
+    expect(await page.locator('main').textContent()).toContain('Cost');
+    await screenshot(page, '05-prediction');
+
+    await page.getByRole('link', { name: 'Predictions' }).click();
+    const firstRow = page.locator('tbody tr').first();
+    await expect.poll(() => firstRow.textContent()).toContain('prognoz/echo');
+    await page.getByLabel('Status').selectOption('failed');
+    await expect.poll(() => page.url()).toContain('status=failed');
+    await page.getByLabel('Status').selectOption('');
+    await screenshot(page, '06-predictions');
+  });
+
+  it('cancels a running prediction from its page', async () => {
+    const created = await createPrediction({ sleep: 30 });
+    await page.goto(`${origin()}/predictions/${created.json.id}`);
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => page.locator('.summary .status').textContent(), { timeout: 20_000 }).toBe('canceled');
+  });
+
+  it('creates a token shown once, which the API takes until it is revoked (then 401)', async () => {
+    await page.goto(`${origin()}/account`);
+    await page.getByLabel("New token's name").fill('from the console');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const token = (await page.getByTestId('new-token').textContent()) ?? '';
+    expect(token).toMatch(/^pgz_/);
+    expect((await call('account', { token })).status).toBe(200);
+    const row = page.locator('tr', { hasText: 'from the console' });
+    await row.waitFor();
+    await screenshot(page, '07-account');
+    await row.getByRole('button', { name: /^Revoke/ }).click();
+    await expect.poll(() => row.textContent()).toContain('revoked');
+    expect((await call('account', { token })).status).toBe(401);
+  });
+
+  it('sets a monthly limit, and a create beyond it is refused with 402; clearing it lifts that', async () => {
+    const token = await ownerToken();
+    try {
+      await page.goto(`${origin()}/account`);
+      await page.getByLabel('Monthly limit, ₽').fill('0');
+      await page.getByRole('button', { name: 'Save limit' }).click();
+      await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+      expect((await call<AccountView>('account', { token })).json.monthly_limit).toBe(0);
+      const refused = await createPrediction({ text: 'over the limit' });
+      expect(refused.status).toBe(402);
+      expect(refused.json).toMatchObject({ error: { code: 'monthly_limit_reached' } });
+      await page.getByLabel('Monthly limit, ₽').fill('');
+      await page.getByRole('button', { name: 'Save limit' }).click();
+      await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+      expect((await createPrediction({ text: 'no limit again' })).status).toBe(201);
+    } finally {
+      await call('account', { token, method: 'PATCH', body: { monthly_limit: null } });
+    }
+  });
+
+  it('reveals the webhook signing secret, the same the API gives, and lists recent deliveries', async () => {
+    await page.goto(`${origin()}/account/webhooks`);
+    await page.getByRole('button', { name: 'Reveal secret' }).click();
+    const secret = (await page.getByTestId('signing-secret').textContent()) ?? '';
+    expect(secret).toMatch(/^whsec_/);
+    const fromApi = await call<{ key: string }>('webhooks/default/secret');
+    expect(secret).toBe(fromApi.json.key);
+    await page.getByRole('heading', { name: 'Recent deliveries' }).waitFor();
+    await screenshot(page, '08-webhooks');
+  });
+
+  it('is readable at 375 px wide: no page scrolls sideways', async () => {
+    const narrow = await watchedPage(browser, { width: 375, height: 812 });
+    await signIn(narrow.page);
+    for (const [name, address] of [
+      ['predictions', '/'],
+      ['models', '/models'],
+      ['model', '/models/prognoz/echo'],
+      ['account', '/account'],
+      ['webhooks', '/account/webhooks'],
+    ] as const) {
+      await narrow.page.goto(`${origin()}${address}`);
+      await narrow.page.locator('h1').first().waitFor();
+      await narrow.page.waitForLoadState('networkidle');
+      const overflow = await narrow.page.evaluate<number>(SIDEWAYS);
+      expect(overflow, `${address} scrolls sideways`).toBeLessThanOrEqual(0);
+      await screenshot(narrow.page, `375-${name}`);
+    }
+    expect(narrow.problems).toEqual([]);
+    await narrow.page.context().close();
+  });
+
+  it('is usable by keyboard: the sign-in form and the model tabs work without a mouse', async () => {
+    const keyboard = await watchedPage(browser);
+    const { owner } = runtime();
+    await keyboard.page.goto(`${origin()}/`);
+    await keyboard.page.getByLabel('Email').waitFor();
+    // The email field has focus at start; Tab moves to the password, Enter submits.
+    await keyboard.page.keyboard.type(owner.email);
+    await keyboard.page.keyboard.press('Tab');
+    await keyboard.page.keyboard.type(owner.password);
+    await keyboard.page.keyboard.press('Enter');
+    await keyboard.page.getByRole('heading', { name: 'Predictions' }).waitFor();
+    await keyboard.page.goto(`${origin()}/models/prognoz/echo`);
+    await keyboard.page.getByRole('tab', { name: 'Playground' }).focus();
+    await keyboard.page.keyboard.press('ArrowRight');
+    await expect.poll(() => keyboard.page.getByRole('tab', { name: 'API' }).getAttribute('aria-selected')).toBe('true');
+    expect(await keyboard.page.evaluate<string | undefined>('document.activeElement?.textContent')).toBe('API');
+    expect(keyboard.problems).toEqual([]);
+    await keyboard.page.context().close();
+  });
+
+  it('showed no console errors on any page', () => {
+    expect(watched.problems).toEqual([]);
+  });
+});
