@@ -43,6 +43,13 @@ module.exports = {
       to: { path: '^(test|bench)/' },
     },
     {
+      name: 'console-runs-in-a-browser',
+      comment: 'The console (web/console) bundles for the browser: of the service it takes only types and pure shared code, never an adapter (SDK, node).',
+      severity: 'error',
+      from: { path: '^web/console/' },
+      to: { path: '^(infra|functions|worker|local|cli|shared/adapters|shared/use-cases)/' },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       from: {},

