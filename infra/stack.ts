@@ -145,7 +145,7 @@ export class PrognozStack extends Stack {
     const unmatched = new PrognozFunction(this, 'UnmatchedRoute', { entry: UNMATCHED_ENTRY }).fn;
 
     const { api } = new PredictionApi(this, 'Api', { handlers, authorizer, unmatched });
-    new ApiDocs(this, 'ApiDocs', { api, unmatched: new LambdaIntegration(unmatched) });
+    new ApiDocs(this, 'ApiDocs', { api, unmatched: new LambdaIntegration(unmatched, { scopePermissionToMethod: false }) });
     const site = new ConsoleSite(this, 'Console', { api, signInClient: owners.client });
     new OperationalAlarms(this, 'Alarms', {
       deadLetterQueues: [webhooks.deadLetterQueue, ...deadJobQueues],

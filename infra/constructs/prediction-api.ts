@@ -70,7 +70,9 @@ export class PredictionApi extends Construct {
       });
     }
 
-    const unmatched = new LambdaIntegration(props.unmatched);
+    // One invoke permission per function for the whole API, not two per method: the fallback alone
+    // answers on every resource, and the stack must stay within CloudFormation's 500 resources.
+    const unmatched = new LambdaIntegration(props.unmatched, { scopePermissionToMethod: false });
     const resources = new Map<string, IResource>();
     const resourceAt = (path: string): IResource => {
       const found = resources.get(path);
@@ -85,6 +87,7 @@ export class PredictionApi extends Construct {
     for (const route of ROUTES) {
       const streaming = isStreamingRoute(route.handler);
       const integration = new LambdaIntegration(props.handlers[route.handler], {
+        scopePermissionToMethod: false,
         // Streamed responses may take up to 15 minutes, so a 60 s sync wait needs no quota increase;
         // the integration outlasts the function, which outlasts the longest wait (an event stream
         // ends itself before its function must).

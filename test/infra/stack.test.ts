@@ -94,6 +94,14 @@ describe('the API', () => {
     expect(actionsOf('get-openapi.ts').filter((action) => /^(dynamodb|s3):/.test(action))).toEqual([]);
   });
 
+  it('lets API Gateway invoke each function with one permission for the whole API, not two per method (CloudFormation allows 500 resources)', () => {
+    const permissions = resources('AWS::Lambda::Permission').filter((p) => p.Properties.Principal === 'apigateway.amazonaws.com');
+    const invoked = new Set(permissions.map((p) => JSON.stringify(p.Properties.FunctionName)));
+    expect(permissions).toHaveLength(invoked.size);
+    // Room for more models and routes: each model adds about 25 resources.
+    expect(Object.keys(template.toJSON().Resources as object).length).toBeLessThan(420);
+  });
+
   it('throttles at the stage as an outer shield', () => {
     template.hasResourceProperties('AWS::ApiGateway::Stage', {
       MethodSettings: Match.arrayWith([Match.objectLike({ ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 })]),
