@@ -38,6 +38,7 @@ writeFileSync(LOCAL_RUNTIME_FILE, JSON.stringify(runtimeFile));
 console.log(`
 prognoz is running on the local runtime.
 
+  console    ${new URL(runtime.apiUrl).origin}/   (sign in as the owner below)
   API        ${runtime.apiUrl}
   reference  ${new URL(runtime.apiUrl).origin}/docs   (the OpenAPI document: ${runtime.apiUrl}openapi.json)
   API token  ${runtime.apiToken}   (account ${runtime.accountId})
