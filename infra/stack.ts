@@ -109,6 +109,7 @@ export class PrognozStack extends Stack {
       'redeliver-webhook': routeFunction('redeliver-webhook', 'RedeliverWebhook'),
       'get-webhook-secret': routeFunction('get-webhook-secret', 'GetWebhookSecret'),
       'rotate-webhook-secret': routeFunction('rotate-webhook-secret', 'RotateWebhookSecret'),
+      'list-account-deliveries': routeFunction('list-account-deliveries', 'ListAccountDeliveries'),
       'list-predictions': routeFunction('list-predictions', 'ListPredictions'),
       // A stream lasts as long as its prediction runs, up to Lambda's 15 minutes; clients reconnect.
       // A stream mostly waits between reads, billed by the second for as long as its prediction runs: little memory.

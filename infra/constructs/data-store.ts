@@ -2,7 +2,7 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
 import { AttributeType, Billing, ProjectionType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { OWNER_INDEX, SWEEP_INDEX, TABLE_KEY } from '../../shared/adapters/table-keys.ts';
+import { DELIVERY_INDEX, OWNER_INDEX, SWEEP_INDEX, TABLE_KEY } from '../../shared/adapters/table-keys.ts';
 
 export interface DataStoreProps {
   /** Keep the table and bucket when the stack is deleted. Default: true. */
@@ -53,6 +53,12 @@ export class DataStore extends Construct {
           partitionKey: { name: SWEEP_INDEX.partition, type: AttributeType.STRING },
           sortKey: { name: SWEEP_INDEX.sort, type: AttributeType.NUMBER },
           projectionType: ProjectionType.KEYS_ONLY,
+        },
+        {
+          // Sparse: only webhook delivery attempts carry these attributes; small items, listed whole.
+          indexName: DELIVERY_INDEX.name,
+          partitionKey: { name: DELIVERY_INDEX.partition, type: AttributeType.STRING },
+          sortKey: { name: DELIVERY_INDEX.sort, type: AttributeType.STRING },
         },
       ],
     });

@@ -1,8 +1,10 @@
 import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { formatTimestamp } from '../domain/clock.ts';
+import type { AccountId } from '../domain/ids.ts';
+import type { Prediction } from '../domain/prediction.ts';
 import { dynamo } from './aws-clients.ts';
-import { predictionKey } from './table-keys.ts';
+import { ATTEMPT_PREFIX, attemptKey, DELIVERY_INDEX, DELIVERY_SHARDS, deliveryIndexKey, deliveryShardKey, predictionKey } from './table-keys.ts';
 
 export type AttemptOutcome = 'delivered' | 'failed' | 'dead_lettered';
 
@@ -19,22 +21,102 @@ export interface DeliveryAttempt {
   readonly outcome: AttemptOutcome;
 }
 
-export interface DeliveryLog {
-  record(predictionId: string, attempt: DeliveryAttempt): Promise<void>;
-  /** Every attempt for the prediction, oldest first. */
-  list(predictionId: string): Promise<DeliveryAttempt[]>;
+/** An attempt as an account's delivery list shows it: with its prediction. */
+export interface AccountDeliveryAttempt extends DeliveryAttempt {
+  readonly predictionId: string;
+  /** null for attempts recorded before the model was kept with them. */
+  readonly model: string | null;
 }
 
-/** Attempts live beside their prediction: same partition key, `ATTEMPT#<time>#<id>` sort keys. */
+/** Newest first; `older` is where the next page starts (null: none is left). */
+export interface AccountDeliveriesPage {
+  readonly attempts: readonly AccountDeliveryAttempt[];
+  readonly older: string | null;
+}
+
+export interface DeliveryLog {
+  record(prediction: Pick<Prediction, 'id' | 'owner' | 'model'>, attempt: DeliveryAttempt): Promise<void>;
+  /** Every attempt for the prediction, oldest first. */
+  list(predictionId: string): Promise<DeliveryAttempt[]>;
+  /** The account's attempts across its predictions, newest first, from `before` (a page's `older`) on. */
+  listForAccount(account: AccountId, page: { readonly before: string | null; readonly limit: number }): Promise<AccountDeliveriesPage>;
+}
+
+const attemptOf = (item: Record<string, unknown>): DeliveryAttempt => ({
+  webhookId: String(item.webhook_id),
+  event: String(item.event),
+  attempt: Number(item.attempt),
+  atMs: Number(item.at_ms),
+  durationMs: Number(item.duration_ms),
+  statusCode: typeof item.status_code === 'number' ? item.status_code : null,
+  error: typeof item.error === 'string' ? item.error : null,
+  outcome: item.outcome as AttemptOutcome,
+});
+
+/** A shard's newest `limit` attempts older than `before`: one query unless DynamoDB's 1 MB page cuts it. */
+const newestOfShard = async (client: DynamoDBDocumentClient, tableName: string, shard: string, before: string | null, limit: number) => {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: DELIVERY_INDEX.name,
+        KeyConditionExpression: `#shard = :shard${before === null ? '' : ' AND #at < :before'}`,
+        ExpressionAttributeNames: { '#shard': DELIVERY_INDEX.partition, ...(before === null ? {} : { '#at': DELIVERY_INDEX.sort }) },
+        ExpressionAttributeValues: { ':shard': shard, ...(before === null ? {} : { ':before': before }) },
+        ScanIndexForward: false,
+        Limit: limit - items.length,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey && items.length < limit);
+  return items;
+};
+
+/**
+ * The account's attempts newest first: every shard's newest (one more than the page, to know
+ * whether anything is left), merged. The position is the index's sort key, the same in every
+ * shard, so the next page starts below it in each.
+ */
+const queryAccountDeliveries = async (
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  account: AccountId,
+  { before, limit }: { readonly before: string | null; readonly limit: number },
+): Promise<AccountDeliveriesPage> => {
+  const shards = Array.from({ length: DELIVERY_SHARDS }, (_, shard) => deliveryShardKey(account, shard));
+  const found = (await Promise.all(shards.map((shard) => newestOfShard(client, tableName, shard, before, limit + 1)))).flat();
+  const positionOf = (item: Record<string, unknown>) => String(item[DELIVERY_INDEX.sort]);
+  // By code units, as DynamoDB orders the sort key (localeCompare may skip the `-` of ids).
+  const newestFirst = found.sort((a, b) => (positionOf(a) < positionOf(b) ? 1 : positionOf(a) > positionOf(b) ? -1 : 0));
+  const taken = newestFirst.slice(0, limit);
+  const last = taken.at(-1);
+  return {
+    attempts: taken.map((item) => ({ ...attemptOf(item), predictionId: String(item.prediction_id), model: typeof item.model === 'string' ? item.model : null })),
+    older: newestFirst.length > limit && last ? positionOf(last) : null,
+  };
+};
+
+/**
+ * Attempts live beside their prediction (same partition key, `ATTEMPT#<time>#<id>` sort keys),
+ * and in the account's delivery index (table-keys.ts, DELIVERY_INDEX).
+ */
 export const dynamoDeliveryLog = (tableName: string, client: DynamoDBDocumentClient = dynamo()): DeliveryLog => ({
-  async record(predictionId, attempt) {
+  async record(prediction, attempt) {
+    const at = formatTimestamp(attempt.atMs);
+    const attemptId = randomUUID();
     await client.send(
       new PutCommand({
         TableName: tableName,
         Item: {
-          pk: predictionKey(predictionId).pk,
-          sk: `ATTEMPT#${formatTimestamp(attempt.atMs)}#${randomUUID()}`,
+          ...attemptKey(prediction.id, at, attemptId),
+          ...deliveryIndexKey(prediction.owner, at, attemptId),
           type: 'webhook_attempt',
+          prediction_id: prediction.id,
+          model: prediction.model,
           webhook_id: attempt.webhookId,
           event: attempt.event,
           attempt: attempt.attempt,
@@ -55,25 +137,15 @@ export const dynamoDeliveryLog = (tableName: string, client: DynamoDBDocumentCli
         new QueryCommand({
           TableName: tableName,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': predictionKey(predictionId).pk, ':prefix': 'ATTEMPT#' },
+          ExpressionAttributeValues: { ':pk': predictionKey(predictionId).pk, ':prefix': ATTEMPT_PREFIX },
           ConsistentRead: true,
           ExclusiveStartKey: startKey,
         }),
       );
-      for (const item of page.Items ?? []) {
-        attempts.push({
-          webhookId: String(item.webhook_id),
-          event: String(item.event),
-          attempt: Number(item.attempt),
-          atMs: Number(item.at_ms),
-          durationMs: Number(item.duration_ms),
-          statusCode: typeof item.status_code === 'number' ? item.status_code : null,
-          error: typeof item.error === 'string' ? item.error : null,
-          outcome: item.outcome as AttemptOutcome,
-        });
-      }
+      attempts.push(...(page.Items ?? []).map(attemptOf));
       startKey = page.LastEvaluatedKey;
     } while (startKey);
     return attempts.sort((a, b) => a.atMs - b.atMs);
   },
+  listForAccount: (account, page) => queryAccountDeliveries(client, tableName, account, page),
 });

@@ -5,6 +5,9 @@ export const OWNER_INDEX = { name: 'by-owner', partition: 'gsi1pk', sort: 'gsi1s
 export const predictionKey = (id: string) => ({ pk: `PREDICTION#${id}`, sk: 'PREDICTION' });
 /** The prediction id back from its partition key (what a keys-only index gives). */
 export const predictionIdOfKey = (pk: string): string => pk.replace(/^PREDICTION#/, '');
+/** A webhook delivery attempt, beside its prediction: `at` (stored form) and the attempt's own id order them. */
+export const ATTEMPT_PREFIX = 'ATTEMPT#';
+export const attemptKey = (predictionId: string, at: string, attemptId: string) => ({ pk: predictionKey(predictionId).pk, sk: `${ATTEMPT_PREFIX}${at}#${attemptId}` });
 /** An uploaded file's record; its owner is an attribute, checked on every read. */
 export const fileKey = (id: string) => ({ pk: `FILE#${id}`, sk: 'FILE' });
 export const accountKey = (id: string) => ({ pk: `ACCOUNT#${id}`, sk: 'ACCOUNT' });
@@ -24,7 +27,9 @@ export const ownerIndexKey = (owner: string, createdAt: string) => ({ gsi1pk: `A
  */
 export const SWEEP_INDEX = { name: 'by-sweep', partition: 'sweep_shard', sort: 'sweep_at' } as const;
 export const SWEEP_SHARDS = 16;
-const sweepShardOf = (id: string): number => Number.parseInt(id.slice(0, 1), 16) % SWEEP_SHARDS;
+/** A random UUID's shard among `shards` (at most 16): its first hex digit spreads items evenly. */
+const shardOf = (uuid: string, shards: number): number => Number.parseInt(uuid.slice(0, 1), 16) % shards;
+const sweepShardOf = (id: string): number => shardOf(id, SWEEP_SHARDS);
 export const sweepShardKey = (shard: number): string => `SWEEP#${shard}`;
 export const sweepIndexKey = (id: string, sweepAtMs: number) => ({ sweep_shard: sweepShardKey(sweepShardOf(id)), sweep_at: sweepAtMs });
 /**
@@ -39,3 +44,20 @@ export const rateWindowKey = (bucket: string, window: number) => ({ pk: `RATE#${
 
 /** An account's claim on one `Idempotency-Key`, by the key's hash: keys are per account. */
 export const idempotencyKey = (account: string, keyHash: string) => ({ pk: `IDEMPOTENCY#${account}#${keyHash}`, sk: 'IDEMPOTENCY' });
+
+/**
+ * An account's webhook delivery attempts across its predictions, by time (a sparse index: only
+ * attempts carry its attributes). One partition per account would take every attempt of a busy
+ * account, retries and `output`/`logs` events included, past the ~1,000 writes a second one
+ * partition takes (DESIGN §2): attempts are spread over shards by their random id, and a listing
+ * reads the shards' newest and merges them. The sort key, `<at>#<attempt id>`, is unique.
+ */
+export const DELIVERY_INDEX = { name: 'by-account-delivery', partition: 'delivery_shard', sort: 'delivery_at' } as const;
+export const DELIVERY_SHARDS = 8;
+export const deliveryShardKey = (account: string, shard: number): string => `DELIVERIES#${account}#${shard}`;
+/** What a `delivery_at` looks like: where a page of the listing may start. */
+export const DELIVERY_POSITION = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z#[0-9a-f-]{36}$/;
+export const deliveryIndexKey = (account: string, at: string, attemptId: string) => ({
+  delivery_shard: deliveryShardKey(account, shardOf(attemptId, DELIVERY_SHARDS)),
+  delivery_at: `${at}#${attemptId}`,
+});

@@ -97,6 +97,9 @@ export const listQuerySchema = z.object({
   cursor: z.string().optional().describe('Where a page starts: take it from `next` or `previous` as it is.'),
 });
 
+/** `GET /webhooks/default/deliveries`. */
+export const deliveriesQuerySchema = z.object({ cursor: z.string().optional().describe('Where a page starts: take it from `next` as it is.') });
+
 /** `POST /files`: multipart/form-data as Replicate's API and clients send it. */
 export const uploadFormSchema = z
   .object({

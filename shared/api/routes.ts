@@ -15,6 +15,7 @@ export const ROUTES = [
   { method: 'DELETE', path: '/api/v1/account/tokens/{id}', handler: 'revoke-token', entry: 'functions/http/revoke-token.ts' },
   { method: 'GET', path: '/api/v1/webhooks/default/secret', handler: 'get-webhook-secret', entry: 'functions/http/webhook-secret.ts' },
   { method: 'POST', path: '/api/v1/webhooks/default/secret/rotate', handler: 'rotate-webhook-secret', entry: 'functions/http/rotate-webhook-secret.ts' },
+  { method: 'GET', path: '/api/v1/webhooks/default/deliveries', handler: 'list-account-deliveries', entry: 'functions/http/account-deliveries.ts' },
   { method: 'GET', path: '/api/v1/models', handler: 'list-models', entry: 'functions/http/list-models.ts' },
   { method: 'GET', path: '/api/v1/{company}/{model}', handler: 'get-model', entry: 'functions/http/get-model.ts' },
   // Streamed: a synchronous create may wait 30 s, past API Gateway's 29 s buffered limit.

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { AttemptOutcome, DeliveryAttempt } from '../adapters/delivery-log.ts';
+import type { AccountDeliveriesPage, AttemptOutcome, DeliveryAttempt } from '../adapters/delivery-log.ts';
+import { DELIVERY_POSITION } from '../adapters/table-keys.ts';
 import { formatTimestamp } from '../domain/clock.ts';
 
 /** `GET /webhooks/default/secret`: the secret that signs this account's webhooks. */
@@ -45,16 +46,52 @@ export const redeliverySchema = z
 
 export type WebhookDeliveries = z.infer<typeof webhookDeliveriesSchema>;
 
+const attemptView = (attempt: DeliveryAttempt): z.infer<typeof deliveryAttemptSchema> => ({
+  webhook_id: attempt.webhookId,
+  event: attempt.event,
+  attempt: attempt.attempt,
+  at: formatTimestamp(attempt.atMs),
+  duration_ms: attempt.durationMs,
+  status_code: attempt.statusCode,
+  error: attempt.error,
+  outcome: attempt.outcome,
+});
+
 export const webhookDeliveries = (webhook: string | null, attempts: readonly DeliveryAttempt[]): WebhookDeliveries => ({
   webhook,
-  attempts: attempts.map((attempt) => ({
-    webhook_id: attempt.webhookId,
-    event: attempt.event,
-    attempt: attempt.attempt,
-    at: formatTimestamp(attempt.atMs),
-    duration_ms: attempt.durationMs,
-    status_code: attempt.statusCode,
-    error: attempt.error,
-    outcome: attempt.outcome,
-  })),
+  attempts: attempts.map(attemptView),
+});
+
+/** `GET /webhooks/default/deliveries`: attempts a page. */
+export const ACCOUNT_DELIVERIES_PAGE_SIZE = 50;
+
+export const accountDeliveryAttemptSchema = deliveryAttemptSchema
+  .extend({
+    prediction_id: z.string().describe('The prediction whose webhook it was (`GET /predictions/{id}/webhooks` lists all of its attempts).'),
+    model: z.string().nullable().describe("The prediction's model; null for attempts recorded before it was kept with them."),
+  })
+  .meta({ id: 'AccountWebhookDeliveryAttempt' });
+
+export const accountDeliveriesSchema = z
+  .object({
+    results: z.array(accountDeliveryAttemptSchema).describe("Newest first, across the account's predictions."),
+    next: z.url().nullable().describe('The page of older attempts, or null.'),
+  })
+  .meta({ id: 'AccountWebhookDeliveries' });
+
+export type AccountDeliveries = z.infer<typeof accountDeliveriesSchema>;
+
+/** The cursor of a page, as the `next` link carries it: base64url of where the page starts. */
+export const encodeDeliveriesCursor = (position: string): string => Buffer.from(position, 'utf8').toString('base64url');
+
+/** Where the page starts, or null for a cursor this API did not give out. */
+export const decodeDeliveriesCursor = (raw: string): string | null => {
+  if (!/^[A-Za-z0-9_-]+$/.test(raw)) return null;
+  const position = Buffer.from(raw, 'base64url').toString('utf8');
+  return DELIVERY_POSITION.test(position) ? position : null;
+};
+
+export const accountDeliveries = (page: AccountDeliveriesPage, apiBase: string): AccountDeliveries => ({
+  results: page.attempts.map((attempt) => ({ ...attemptView(attempt), prediction_id: attempt.predictionId, model: attempt.model })),
+  next: page.older === null ? null : `${apiBase}/webhooks/default/deliveries?cursor=${encodeDeliveriesCursor(page.older)}`,
 });

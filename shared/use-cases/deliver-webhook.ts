@@ -61,7 +61,7 @@ export const deliverWebhook = async (deps: DeliveryDeps, message: WebhookMessage
   });
   const delivered = 'status' in outcome && outcome.status >= 200 && outcome.status < 300;
   const final = !delivered && attempt >= MAX_ATTEMPTS;
-  await deps.log.record(prediction.id, {
+  await deps.log.record(prediction, {
     webhookId,
     event: webhookEventOf(message),
     attempt,

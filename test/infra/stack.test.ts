@@ -1,6 +1,7 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/app.ts';
+import { DELIVERY_INDEX, DELIVERY_SHARDS } from '../../shared/adapters/table-keys.ts';
 import { EVENT_STREAM, isPublicRoute, ROUTES, SYNC_WAIT } from '../../shared/api/routes.ts';
 import { RETRY_POLICY } from '../../shared/workflow/webhook-policy.ts';
 
@@ -144,6 +145,24 @@ describe('webhook delivery', () => {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       BatchSize: RETRY_POLICY.batchSize,
     });
+  });
+});
+
+describe('the table', () => {
+  it("indexes an account's webhook delivery attempts by time, over shards, for its delivery list", () => {
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      GlobalSecondaryIndexes: Match.arrayWith([
+        Match.objectLike({
+          IndexName: DELIVERY_INDEX.name,
+          KeySchema: [
+            { AttributeName: DELIVERY_INDEX.partition, KeyType: 'HASH' },
+            { AttributeName: DELIVERY_INDEX.sort, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        }),
+      ]),
+    });
+    expect(DELIVERY_SHARDS).toBeGreaterThan(1);
   });
 });
 

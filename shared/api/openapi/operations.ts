@@ -11,6 +11,7 @@ import {
   authenticatedHeadersSchema,
   commonHeadersSchema,
   createHeadersSchema,
+  deliveriesQuerySchema,
   listQuerySchema,
   modelCreateBodySchema,
   streamQuerySchema,
@@ -19,7 +20,14 @@ import {
 } from '../request-schemas.ts';
 import type { ROUTES } from '../routes.ts';
 import { createdTokenSchema, createTokenBodySchema, tokenListSchema } from '../token-views.ts';
-import { redeliverySchema, rotatedSecretSchema, webhookDeliveriesSchema, webhookSecretSchema } from '../webhook-views.ts';
+import {
+  ACCOUNT_DELIVERIES_PAGE_SIZE,
+  accountDeliveriesSchema,
+  redeliverySchema,
+  rotatedSecretSchema,
+  webhookDeliveriesSchema,
+  webhookSecretSchema,
+} from '../webhook-views.ts';
 
 type Route = (typeof ROUTES)[number];
 /** `GET /api/v1/predictions/{id}`: one for each route of the table. */
@@ -276,6 +284,15 @@ export const OPERATIONS: Readonly<Record<RouteKey, OperationSpec>> = {
     requestParams: { header: authenticatedHeadersSchema },
     success: { status: 200, description: "The account's signing secret.", schema: webhookSecretSchema },
     errors: [],
+  },
+  'GET /api/v1/webhooks/default/deliveries': {
+    operationId: 'listAccountWebhookDeliveries',
+    summary: "Recent webhook deliveries across the account's predictions",
+    description: `Every attempt, newest first, ${ACCOUNT_DELIVERIES_PAGE_SIZE} a page, each with its prediction; \`next\` links to older ones.`,
+    tag: 'Webhook settings',
+    requestParams: { query: deliveriesQuerySchema, header: authenticatedHeadersSchema },
+    success: { status: 200, description: 'A page of attempts.', schema: accountDeliveriesSchema },
+    errors: ['invalid_query'],
   },
   'POST /api/v1/webhooks/default/secret/rotate': {
     operationId: 'rotateWebhookSecret',
