@@ -30,6 +30,7 @@ const page = (script: string, style: string): string => `<!doctype html>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>prognoz</title>
+    <link rel="icon" href="data:," />
     <link rel="stylesheet" href="/${style}" />
     <script type="module" src="/${script}"></script>
   </head>

@@ -55,7 +55,8 @@ const python = ({ apiBase, model, input }: SnippetTarget): string =>
     `import os`,
     `import replicate`,
     ``,
-    `prognoz = replicate.Client(api_token=os.environ[${JSON.stringify(TOKEN_VARIABLE)}], base_url=${JSON.stringify(apiBase)})`,
+    // Replicate's Python client puts its own /v1 after the base URL.
+    `prognoz = replicate.Client(api_token=os.environ[${JSON.stringify(TOKEN_VARIABLE)}], base_url=${JSON.stringify(apiBase.replace(/\/v1$/, ''))})`,
     `output = prognoz.run(${JSON.stringify(model)}, input=${pythonLiteral(input)})`,
     `print(output)`,
   ].join('\n');

@@ -108,11 +108,12 @@ export const Tabs = ({ tabs, label }: { tabs: readonly Tab[]; label: string }) =
           </button>
         ))}
       </div>
-      {current ? (
-        <div role="tabpanel" id={`panel-${current.id}`} aria-labelledby={`tab-${current.id}`}>
-          {current.panel()}
+      {/* Every panel stays mounted, so a run in the Playground survives a look at the API tab. */}
+      {tabs.map((tab) => (
+        <div key={tab.id} role="tabpanel" id={`panel-${tab.id}`} aria-labelledby={`tab-${tab.id}`} hidden={tab.id !== current?.id}>
+          {tab.panel()}
         </div>
-      ) : null}
+      ))}
     </div>
   );
 };
