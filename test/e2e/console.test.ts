@@ -2,9 +2,13 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AccountView } from '../../shared/api/account-view.ts';
 import { launchBrowser, screenshot, watchedPage, type WatchedPage } from '../support/browser.ts';
-import { call, createPrediction, runtime } from '../support/api.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { call, createPrediction, runtime, untilTerminal } from '../support/api.ts';
+import { receiverForFile, startReceiver } from '../support/receiver.ts';
 
 /** The console in a real browser (Debian's Chromium, driven by Playwright) against the local runtime. */
+
+const receiver = receiverForFile();
 
 let browser: Browser;
 let watched: WatchedPage;
@@ -112,6 +116,7 @@ describe('the web console', () => {
     await expect.poll(() => page.getByLabel('Timeline').textContent()).toContain('Succeeded');
     expect(await page.getByLabel('Input', { exact: true }).textContent()).toContain('привет from the playground');
     expect(await page.locator('main').textContent()).toContain('Cost');
+    await expect.poll(() => page.locator('main').textContent()).toContain('no webhook');
     await screenshot(page, '05-prediction');
 
     await page.getByRole('link', { name: 'Predictions' }).click();
@@ -120,6 +125,7 @@ describe('the web console', () => {
     await page.getByLabel('Status').selectOption('failed');
     await expect.poll(() => page.url()).toContain('status=failed');
     await page.getByLabel('Status').selectOption('');
+    await firstRow.waitFor();
     await screenshot(page, '06-predictions');
   });
 
@@ -165,14 +171,40 @@ describe('the web console', () => {
     }
   });
 
-  it('reveals the webhook signing secret, the same the API gives, and lists recent deliveries', async () => {
+  it('shows a prediction’s webhook deliveries and redelivers; lists recent deliveries across predictions; reveals the signing secret, the same the API gives', async () => {
+    // A receiver that is down until the test brings it up: its delivery fails for good, then is redelivered.
+    let up = false;
+    const flaky = await startReceiver(() => (up ? 204 : 503));
+    try {
+      const failing = await createPrediction({ text: 'to a receiver that is down', webhook: `${flaky.url}/down` });
+      await untilTerminal(failing.json.id, 30_000);
+      await page.goto(`${origin()}/predictions/${failing.json.id}`);
+      await page.getByRole('button', { name: 'Redeliver' }).waitFor({ timeout: 30_000 });
+      expect(await page.locator('main').textContent()).toContain('dead_lettered');
+      up = true;
+      await page.getByRole('button', { name: 'Redeliver' }).click();
+      await page.getByRole('status').filter({ hasText: 'Queued again' }).waitFor();
+      await expect.poll(() => flaky.accepted(failing.json.id).length, { timeout: 20_000 }).toBe(1);
+      await page.reload();
+      await expect.poll(() => page.locator('tbody tr').last().textContent(), { timeout: 10_000 }).toContain('delivered');
+      await screenshot(page, '05b-prediction-webhooks');
+    } finally {
+      await flaky.close();
+    }
+
+    const created = await createPrediction({ text: 'to a webhook', webhook: `${receiver().url}/console` });
+    await untilTerminal(created.json.id, 30_000);
+    for (let waited = 0; receiver().accepted(created.json.id).length === 0 && waited < 30_000; waited += 200) await sleep(200);
+
     await page.goto(`${origin()}/account/webhooks`);
+    const row = page.locator('tbody tr', { hasText: created.json.id }).first();
+    await row.waitFor();
+    expect(await row.textContent()).toContain('delivered');
     await page.getByRole('button', { name: 'Reveal secret' }).click();
     const secret = (await page.getByTestId('signing-secret').textContent()) ?? '';
     expect(secret).toMatch(/^whsec_/);
     const fromApi = await call<{ key: string }>('webhooks/default/secret');
     expect(secret).toBe(fromApi.json.key);
-    await page.getByRole('heading', { name: 'Recent deliveries' }).waitFor();
     await screenshot(page, '08-webhooks');
   });
 

@@ -28,8 +28,14 @@ const Timeline = ({ prediction }: { prediction: PredictionView }) => {
   );
 };
 
-const Deliveries = ({ id, active }: { id: string; active: boolean }) => {
-  const deliveries = useLoad(() => get<WebhookDeliveries>(`/predictions/${id}/webhooks`), id, { every: 2000, again: () => active });
+/** Deliveries, and their retries, trail the prediction's end by seconds to a minute or so. */
+const DELIVERIES_SETTLE_MS = 120_000;
+
+const unsettled = (deliveries: WebhookDeliveries, endedAt: string | null): boolean =>
+  deliveries.webhook !== null && (endedAt === null || Date.now() - Date.parse(endedAt) < DELIVERIES_SETTLE_MS) && deliveries.attempts.at(-1)?.outcome !== 'dead_lettered';
+
+const Deliveries = ({ id, endedAt }: { id: string; endedAt: string | null }) => {
+  const deliveries = useLoad(() => get<WebhookDeliveries>(`/predictions/${id}/webhooks`), id, { every: 2000, again: (data) => unsettled(data, endedAt) });
   const [note, setNote] = useState<string | null>(null);
   const [error, setError] = useState<Error | null>(null);
   const redeliver = async () => {
@@ -42,16 +48,23 @@ const Deliveries = ({ id, active }: { id: string; active: boolean }) => {
       setError(failure as Error);
     }
   };
-  if (deliveries.data === null) return <ErrorNote error={deliveries.error} />;
+  if (deliveries.data === null) return deliveries.error ? <ErrorNote error={deliveries.error} /> : <Loading what="deliveries" />;
   if (deliveries.data.webhook === null) return <p class="muted">This prediction has no webhook.</p>;
+  // Only a delivery that failed for good can be sent again; one still retrying retries by itself.
+  const deadLettered = deliveries.data.attempts.at(-1)?.outcome === 'dead_lettered';
   return (
     <>
       <p>
-        To <code>{deliveries.data.webhook}</code>{' '}
-        <button type="button" class="secondary" onClick={() => void redeliver()} disabled={active}>
-          Redeliver
-        </button>
+        To <code>{deliveries.data.webhook}</code>
       </p>
+      {deadLettered ? (
+        <p>
+          Its last delivery failed for good.{' '}
+          <button type="button" class="secondary" onClick={() => void redeliver()}>
+            Redeliver
+          </button>
+        </p>
+      ) : null}
       {note ? <p role="status">{note}</p> : null}
       <ErrorNote error={error} />
       <DeliveryTable attempts={deliveries.data.attempts} />
@@ -168,7 +181,7 @@ export const PredictionPage = ({ id }: { id: string }) => {
         <p class="muted">No logs.</p>
       )}
       <h2>Webhook deliveries</h2>
-      <Deliveries id={view.id} active={active} />
+      <Deliveries id={view.id} endedAt={view.completed_at} />
     </section>
   );
 };
