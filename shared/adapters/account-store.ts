@@ -6,7 +6,7 @@ import { asAccountId, type AccountId } from '../domain/ids.ts';
 import { monthOf } from '../domain/money.ts';
 import { generateSigningSecret, hashToken, tokenHint, TOKEN_USE_RECORDED_EVERY_MS } from '../domain/tokens.ts';
 import { dynamo } from './aws-clients.ts';
-import { accountKey, OWNER_INDEX, SIGN_IN_INDEX_PREFIX, signInIndexKey, signInKey, spendKey, tokenKey } from './table-keys.ts';
+import { accountIndexPartition, accountKey, OWNER_INDEX, SIGN_IN_INDEX_PREFIX, signInIndexKey, signInKey, spendKey, TOKEN_INDEX_PREFIX, tokenIndexKey, tokenKey } from './table-keys.ts';
 
 /** The secrets that sign an account's webhooks: the current one, and the one being rotated out. */
 export interface SigningSecrets {
@@ -110,6 +110,26 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
     const rate: unknown = Item.rate_limit_per_second;
     return { ratePerSecond: typeof rate === 'number' ? rate : null };
   };
+  /** The account's items in the owner index whose sort key starts with `prefix` (its tokens, its owners), every page. */
+  const indexedUnder = async (account: string, prefix: string): Promise<Record<string, unknown>[]> => {
+    const items: Record<string, unknown>[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: OWNER_INDEX.name,
+          KeyConditionExpression: '#owner = :owner AND begins_with(#sort, :prefix)',
+          ExpressionAttributeNames: { '#owner': OWNER_INDEX.partition, '#sort': OWNER_INDEX.sort },
+          ExpressionAttributeValues: { ':owner': accountIndexPartition(account), ':prefix': prefix },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      items.push(...(page.Items ?? []));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return items;
+  };
   return {
     async createAccount(id, nowMs, initial = {}) {
       await client.send(
@@ -175,16 +195,7 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
       );
     },
     async listTokens(id) {
-      const { Items = [] } = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          IndexName: OWNER_INDEX.name,
-          KeyConditionExpression: '#owner = :owner AND begins_with(#sort, :prefix)',
-          ExpressionAttributeNames: { '#owner': OWNER_INDEX.partition, '#sort': OWNER_INDEX.sort },
-          ExpressionAttributeValues: { ':owner': `ACCOUNT#${id}`, ':prefix': 'TOKEN#' },
-        }),
-      );
-      return Items.map((item) => ({
+      return (await indexedUnder(id, TOKEN_INDEX_PREFIX)).map((item) => ({
         id: String(item.token_id),
         hint: String(item.hint),
         name: typeof item.name === 'string' ? item.name : null,
@@ -194,17 +205,7 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
       }));
     },
     async revokeToken(id, tokenId) {
-      const { Items = [] } = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          IndexName: OWNER_INDEX.name,
-          KeyConditionExpression: '#owner = :owner AND begins_with(#sort, :prefix)',
-          FilterExpression: 'token_id = :id',
-          ExpressionAttributeNames: { '#owner': OWNER_INDEX.partition, '#sort': OWNER_INDEX.sort },
-          ExpressionAttributeValues: { ':owner': `ACCOUNT#${id}`, ':prefix': 'TOKEN#', ':id': tokenId },
-        }),
-      );
-      const [found] = Items;
+      const found = (await indexedUnder(id, TOKEN_INDEX_PREFIX)).find((item) => item.token_id === tokenId);
       if (!found) return false;
       await client.send(
         new UpdateCommand({ TableName: tableName, Key: { pk: String(found.pk), sk: String(found.sk) }, UpdateExpression: 'SET revoked = :yes', ExpressionAttributeValues: { ':yes': true } }),
@@ -244,8 +245,7 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
           TableName: tableName,
           Item: {
             ...tokenKey(hashToken(token)),
-            gsi1pk: `ACCOUNT#${account}`,
-            gsi1sk: `TOKEN#${createdAt}#${tokenId}`,
+            ...tokenIndexKey(account, createdAt, tokenId),
             type: 'token',
             token_id: tokenId,
             hint: tokenHint(token),
@@ -292,16 +292,7 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
       );
     },
     async ownersOf(account) {
-      const { Items = [] } = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          IndexName: OWNER_INDEX.name,
-          KeyConditionExpression: '#owner = :owner AND begins_with(#sort, :prefix)',
-          ExpressionAttributeNames: { '#owner': OWNER_INDEX.partition, '#sort': OWNER_INDEX.sort },
-          ExpressionAttributeValues: { ':owner': signInIndexKey(account, '').gsi1pk, ':prefix': SIGN_IN_INDEX_PREFIX },
-        }),
-      );
-      return Items.map((item) => ({ sub: String(item.sub), email: typeof item.email === 'string' ? item.email : null, linkedAt: String(item.linked_at) }));
+      return (await indexedUnder(account, SIGN_IN_INDEX_PREFIX)).map((item) => ({ sub: String(item.sub), email: typeof item.email === 'string' ? item.email : null, linkedAt: String(item.linked_at) }));
     },
     async accountForOwner(sub) {
       const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: signInKey(sub) }));

@@ -16,10 +16,14 @@ export const tokenKey = (tokenHash: string) => ({ pk: `TOKEN#${tokenHash}`, sk: 
 export const signInKey = (sub: string) => ({ pk: `SIGNIN#${sub}`, sk: 'SIGNIN' });
 /** The same sign-in in the owner index, to list an account's owners (after its predictions' timestamps, apart from its tokens). */
 export const SIGN_IN_INDEX_PREFIX = 'OWNER#';
-export const signInIndexKey = (account: string, sub: string) => ({ gsi1pk: `ACCOUNT#${account}`, gsi1sk: `${SIGN_IN_INDEX_PREFIX}${sub}` });
+/** An account's partition in the owner index: its predictions by time, its tokens (`TOKEN#`) and its owners (`OWNER#`). */
+export const accountIndexPartition = (account: string): string => `ACCOUNT#${account}`;
+export const signInIndexKey = (account: string, sub: string) => ({ gsi1pk: accountIndexPartition(account), gsi1sk: `${SIGN_IN_INDEX_PREFIX}${sub}` });
+export const TOKEN_INDEX_PREFIX = 'TOKEN#';
+export const tokenIndexKey = (account: string, createdAt: string, tokenId: string) => ({ gsi1pk: accountIndexPartition(account), gsi1sk: `${TOKEN_INDEX_PREFIX}${createdAt}#${tokenId}` });
 /** An account's spend in one calendar month (`2026-11`). */
 export const spendKey = (account: string, month: string) => ({ pk: `ACCOUNT#${account}`, sk: `SPEND#${month}` });
-export const ownerIndexKey = (owner: string, createdAt: string) => ({ gsi1pk: `ACCOUNT#${owner}`, gsi1sk: createdAt });
+export const ownerIndexKey = (owner: string, createdAt: string) => ({ gsi1pk: accountIndexPartition(owner), gsi1sk: createdAt });
 
 /**
  * The sweeper's index: only predictions that may still owe something are in it (a sparse index),
