@@ -12,6 +12,7 @@ export const handler = httpHandler(async (event) => {
   const cursor = event.queryStringParameters?.cursor?.trim() || null;
   const before = cursor === null ? null : decodeDeliveriesCursor(cursor);
   if (cursor !== null && before === null) throw new PrognozError('invalid_query', 'cursor is not one this API gave out: follow the next link as it is');
-  const page = await apiDeps().deliveries.listForAccount(account, { before, limit: ACCOUNT_DELIVERIES_PAGE_SIZE });
+  const { deliveries, clock } = apiDeps();
+  const page = await deliveries.listForAccount(account, { before, limit: ACCOUNT_DELIVERIES_PAGE_SIZE, nowMs: clock.now() });
   return json(200, accountDeliveries(page, apiBaseOf(event)));
 });

@@ -5,6 +5,7 @@ import type { AccountId } from '../domain/ids.ts';
 import type { Prediction } from '../domain/prediction.ts';
 import { dynamo } from './aws-clients.ts';
 import { ATTEMPT_PREFIX, attemptKey, DELIVERY_INDEX, DELIVERY_SHARDS, deliveryIndexKey, deliveryShardKey, predictionKey } from './table-keys.ts';
+import { RECORD_KEPT_AFTER_DATA_SECONDS, retentionSecondsFromEnv } from './prediction-store.ts';
 
 export type AttemptOutcome = 'delivered' | 'failed' | 'dead_lettered';
 
@@ -39,7 +40,7 @@ export interface DeliveryLog {
   /** Every attempt for the prediction, oldest first. */
   list(predictionId: string): Promise<DeliveryAttempt[]>;
   /** The account's attempts across its predictions, newest first, from `before` (a page's `older`) on. */
-  listForAccount(account: AccountId, page: { readonly before: string | null; readonly limit: number }): Promise<AccountDeliveriesPage>;
+  listForAccount(account: AccountId, page: { readonly before: string | null; readonly limit: number; readonly nowMs: number }): Promise<AccountDeliveriesPage>;
 }
 
 const attemptOf = (item: Record<string, unknown>): DeliveryAttempt => ({
@@ -53,8 +54,11 @@ const attemptOf = (item: Record<string, unknown>): DeliveryAttempt => ({
   outcome: item.outcome as AttemptOutcome,
 });
 
-/** A shard's newest `limit` attempts older than `before`: one query unless DynamoDB's 1 MB page cuts it. */
-const newestOfShard = async (client: DynamoDBDocumentClient, tableName: string, shard: string, before: string | null, limit: number) => {
+/**
+ * A shard's newest `limit` attempts older than `before`: one query unless DynamoDB's 1 MB page cuts
+ * it. An attempt past its expiry is left out: TTL deletes it, but only within days.
+ */
+const newestOfShard = async (client: DynamoDBDocumentClient, tableName: string, shard: string, before: string | null, limit: number, nowMs: number) => {
   const items: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
@@ -64,7 +68,8 @@ const newestOfShard = async (client: DynamoDBDocumentClient, tableName: string, 
         IndexName: DELIVERY_INDEX.name,
         KeyConditionExpression: `#shard = :shard${before === null ? '' : ' AND #at < :before'}`,
         ExpressionAttributeNames: { '#shard': DELIVERY_INDEX.partition, ...(before === null ? {} : { '#at': DELIVERY_INDEX.sort }) },
-        ExpressionAttributeValues: { ':shard': shard, ...(before === null ? {} : { ':before': before }) },
+        FilterExpression: 'attribute_not_exists(expires_at) OR expires_at > :now',
+        ExpressionAttributeValues: { ':shard': shard, ':now': Math.floor(nowMs / 1000), ...(before === null ? {} : { ':before': before }) },
         ScanIndexForward: false,
         Limit: limit - items.length,
         ExclusiveStartKey: startKey,
@@ -85,10 +90,10 @@ const queryAccountDeliveries = async (
   client: DynamoDBDocumentClient,
   tableName: string,
   account: AccountId,
-  { before, limit }: { readonly before: string | null; readonly limit: number },
+  { before, limit, nowMs }: { readonly before: string | null; readonly limit: number; readonly nowMs: number },
 ): Promise<AccountDeliveriesPage> => {
   const shards = Array.from({ length: DELIVERY_SHARDS }, (_, shard) => deliveryShardKey(account, shard));
-  const found = (await Promise.all(shards.map((shard) => newestOfShard(client, tableName, shard, before, limit + 1)))).flat();
+  const found = (await Promise.all(shards.map((shard) => newestOfShard(client, tableName, shard, before, limit + 1, nowMs)))).flat();
   const positionOf = (item: Record<string, unknown>) => String(item[DELIVERY_INDEX.sort]);
   // By code units, as DynamoDB orders the sort key (localeCompare may skip the `-` of ids).
   const newestFirst = found.sort((a, b) => (positionOf(a) < positionOf(b) ? 1 : positionOf(a) > positionOf(b) ? -1 : 0));
@@ -102,9 +107,11 @@ const queryAccountDeliveries = async (
 
 /**
  * Attempts live beside their prediction (same partition key, `ATTEMPT#<time>#<id>` sort keys),
- * and in the account's delivery index (table-keys.ts, DELIVERY_INDEX).
+ * and in the account's delivery index (table-keys.ts, DELIVERY_INDEX). They expire (TTL) as long
+ * after they were made as their prediction's record after its end: the retention period, then the
+ * time the record outlives its data.
  */
-export const dynamoDeliveryLog = (tableName: string, client: DynamoDBDocumentClient = dynamo()): DeliveryLog => ({
+export const dynamoDeliveryLog = (tableName: string, client: DynamoDBDocumentClient = dynamo(), retentionSeconds: number = retentionSecondsFromEnv()): DeliveryLog => ({
   async record(prediction, attempt) {
     const at = formatTimestamp(attempt.atMs);
     const attemptId = randomUUID();
@@ -125,6 +132,7 @@ export const dynamoDeliveryLog = (tableName: string, client: DynamoDBDocumentCli
           status_code: attempt.statusCode,
           error: attempt.error,
           outcome: attempt.outcome,
+          expires_at: Math.floor(attempt.atMs / 1000) + retentionSeconds + RECORD_KEPT_AFTER_DATA_SECONDS,
         },
       }),
     );

@@ -1,6 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoDeliveryLog } from '../../shared/adapters/delivery-log.ts';
+import { RECORD_KEPT_AFTER_DATA_SECONDS, retentionSecondsFromEnv } from '../../shared/adapters/prediction-store.ts';
+import { predictionKey } from '../../shared/adapters/table-keys.ts';
 import type { AccountDeliveries } from '../../shared/api/webhook-views.ts';
 import { asAccountId, newPredictionId } from '../../shared/domain/ids.ts';
 import { accountOf, call, createOtherAccount, createPrediction, localDynamo, runtime, untilTerminal } from '../support/api.ts';
@@ -72,6 +75,26 @@ describe("an account's webhook deliveries across its predictions (GET /webhooks/
     const times = pages.map((attempt) => Date.parse(attempt.at));
     expect(times).toEqual([...times].sort((a, b) => b - a));
     expect(times[0]).toBe(recorded.at(-1)?.atMs);
+  });
+
+  it('keeps an attempt as long as its prediction’s record (TTL), and lists none past that', async () => {
+    const token = await createOtherAccount();
+    const account = asAccountId((await accountOf(token)).id);
+    const log = dynamoDeliveryLog(runtime().tableName, localDynamo());
+    const keptSeconds = retentionSecondsFromEnv() + RECORD_KEPT_AFTER_DATA_SECONDS;
+    const attempt = { event: 'succeeded', attempt: 1, durationMs: 5, statusCode: 200, error: null, outcome: 'delivered' } as const;
+    const recent = { id: newPredictionId(), owner: account, model: 'prognoz/echo' };
+    const old = { id: newPredictionId(), owner: account, model: 'prognoz/echo' };
+    const nowMs = Date.now();
+    await log.record(recent, { ...attempt, webhookId: 'msg_recent', atMs: nowMs });
+    await log.record(old, { ...attempt, webhookId: 'msg_old', atMs: nowMs - (keptSeconds + 60) * 1000 });
+
+    const listed = await deliveriesOf(token);
+    expect(listed.json.results.map((entry) => entry.prediction_id)).toEqual([recent.id]);
+    const { Items = [] } = await localDynamo().send(
+      new QueryCommand({ TableName: runtime().tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': predictionKey(recent.id).pk } }),
+    );
+    expect(Items[0]?.expires_at).toBe(Math.floor(nowMs / 1000) + keptSeconds);
   });
 
   it('refuses a cursor it did not give out (400 invalid_query)', async () => {
