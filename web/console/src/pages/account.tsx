@@ -102,7 +102,7 @@ const Tokens = () => {
         tokens.error ? null : <Loading what="tokens" />
       ) : (
         <div class="table-wrap">
-          <table>
+          <table class="stack">
             <caption class="visually-hidden">API tokens</caption>
             <thead>
               <tr>
@@ -118,13 +118,13 @@ const Tokens = () => {
             <tbody>
               {tokens.data.results.map((token) => (
                 <tr key={token.id} class={token.revoked ? 'revoked' : undefined}>
-                  <td>{token.name ?? <span class="muted">(admin CLI)</span>}</td>
-                  <td>
+                  <td data-label="Name">{token.name ?? <span class="muted">(admin CLI)</span>}</td>
+                  <td data-label="Token">
                     <code>{token.hint}</code>
                   </td>
-                  <td>{when(token.created_at)}</td>
-                  <td>{token.last_used_at ? when(token.last_used_at) : 'never'}</td>
-                  <td>
+                  <td data-label="Created">{when(token.created_at)}</td>
+                  <td data-label="Last used">{token.last_used_at ? when(token.last_used_at) : 'never'}</td>
+                  <td data-label="Actions">
                     {token.revoked ? (
                       'revoked'
                     ) : (

@@ -77,7 +77,7 @@ export const DeliveryTable = ({ attempts, withPrediction = false }: { attempts: 
     <p class="muted">No deliveries yet.</p>
   ) : (
     <div class="table-wrap">
-      <table>
+      <table class="stack">
         <thead>
           <tr>
             {withPrediction ? <th scope="col">Prediction</th> : null}
@@ -92,17 +92,17 @@ export const DeliveryTable = ({ attempts, withPrediction = false }: { attempts: 
           {attempts.map((attempt, index) => (
             <tr key={`${attempt.webhook_id}-${attempt.attempt}-${index}`}>
               {withPrediction ? (
-                <td>
+                <td data-label="Prediction">
                   <a href={`/predictions/${attempt.prediction_id ?? ''}`}>
                     <code>{attempt.prediction_id}</code>
                   </a>
                 </td>
               ) : null}
-              <td>{attempt.event}</td>
-              <td>{attempt.attempt}</td>
-              <td>{when(attempt.at)}</td>
-              <td>{attempt.status_code ?? attempt.error ?? '—'}</td>
-              <td>
+              <td data-label="Event">{attempt.event}</td>
+              <td data-label="Attempt">{attempt.attempt}</td>
+              <td data-label="At">{when(attempt.at)}</td>
+              <td data-label="Answer">{attempt.status_code ?? attempt.error ?? '—'}</td>
+              <td data-label="Outcome">
                 <StatusBadge status={attempt.outcome} />
               </td>
             </tr>

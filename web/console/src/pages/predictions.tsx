@@ -71,7 +71,7 @@ export const PredictionsPage = () => {
         </p>
       ) : (
         <div class="table-wrap">
-          <table>
+          <table class="stack">
             <caption class="visually-hidden">Your predictions, newest first</caption>
             <thead>
               <tr>
@@ -86,18 +86,18 @@ export const PredictionsPage = () => {
             <tbody>
               {list.data.results.map((prediction) => (
                 <tr key={prediction.id}>
-                  <td>
+                  <td data-label="Prediction">
                     <a href={`/predictions/${prediction.id}`}>
                       <code>{prediction.id}</code>
                     </a>
                   </td>
-                  <td>{prediction.model}</td>
-                  <td>
+                  <td data-label="Model">{prediction.model}</td>
+                  <td data-label="Status">
                     <StatusBadge status={prediction.status} />
                   </td>
-                  <td>{when(prediction.created_at)}</td>
-                  <td>{seconds(prediction.runtime)}</td>
-                  <td>{roubles(prediction.cost)}</td>
+                  <td data-label="Created">{when(prediction.created_at)}</td>
+                  <td data-label="Runtime">{seconds(prediction.runtime)}</td>
+                  <td data-label="Cost">{roubles(prediction.cost)}</td>
                 </tr>
               ))}
             </tbody>
