@@ -1,10 +1,17 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AdminSetUserPasswordCommand } from '@aws-sdk/client-cognito-identity-provider';
+import { dynamoAccountStore } from '../../shared/adapters/account-store.ts';
+import { cognitoOwnerPool } from '../../shared/adapters/owner-pool.ts';
 import type { AccountView } from '../../shared/api/account-view.ts';
+import { systemClock } from '../../shared/domain/clock.ts';
+import { asAccountId } from '../../shared/domain/ids.ts';
+import { addOwner } from '../../shared/use-cases/add-owner.ts';
 import { launchBrowser, screenshot, watchedPage, type WatchedPage } from '../support/browser.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { call, createPrediction, runtime, untilTerminal } from '../support/api.ts';
+import { call, createPrediction, localDynamo, runtime, untilTerminal } from '../support/api.ts';
 import { receiverForFile, startReceiver } from '../support/receiver.ts';
+import { ownerCognito } from '../support/owners.ts';
 
 /** The console in a real browser (Debian's Chromium, driven by Playwright) against the local runtime. */
 
@@ -82,6 +89,32 @@ describe('the web console', () => {
     await refused.page.context().close();
     await signIn(page);
     await expect.poll(() => page.locator('header').textContent()).toContain(owner.email);
+  });
+
+  it('lets an owner an administrator added choose their own password at the first sign-in, then shows their account', async () => {
+    const accounts = dynamoAccountStore(runtime().tableName, localDynamo());
+    const account = asAccountId(crypto.randomUUID());
+    await accounts.createAccount(account, Date.now(), { balanceKopecks: 500 });
+    const email = `invited-${account}@prognoz.test`;
+    const added = await addOwner({ pool: cognitoOwnerPool(runtime().ownerPoolId, ownerCognito()), accounts, clock: systemClock }, { account, email, firstPassword: { kind: 'invitation' } });
+    expect(added.ok).toBe(true);
+    // What the invitation email would carry: a temporary password.
+    const temporary = `Temporary-${account.slice(0, 8)}-1`;
+    await ownerCognito().send(new AdminSetUserPasswordCommand({ UserPoolId: runtime().ownerPoolId, Username: email, Password: temporary, Permanent: false }));
+
+    const invited = await watchedPage(browser);
+    await invited.page.goto(`${origin()}/account`);
+    await invited.page.getByLabel('Email').fill(email);
+    await invited.page.getByLabel('Password').fill(temporary);
+    await invited.page.getByRole('button', { name: 'Sign in' }).click();
+    await invited.page.getByRole('heading', { name: 'Choose your password' }).waitFor();
+    await screenshot(invited.page, '00b-new-password');
+    await invited.page.getByLabel('New password').fill(`chosen-by-the-owner-${account.slice(0, 8)}`);
+    await invited.page.getByRole('button', { name: 'Set password and sign in' }).click();
+    await expect.poll(() => invited.page.getByTestId('balance').textContent(), { timeout: 10_000 }).toContain('5,00');
+    expect(await invited.page.locator('main').textContent()).toContain(account);
+    expect(invited.problems).toEqual([]);
+    await invited.page.context().close();
   });
 
   it('runs prognoz/echo from the Playground, shows its output, and the prediction page shows it whole', async () => {

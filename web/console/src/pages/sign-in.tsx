@@ -37,7 +37,7 @@ export const SignIn = ({ config, onSignedIn }: { config: ConsoleConfig; onSigned
           <>
             <p>Your account was made with a temporary password. Choose your own: at least 12 characters, with a digit.</p>
             <label for="new-password">New password</label>
-            <input id="new-password" name="new-password" type="password" autocomplete="new-password" required minLength={12} />
+            <input id="new-password" name="new-password" type="password" autocomplete="new-password" required minLength={12} autoFocus />
           </>
         ) : (
           <>
