@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { CognitoIdentityProviderClient, InitiateAuthCommand } from '@aws-sdk/client-cognito-identity-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXTRA_CATALOG_ENV } from '../../shared/models/registry.ts';
 
@@ -10,13 +11,21 @@ const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const SCHEMATHESIS = path.join(ROOT, '.venv', 'bin', 'schemathesis');
 /** The fuzzing phase repeats until this is spent; examples and coverage take ~25 s before it. */
 const FUZZ_SECONDS = 120;
+/** The owner's routes are few: a short fuzzing phase covers them. */
+const OWNER_FUZZ_SECONDS = 20;
 const CHECKS = ['not_a_server_error', 'status_code_conformance', 'content_type_conformance', 'response_schema_conformance'];
 
 let runtimeProcess: ChildProcess | undefined;
 /** The service's error lines, shown with a failure: what the fuzzer's request did inside. */
 const serviceErrors: string[] = [];
-let apiUrl = '';
-let apiToken = '';
+interface Started {
+  readonly apiUrl: string;
+  readonly apiToken: string;
+  readonly owner: { readonly email: string; readonly password: string };
+  readonly ownerClientId: string;
+  readonly cognitoEndpoint: string;
+}
+let started: Started;
 
 /**
  * A runtime of its own, as `npm start` runs it: the fuzzer fills queues with long sleeps, makes
@@ -32,15 +41,14 @@ beforeAll(async () => {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   runtimeProcess = child;
-  const started = await new Promise<{ apiUrl: string; apiToken: string }>((resolve, reject) => {
+  started = await new Promise<Started>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the fuzzer's runtime exited (${code}) before it was up`)));
     if (!child.stdout) throw new Error('no stdout');
     createInterface({ input: child.stdout }).on('line', (line) => {
-      if (line.startsWith('{"apiUrl"')) resolve(JSON.parse(line) as { apiUrl: string; apiToken: string });
+      if (line.startsWith('{"apiUrl"')) resolve(JSON.parse(line) as Started);
       else if (line.includes('"level":"ERROR"')) serviceErrors.push(line.slice(0, 2000));
     });
   });
-  ({ apiUrl, apiToken } = started);
 }, 120_000);
 
 afterAll(async () => {
@@ -77,9 +85,9 @@ describe('Schemathesis against the local runtime, from GET /api/v1/openapi.json'
     async () => {
       const run = await runSchemathesis([
         'run',
-        `${apiUrl}openapi.json`,
+        `${started.apiUrl}openapi.json`,
         '--header',
-        `Authorization: Bearer ${apiToken}`,
+        `Authorization: Bearer ${started.apiToken}`,
         '--checks',
         CHECKS.join(','),
         '--phases',
@@ -107,5 +115,39 @@ describe('Schemathesis against the local runtime, from GET /api/v1/openapi.json'
       expect(run.status, `${report}\n\nThe service's errors:\n${serviceErrors.join('\n')}`).toBe(0);
     },
     (FUZZ_SECONDS + 240) * 1000,
+  );
+
+  it(
+    'finds nothing either in the routes only an owner may call (the account, its limit, its tokens), signed in as the owner',
+    async () => {
+      const cognito = new CognitoIdentityProviderClient({ endpoint: started.cognitoEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+      const { AuthenticationResult } = await cognito.send(
+        new InitiateAuthCommand({ AuthFlow: 'USER_PASSWORD_AUTH', ClientId: started.ownerClientId, AuthParameters: { USERNAME: started.owner.email, PASSWORD: started.owner.password } }),
+      );
+      const run = await runSchemathesis([
+        'run',
+        `${started.apiUrl}openapi.json`,
+        '--header',
+        `Authorization: Bearer ${AuthenticationResult?.AccessToken ?? ''}`,
+        '--include-path-regex',
+        '^/account',
+        '--checks',
+        CHECKS.join(','),
+        '--phases',
+        'examples,coverage,fuzzing',
+        '--max-time',
+        String(OWNER_FUZZ_SECONDS),
+        '--max-examples',
+        '30',
+        '--workers',
+        '2',
+        '--generation-database',
+        'none',
+        '--no-color',
+      ]);
+      expect(run.output, run.output).toMatch(/Selected: 5\/\d+\s+Tested: 5\b/);
+      expect(run.status, `${run.output}\n\nThe service's errors:\n${serviceErrors.join('\n')}`).toBe(0);
+    },
+    (OWNER_FUZZ_SECONDS + 120) * 1000,
   );
 });
