@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { MiddlewareObj } from '@middy/core';
+import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { REQUEST_ID_FORMAT } from '../../shared/api/request-schemas.ts';
 import { PrognozError, isPrognozError } from '../../shared/domain/errors.ts';
@@ -10,25 +10,33 @@ import { errorResponse } from './error-response.ts';
 import { logger } from './logger.ts';
 
 type HttpMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult>;
+type HttpRequest = Request<APIGatewayProxyEvent, APIGatewayProxyResult>;
+
+/** What the pipeline settles for one request, kept in middy's per-request `internal`: the event stays as it came. */
+interface RequestState {
+  'prognoz.requestId'?: string;
+}
+
+const stateOf = (request: HttpRequest): RequestState => request.internal;
 
 /** The request id of this request: the caller's `x-request-id` if usable, else a new UUID. */
-export const requestIdOf = (event: APIGatewayProxyEvent): string => event.headers['x-request-id'] ?? 'unknown';
+export const requestIdOf = (request: HttpRequest): string => stateOf(request)['prognoz.requestId'] ?? 'unknown';
 
 /** Settles the request id before anything else and echoes it on every response. */
 export const requestId = (): HttpMiddleware => ({
-  before: ({ event }) => {
-    const given = event.headers['x-request-id'];
-    event.headers['x-request-id'] = given !== undefined && REQUEST_ID_FORMAT.test(given) ? given : randomUUID();
+  before: (request) => {
+    const given = request.event.headers['x-request-id'];
+    stateOf(request)['prognoz.requestId'] = given !== undefined && REQUEST_ID_FORMAT.test(given) ? given : randomUUID();
   },
-  after: ({ event, response }) => {
-    if (response) response.headers = { ...response.headers, 'x-request-id': requestIdOf(event) };
+  after: (request) => {
+    if (request.response) request.response.headers = { ...request.response.headers, 'x-request-id': requestIdOf(request) };
   },
 });
 
 /** Turns every thrown error into the one error shape; unknown ones become a logged 500. */
 export const errorShape = (): HttpMiddleware => ({
   onError: (request) => {
-    const id = requestIdOf(request.event);
+    const id = requestIdOf(request);
     if (isPrognozError(request.error)) {
       request.response = errorResponse(request.error, id);
       return;
@@ -88,12 +96,13 @@ export const rateLimit = (limiter: () => { limiter: RateLimiter; defaultPerSecon
 
 /** With `x-log-request: true`, keeps the request for diagnostics under its request id (a week). */
 export const keepRequestWhenAllowed = (requestLog: () => { log: RequestLog; now: () => number }): HttpMiddleware => ({
-  before: async ({ event }) => {
+  before: async (request) => {
+    const { event } = request;
     if (event.headers['x-log-request']?.trim().toLowerCase() !== 'true') return;
     const { log, now } = requestLog();
     const headers = Object.fromEntries(Object.entries(event.headers).filter(([name]) => name !== 'authorization')) as Record<string, string>;
     await log.keep(
-      { requestId: requestIdOf(event), account: accountOf(event), method: event.httpMethod, path: event.path, headers, body: event.body },
+      { requestId: requestIdOf(request), account: accountOf(event), method: event.httpMethod, path: event.path, headers, body: event.body },
       now(),
     );
   },
