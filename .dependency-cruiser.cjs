@@ -10,7 +10,8 @@ module.exports = {
     },
     {
       name: 'nobody-imports-functions',
-      comment: 'Only the local runtime (which hosts the handlers), infra (as asset paths) and tests reach into functions/.',
+      comment:
+        'Only the local runtime (which hosts the handlers), infra (as asset paths) and tests reach into functions/.',
       severity: 'error',
       from: { path: '^(shared|worker)/' },
       to: { path: '^functions/' },
@@ -44,7 +45,8 @@ module.exports = {
     },
     {
       name: 'console-runs-in-a-browser',
-      comment: 'The console (web/console) bundles for the browser: of the service it takes only types and pure shared code, never an adapter (SDK, node).',
+      comment:
+        'The console (web/console) bundles for the browser: of the service it takes only types and pure shared code, never an adapter (SDK, node).',
       severity: 'error',
       from: { path: '^web/console/' },
       to: { path: '^(infra|functions|worker|local|cli|shared/adapters|shared/use-cases)/' },

@@ -2,7 +2,21 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['.dependency-cruiser.cjs', 'bin/**', 'node_modules/**', 'cdk.out/**', '.venv/**', 'local/.data/**', 'local/dynamodb/**', 'bench/.bundles/**', '.prognoz/**', '**/.cog/**', 'test/.generated/**'] },
+  {
+    ignores: [
+      '.dependency-cruiser.cjs',
+      'bin/**',
+      'node_modules/**',
+      'cdk.out/**',
+      '.venv/**',
+      'local/.data/**',
+      'local/dynamodb/**',
+      'bench/.bundles/**',
+      '.prognoz/**',
+      '**/.cog/**',
+      'test/.generated/**',
+    ],
+  },
   ...tseslint.configs.strictTypeChecked,
   {
     languageOptions: {

@@ -6,9 +6,16 @@ import { asAccountId } from '../shared/domain/ids.ts';
 import { generateToken } from '../shared/domain/tokens.ts';
 
 /** An account of its own on a running local runtime, made through the service's own store; returns its token. */
-export const createAccount = async (runtime: { readonly dynamoEndpoint: string; readonly tableName: string }, initial: NewAccount): Promise<string> => {
+export const createAccount = async (
+  runtime: { readonly dynamoEndpoint: string; readonly tableName: string },
+  initial: NewAccount,
+): Promise<string> => {
   const documents = DynamoDBDocumentClient.from(
-    new DynamoDBClient({ endpoint: runtime.dynamoEndpoint, region: LOCAL_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+    new DynamoDBClient({
+      endpoint: runtime.dynamoEndpoint,
+      region: LOCAL_REGION,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
   );
   const accounts = dynamoAccountStore(runtime.tableName, documents);
   const account = asAccountId(crypto.randomUUID());

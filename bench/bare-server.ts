@@ -21,11 +21,20 @@ const body = JSON.stringify({
 const server = createServer((req, res) => {
   req.resume();
   req.on('end', () => {
-    res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+    res
+      .writeHead(req.method === 'POST' ? 201 : 200, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+      })
+      .end(body);
   });
 });
 server.listen(0, '127.0.0.1', () => {
   const address = server.address();
-  console.log(JSON.stringify({ ready: { url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/` } }));
+  console.log(
+    JSON.stringify({
+      ready: { url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/` },
+    }),
+  );
 });
 process.once('SIGTERM', () => server.close(() => process.exit(0)));

@@ -2,7 +2,13 @@ import { build } from 'esbuild';
 import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { LAMBDA_BUNDLING, REPO_ROOT } from '../infra/constructs/prognoz-function.ts';
-import { metadataOf, resolveIntrinsics, resourcesOfType, synthesizeTemplate, type CfnTemplate } from '../local/template.ts';
+import {
+  metadataOf,
+  resolveIntrinsics,
+  resourcesOfType,
+  synthesizeTemplate,
+  type CfnTemplate,
+} from '../local/template.ts';
 
 export interface FunctionBundle {
   /** The handler's source file, as the template names it. */
@@ -25,11 +31,14 @@ export const lambdaFunctions = (template: CfnTemplate = synthesizeTemplate()) =>
   for (const [, fn] of resourcesOfType(template, 'AWS::Lambda::Function')) {
     const entry = metadataOf(fn, 'entry');
     if (!entry || byEntry.has(entry)) continue;
-    const variables = (fn.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+    const variables =
+      (fn.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
     byEntry.set(entry, {
       entry,
       memoryMiB: Number(fn.Properties?.MemorySize ?? 128),
-      environment: Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, String(resolveIntrinsics(value, standInNames))])),
+      environment: Object.fromEntries(
+        Object.entries(variables).map(([name, value]) => [name, String(resolveIntrinsics(value, standInNames))]),
+      ),
     });
   }
   return [...byEntry.values()].sort((a, b) => a.entry.localeCompare(b.entry));

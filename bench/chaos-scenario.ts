@@ -82,7 +82,8 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
     failures.set(id, 0);
     return 204;
   });
-  const call = <T>(path: string, init: { method?: string; body?: unknown } = {}) => apiCall<T>(options.target, path, init);
+  const call = <T>(path: string, init: { method?: string; body?: unknown } = {}) =>
+    apiCall<T>(options.target, path, init);
   const account = async (): Promise<Account> => (await call<Account>('account')).json;
   const before = await account();
 
@@ -112,9 +113,15 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
       const batch = await Promise.all(
         Array.from({ length: Math.min(25, options.predictions - i) }, async () => {
           const fail = Math.random() < 0.1;
-          const input = { text: 'chaos', sleep: Math.round(random(0, options.maxSleepSeconds) * 10) / 10, fail, webhook: `${receiver.url}/chaos` };
+          const input = {
+            text: 'chaos',
+            sleep: Math.round(random(0, options.maxSleepSeconds) * 10) / 10,
+            fail,
+            webhook: `${receiver.url}/chaos`,
+          };
           const response = await call<PredictionView>(model, { method: 'POST', body: input });
-          if (response.status !== 201) throw new Error(`create answered ${response.status}: ${JSON.stringify(response.json)}`);
+          if (response.status !== 201)
+            throw new Error(`create answered ${response.status}: ${JSON.stringify(response.json)}`);
           if (Math.random() < 0.05) toCancel.push(response.json.id);
           return { id: response.json.id, fail };
         }),
@@ -135,7 +142,9 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
         if (isTerminalStatus(json.status)) ended.set(id, json);
       }
       if (ended.size < created.length) {
-        options.log(`${ended.size}/${created.length} ended; kills so far: ${kills.workers} workers, ${kills.modelServers} model servers`);
+        options.log(
+          `${ended.size}/${created.length} ended; kills so far: ${kills.workers} workers, ${kills.modelServers} model servers`,
+        );
         await sleep(2000);
       }
     }
@@ -151,7 +160,8 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
     const outcomes: Record<string, number> = {};
     for (const view of views) outcomes[view.status] = (outcomes[view.status] ?? 0) + 1;
     const lost = (view: PredictionView) => view.error?.startsWith(ENDING_KINDS.workerLost) === true;
-    const forWaiting = (view: PredictionView) => [ENDING_KINDS.noCapacity, ENDING_KINDS.lostNotResumed].some((kind) => view.error?.startsWith(kind) === true);
+    const forWaiting = (view: PredictionView) =>
+      [ENDING_KINDS.noCapacity, ENDING_KINDS.lostNotResumed].some((kind) => view.error?.startsWith(kind) === true);
     const canceled = new Set(toCancel);
     const wanted = new Map(created.map(({ id, fail }) => [id, fail ? 'failed' : 'succeeded']));
     const costs = views.reduce((sum, view) => sum + kopecks(view.cost ?? 0), 0);
@@ -176,7 +186,11 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosReport> => {
       stuck: created.length - ended.size,
       failedForWaiting: views.filter(forWaiting).length,
       lostAfterAllAttempts: views.filter(lost).length,
-      wrongOutcome: views.filter((view) => !lost(view) && view.status !== (canceled.has(view.id) && view.status === 'canceled' ? 'canceled' : wanted.get(view.id))).length,
+      wrongOutcome: views.filter(
+        (view) =>
+          !lost(view) &&
+          view.status !== (canceled.has(view.id) && view.status === 'canceled' ? 'canceled' : wanted.get(view.id)),
+      ).length,
       chargedBeyondCosts: kopecks(before.balance) - kopecks(after.balance) - costs,
       held: after.held,
       webhooksMissed,

@@ -23,16 +23,24 @@ const { values: args } = parseArgs({
 const predictions = Number(args.predictions);
 const [killLow = 3, killHigh = 7] = (args['kill-every'] ?? '3,7').split(',').map(Number);
 const started = performance.now();
-const log = (line: string) => console.log(`[${((performance.now() - started) / 1000).toFixed(0).padStart(5)} s] ${line}`);
+const log = (line: string) =>
+  console.log(`[${((performance.now() - started) / 1000).toFixed(0).padStart(5)} s] ${line}`);
 
 log(`starting a local runtime for ${predictions} predictions…`);
 const runtime = await startReadyChild<{ apiUrl: string; tableName: string; dynamoEndpoint: string; origin: string }>(
   process.execPath,
   ['--import', 'tsx', path.join(REPO_ROOT, 'bench', 'runtime-process.ts')],
-  { timeoutMs: 180_000, log: (line) => process.env.PROGNOZ_CHAOS_VERBOSE === 'true' && console.log(`[runtime] ${line}`) },
+  {
+    timeoutMs: 180_000,
+    log: (line) => process.env.PROGNOZ_CHAOS_VERBOSE === 'true' && console.log(`[runtime] ${line}`),
+  },
 );
 try {
-  const apiToken = await createAccount(runtime.ready, { balanceKopecks: 10 ** 9, monthlyLimitKopecks: null, ratePerSecond: 1_000_000 });
+  const apiToken = await createAccount(runtime.ready, {
+    balanceKopecks: 10 ** 9,
+    monthlyLimitKopecks: null,
+    ratePerSecond: 1_000_000,
+  });
   const report = await runChaos({
     target: { apiUrl: runtime.ready.apiUrl, apiToken },
     origin: runtime.ready.origin,
@@ -49,7 +57,13 @@ try {
   const file = path.join(args.out, `chaos-${new Date().toISOString().slice(0, 10)}.json`);
   writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), settings: args, report }, null, 2)}\n`);
   log(`done: ${path.relative(process.cwd(), file)}`);
-  const broken = report.stuck + report.failedForWaiting + report.wrongOutcome + report.webhooksMissed + report.webhookIdsUnstable + report.webhooksWrongStatus;
+  const broken =
+    report.stuck +
+    report.failedForWaiting +
+    report.wrongOutcome +
+    report.webhooksMissed +
+    report.webhookIdsUnstable +
+    report.webhooksWrongStatus;
   if (broken > 0 || report.chargedBeyondCosts !== 0 || report.held !== 0) process.exitCode = 1;
 } finally {
   await runtime.stop();

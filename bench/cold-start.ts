@@ -21,7 +21,8 @@ export interface ColdStartReport {
 }
 
 // The globals the Lambda Node.js runtime gives response-streaming handlers, before any import.
-const LAMBDA_GLOBALS = 'globalThis.awslambda = { ...globalThis.awslambda, streamifyResponse: (f) => f, HttpResponseStream: { from: (s) => s } };';
+const LAMBDA_GLOBALS =
+  'globalThis.awslambda = { ...globalThis.awslambda, streamifyResponse: (f) => f, HttpResponseStream: { from: (s) => s } };';
 
 // Prints how long the import took, measured inside the fresh process.
 const probe = (file: string | null) =>
@@ -29,12 +30,21 @@ const probe = (file: string | null) =>
     ? 'console.log(JSON.stringify({ ms: 0 }))'
     : `${LAMBDA_GLOBALS} const t = performance.now(); await import(${JSON.stringify(pathToFileURL(file).href)}); console.log(JSON.stringify({ ms: performance.now() - t }));`;
 
-const runOnce = (file: string | null, environment: Record<string, string>): Promise<{ loadInitMs: number; processMs: number }> =>
+const runOnce = (
+  file: string | null,
+  environment: Record<string, string>,
+): Promise<{ loadInitMs: number; processMs: number }> =>
   new Promise((resolve, reject) => {
     const started = performance.now();
     // As Lambda starts it: the function's environment, with its NODE_OPTIONS (source maps).
     const child = spawn(process.execPath, ['--input-type=module', '-e', probe(file)], {
-      env: { PATH: process.env.PATH ?? '', AWS_REGION: 'eu-central-1', AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench', ...environment },
+      env: {
+        PATH: process.env.PATH ?? '',
+        AWS_REGION: 'eu-central-1',
+        AWS_ACCESS_KEY_ID: 'bench',
+        AWS_SECRET_ACCESS_KEY: 'bench',
+        ...environment,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

@@ -109,7 +109,8 @@ export const measureControlPlane = async (
     const before = await meterSnapshot(origin);
     const service = await runClosedLoop(concurrency, secondsPerLevel * 1000, () => predictionLifecycle(target));
     const after = await meterSnapshot(origin);
-    const dynamoCalls = (snapshot: typeof after) => Object.values(snapshot.dynamodb).reduce((sum, usage) => sum + usage.calls, 0);
+    const dynamoCalls = (snapshot: typeof after) =>
+      Object.values(snapshot.dynamodb).reduce((sum, usage) => sum + usage.calls, 0);
     const requests = service.results.reduce((sum, it) => sum + 1 + it.getMs.length, 0);
     const succeeded = service.results.filter((it) => it.failure === null).length;
     const failed: Record<string, number> = {};
@@ -124,7 +125,9 @@ export const measureControlPlane = async (
       createMs: summarize(service.results.map((it) => it.createMs)),
       getMs: summarize(service.results.flatMap((it) => it.getMs)),
       terminalMs: summarize(service.results.map((it) => it.terminalMs)),
-      serverTerminalMs: summarize(service.results.flatMap((it) => (it.serverTerminalMs === null ? [] : [it.serverTerminalMs]))),
+      serverTerminalMs: summarize(
+        service.results.flatMap((it) => (it.serverTerminalMs === null ? [] : [it.serverTerminalMs])),
+      ),
       dynamoCallsPerSecond: (dynamoCalls(after) - dynamoCalls(before)) / service.seconds,
     };
     const bareLoad = await runClosedLoop(concurrency, secondsPerLevel * 1000, () => bareRoundTrip(bareUrl));
@@ -163,7 +166,9 @@ export const measureSyncOverhead = async (target: ApiTarget, requests: number): 
   const latency: number[] = [];
   const model: number[] = [];
   for (let i = 0; i < requests; i++) {
-    const { value: created, ms } = await timed(() => apiCall<PredictionView>(target, 'prognoz/echo', { body: ECHO_INPUT, headers: { prefer: 'SYNC' } }));
+    const { value: created, ms } = await timed(() =>
+      apiCall<PredictionView>(target, 'prognoz/echo', { body: ECHO_INPUT, headers: { prefer: 'SYNC' } }),
+    );
     if (created.json.status !== 'succeeded' || created.json.runtime === null) {
       throw new Error(`a synchronous prediction came back ${created.json.status} (${created.status})`);
     }

@@ -27,7 +27,10 @@ export interface ScenarioCost {
   readonly predictions: number;
   readonly perPrediction: CallsPerPrediction;
   /** Dollars per 1,000 predictions, by service, and their total (GPU and model instances excluded). */
-  readonly dollarsPerThousand: Record<'apiGateway' | 'lambda' | 'stepFunctions' | 'dynamodb' | 'sqs' | 's3' | 'total', number>;
+  readonly dollarsPerThousand: Record<
+    'apiGateway' | 'lambda' | 'stepFunctions' | 'dynamodb' | 'sqs' | 's3' | 'total',
+    number
+  >;
 }
 
 /** S3 bills reads (GET, HEAD) at one price and everything else (PUT, LIST, …) at another. */
@@ -40,19 +43,39 @@ const perEach = (counts: Record<string, number>, n: number): Record<string, numb
 /** after − before, key by key. */
 export const meterDelta = (after: MeterSnapshot, before: MeterSnapshot): MeterSnapshot => {
   const minus = (a: Record<string, number>, b: Record<string, number>) =>
-    Object.fromEntries(Object.entries(a).map(([key, value]) => [key, value - (b[key] ?? 0)] as const).filter(([, value]) => value !== 0));
+    Object.fromEntries(
+      Object.entries(a)
+        .map(([key, value]) => [key, value - (b[key] ?? 0)] as const)
+        .filter(([, value]) => value !== 0),
+    );
   return {
     api: minus(after.api, before.api),
     lambda: Object.fromEntries(
       Object.entries(after.lambda)
-        .map(([entry, usage]) => [entry, { invocations: usage.invocations - (before.lambda[entry]?.invocations ?? 0), totalMs: usage.totalMs - (before.lambda[entry]?.totalMs ?? 0) }] as const)
+        .map(
+          ([entry, usage]) =>
+            [
+              entry,
+              {
+                invocations: usage.invocations - (before.lambda[entry]?.invocations ?? 0),
+                totalMs: usage.totalMs - (before.lambda[entry]?.totalMs ?? 0),
+              },
+            ] as const,
+        )
         .filter(([, usage]) => usage.invocations !== 0),
     ),
     dynamodb: Object.fromEntries(
       Object.entries(after.dynamodb)
         .map(([op, usage]) => {
           const was = before.dynamodb[op] ?? { calls: 0, readUnits: 0, writeUnits: 0 };
-          return [op, { calls: usage.calls - was.calls, readUnits: usage.readUnits - was.readUnits, writeUnits: usage.writeUnits - was.writeUnits }] as const;
+          return [
+            op,
+            {
+              calls: usage.calls - was.calls,
+              readUnits: usage.readUnits - was.readUnits,
+              writeUnits: usage.writeUnits - was.writeUnits,
+            },
+          ] as const;
         })
         .filter(([, usage]) => usage.calls !== 0),
     ),
@@ -67,13 +90,25 @@ export const meterDelta = (after: MeterSnapshot, before: MeterSnapshot): MeterSn
 };
 
 /** Per prediction; Lambda GB-s from each function's configured memory and its measured wall time. */
-export const callsPerPrediction = (delta: MeterSnapshot, predictions: number, memoryMiBOf: (entry: string) => number): CallsPerPrediction => {
+export const callsPerPrediction = (
+  delta: MeterSnapshot,
+  predictions: number,
+  memoryMiBOf: (entry: string) => number,
+): CallsPerPrediction => {
   const sqs = Object.fromEntries(Object.entries(delta.sqs).filter(([action]) => action !== EMPTY_RECEIVE));
   return {
     apiRequests: sum(Object.values(delta.api)) / predictions,
-    lambdaInvocations: perEach(Object.fromEntries(Object.entries(delta.lambda).map(([entry, usage]) => [entry, usage.invocations])), predictions),
-    lambdaGbSeconds: sum(Object.entries(delta.lambda).map(([entry, usage]) => (memoryMiBOf(entry) / 1024) * (usage.totalMs / 1000))) / predictions,
-    dynamoCalls: perEach(Object.fromEntries(Object.entries(delta.dynamodb).map(([op, usage]) => [op, usage.calls])), predictions),
+    lambdaInvocations: perEach(
+      Object.fromEntries(Object.entries(delta.lambda).map(([entry, usage]) => [entry, usage.invocations])),
+      predictions,
+    ),
+    lambdaGbSeconds:
+      sum(Object.entries(delta.lambda).map(([entry, usage]) => (memoryMiBOf(entry) / 1024) * (usage.totalMs / 1000))) /
+      predictions,
+    dynamoCalls: perEach(
+      Object.fromEntries(Object.entries(delta.dynamodb).map(([op, usage]) => [op, usage.calls])),
+      predictions,
+    ),
     dynamoReadUnits: sum(Object.values(delta.dynamodb).map((usage) => usage.readUnits)) / predictions,
     dynamoWriteUnits: sum(Object.values(delta.dynamodb).map((usage) => usage.writeUnits)) / predictions,
     sqsRequests: perEach(sqs, predictions),
@@ -82,20 +117,31 @@ export const callsPerPrediction = (delta: MeterSnapshot, predictions: number, me
   };
 };
 
-export const dollarsPerThousand = (calls: CallsPerPrediction, prices: AwsPrices): ScenarioCost['dollarsPerThousand'] => {
+export const dollarsPerThousand = (
+  calls: CallsPerPrediction,
+  prices: AwsPrices,
+): ScenarioCost['dollarsPerThousand'] => {
   const lambdaRequests = sum(Object.values(calls.lambdaInvocations));
   const parts = {
     apiGateway: (calls.apiRequests * prices.apiGatewayRestPerMillionRequests) / 1e6,
-    lambda: (lambdaRequests * prices.lambdaPerMillionRequests) / 1e6 + calls.lambdaGbSeconds * prices.lambdaArmPerGbSecond,
+    lambda:
+      (lambdaRequests * prices.lambdaPerMillionRequests) / 1e6 + calls.lambdaGbSeconds * prices.lambdaArmPerGbSecond,
     stepFunctions: (calls.stateTransitions * prices.stepFunctionsPerThousandTransitions) / 1000,
-    dynamodb: (calls.dynamoWriteUnits * prices.dynamoPerMillionWriteUnits + calls.dynamoReadUnits * prices.dynamoPerMillionReadUnits) / 1e6,
+    dynamodb:
+      (calls.dynamoWriteUnits * prices.dynamoPerMillionWriteUnits +
+        calls.dynamoReadUnits * prices.dynamoPerMillionReadUnits) /
+      1e6,
     sqs: (sum(Object.values(calls.sqsRequests)) * prices.sqsPerMillionRequests) / 1e6,
     s3: Object.entries(calls.s3Requests).reduce(
-      (dollars, [operation, count]) => dollars + (count * (S3_READS.has(operation) ? prices.s3PerThousandGets : prices.s3PerThousandPuts)) / 1000,
+      (dollars, [operation, count]) =>
+        dollars + (count * (S3_READS.has(operation) ? prices.s3PerThousandGets : prices.s3PerThousandPuts)) / 1000,
       0,
     ),
   };
-  const perThousand = Object.fromEntries(Object.entries(parts).map(([key, dollars]) => [key, dollars * 1000])) as Omit<ScenarioCost['dollarsPerThousand'], 'total'>;
+  const perThousand = Object.fromEntries(Object.entries(parts).map(([key, dollars]) => [key, dollars * 1000])) as Omit<
+    ScenarioCost['dollarsPerThousand'],
+    'total'
+  >;
   return { ...perThousand, total: sum(Object.values(perThousand)) };
 };
 
@@ -186,7 +232,8 @@ export const measureCosts = async (
     },
     {
       scenario: 'succeeded, 1 MB output',
-      description: 'as the first, with an output of 1 MB, which the worker stores in the outputs bucket and the GET reads back',
+      description:
+        'as the first, with an output of 1 MB, which the worker stores in the outputs bucket and the GET reads back',
       once: async () => {
         const { id } = await create(target, { text: 'x'.repeat(100_000), repeat: 10, sleep: 0 });
         await settle(origin);
@@ -195,7 +242,8 @@ export const measureCosts = async (
     },
     {
       scenario: '5 s run, polled',
-      description: 'create (async) of a 5 s run, watched by GET every 0.5 s (the Python client\'s default) until it ends',
+      description:
+        "create (async) of a 5 s run, watched by GET every 0.5 s (the Python client's default) until it ends",
       once: async () => {
         const { id } = await create(target, { text: 'cost', sleep: 5 });
         for (;;) {
@@ -240,7 +288,13 @@ export const measureCosts = async (
       await sleep(TRAILING_CALLS_MS);
       const delta = meterDelta(await meterSnapshot(origin), before);
       const perPrediction = callsPerPrediction(delta, predictions, memoryMiBOf);
-      results.push({ scenario, description, predictions, perPrediction, dollarsPerThousand: dollarsPerThousand(perPrediction, prices) });
+      results.push({
+        scenario,
+        description,
+        predictions,
+        perPrediction,
+        dollarsPerThousand: dollarsPerThousand(perPrediction, prices),
+      });
     }
     return results;
   } finally {

@@ -3,7 +3,9 @@ import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 
 /** Serves a fixed set of files by name over HTTP, as a caller's storage would serve inputs. */
-export const serveFiles = async (files: readonly string[]): Promise<{ urlOf(file: string): string; close(): Promise<void> }> => {
+export const serveFiles = async (
+  files: readonly string[],
+): Promise<{ urlOf(file: string): string; close(): Promise<void> }> => {
   const byName = new Map(files.map((file) => [`/${path.basename(file)}`, file]));
   const server: Server = createServer((req, res) => {
     const file = byName.get(req.url ?? '');

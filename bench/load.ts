@@ -10,7 +10,11 @@ export interface LoadResult<T> {
   readonly perSecond: number;
 }
 
-export const runClosedLoop = async <T>(concurrency: number, durationMs: number, iteration: () => Promise<T>): Promise<LoadResult<T>> => {
+export const runClosedLoop = async <T>(
+  concurrency: number,
+  durationMs: number,
+  iteration: () => Promise<T>,
+): Promise<LoadResult<T>> => {
   const results: T[] = [];
   const started = performance.now();
   const deadline = started + durationMs;

@@ -22,16 +22,38 @@ import { makeClips, measureLongTranscription, measureTranscription } from './tra
 import { repositoryPython } from '../local/model-env.ts';
 
 const MODES = {
-  quick: { warmUpSeconds: 3, secondsPerLevel: 4, syncRequests: 30, costPredictions: 3, transcriptionRepeats: 2, longMinutes: 10, coldStartRuns: 10 },
-  full: { warmUpSeconds: 10, secondsPerLevel: 15, syncRequests: 200, costPredictions: 10, transcriptionRepeats: 5, longMinutes: 60, coldStartRuns: 10 },
+  quick: {
+    warmUpSeconds: 3,
+    secondsPerLevel: 4,
+    syncRequests: 30,
+    costPredictions: 3,
+    transcriptionRepeats: 2,
+    longMinutes: 10,
+    coldStartRuns: 10,
+  },
+  full: {
+    warmUpSeconds: 10,
+    secondsPerLevel: 15,
+    syncRequests: 200,
+    costPredictions: 10,
+    transcriptionRepeats: 5,
+    longMinutes: 60,
+    coldStartRuns: 10,
+  },
 } as const;
 const CONCURRENCY = [1, 8, 32] as const;
 
-const { values: args } = parseArgs({ options: { quick: { type: 'boolean', default: false }, out: { type: 'string', default: path.join(REPO_ROOT, 'bench', 'results') } } });
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    out: { type: 'string', default: path.join(REPO_ROOT, 'bench', 'results') },
+  },
+});
 const mode = args.quick ? 'quick' : 'full';
 const settings = MODES[mode];
 const benchStarted = performance.now();
-const log = (line: string) => console.log(`[${((performance.now() - benchStarted) / 1000).toFixed(0).padStart(4)} s] ${line}`);
+const log = (line: string) =>
+  console.log(`[${((performance.now() - benchStarted) / 1000).toFixed(0).padStart(4)} s] ${line}`);
 const python = repositoryPython();
 if (!existsSync(python)) throw new Error(`no Python environment at ${python}: run npm install first`);
 const tsx = ['--import', 'tsx'];
@@ -52,30 +74,53 @@ log(`prognoz bench (${mode}) on ${machine.cores} cores, ${machine.cpu}, Node ${m
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'prognoz-bench-'));
 log('starting the local runtime and the bare HTTP server…');
-const runtime = await startReadyChild<{ apiUrl: string; apiToken: string; tableName: string; dynamoEndpoint: string; origin: string }>(
-  process.execPath,
-  [...tsx, path.join(REPO_ROOT, 'bench', 'runtime-process.ts')],
-  { timeoutMs: 180_000, log: childLog('[runtime]') },
-);
-const bare = await startReadyChild<{ url: string }>(process.execPath, [...tsx, path.join(REPO_ROOT, 'bench', 'bare-server.ts')], {
-  timeoutMs: 30_000,
-  log: childLog('[bare]'),
+const runtime = await startReadyChild<{
+  apiUrl: string;
+  apiToken: string;
+  tableName: string;
+  dynamoEndpoint: string;
+  origin: string;
+}>(process.execPath, [...tsx, path.join(REPO_ROOT, 'bench', 'runtime-process.ts')], {
+  timeoutMs: 180_000,
+  log: childLog('[runtime]'),
 });
+const bare = await startReadyChild<{ url: string }>(
+  process.execPath,
+  [...tsx, path.join(REPO_ROOT, 'bench', 'bare-server.ts')],
+  {
+    timeoutMs: 30_000,
+    log: childLog('[bare]'),
+  },
+);
 
 let report: BenchReport;
 try {
   // An account of its own, funded and unthrottled: the benchmark measures the service, not its limits.
-  const apiToken = await createAccount(runtime.ready, { balanceKopecks: 10 ** 12, monthlyLimitKopecks: null, ratePerSecond: 1_000_000 });
+  const apiToken = await createAccount(runtime.ready, {
+    balanceKopecks: 10 ** 12,
+    monthlyLimitKopecks: null,
+    ratePerSecond: 1_000_000,
+  });
   const target = { apiUrl: runtime.ready.apiUrl, apiToken };
   const processes = await runtimeProcesses(runtime.ready.origin, runtime.pid);
   // The runtime's own processes in every phase; of the workers and model servers, the phase's model's.
-  const pick = (model: string) => processes.filter((p) => !/^(worker|model):/.test(p.role) || p.role.endsWith(`:${model}`));
+  const pick = (model: string) =>
+    processes.filter((p) => !/^(worker|model):/.test(p.role) || p.role.endsWith(`:${model}`));
 
   log(`warming up (${settings.warmUpSeconds} s)…`);
   await warmUp(target, settings.warmUpSeconds);
-  log(`control plane: ${CONCURRENCY.join(', ')} clients, ${settings.secondsPerLevel} s each, against prognoz and the bare server`);
+  log(
+    `control plane: ${CONCURRENCY.join(', ')} clients, ${settings.secondsPerLevel} s each, against prognoz and the bare server`,
+  );
   const control = await withPeakRss(pick('prognoz/echo'), async () => {
-    const plane = await measureControlPlane(target, runtime.ready.origin, `${bare.ready.url}api/v1/`, CONCURRENCY, settings.secondsPerLevel, log);
+    const plane = await measureControlPlane(
+      target,
+      runtime.ready.origin,
+      `${bare.ready.url}api/v1/`,
+      CONCURRENCY,
+      settings.secondsPerLevel,
+      log,
+    );
     log(`synchronous overhead: ${settings.syncRequests} Prefer: SYNC predictions…`);
     const sync = await measureSyncOverhead(target, settings.syncRequests);
     return { plane, sync };
@@ -85,11 +130,21 @@ try {
   const memoryByEntry = new Map(lambdaFunctions().map((fn) => [fn.entry, fn.memoryMiB]));
   const echoUrl = (await localProcesses(runtime.ready.origin)).find((p) => p.name === 'model:prognoz/echo')?.url;
   if (!echoUrl) throw new Error('the echo model server is not running');
-  const costs = await measureCosts({ target, origin: runtime.ready.origin }, echoUrl, settings.costPredictions, (entry) => memoryByEntry.get(entry) ?? 512, AWS_PRICES);
+  const costs = await measureCosts(
+    { target, origin: runtime.ready.origin },
+    echoUrl,
+    settings.costPredictions,
+    (entry) => memoryByEntry.get(entry) ?? 512,
+    AWS_PRICES,
+  );
 
-  log('transcription: the service, the same transcription called directly, and faster-whisper as it comes, interleaved…');
+  log(
+    'transcription: the service, the same transcription called directly, and faster-whisper as it comes, interleaved…',
+  );
   const { clips, long } = await makeClips(python, scratch, settings.longMinutes);
-  const transcription = await withPeakRss(pick('openai/whisper-base'), () => measureTranscription(target, python, clips, settings.transcriptionRepeats, log));
+  const transcription = await withPeakRss(pick('openai/whisper-base'), () =>
+    measureTranscription(target, python, clips, settings.transcriptionRepeats, log),
+  );
   log(`long audio: ${settings.longMinutes} min through the service…`);
   const longRun = await withPeakRss(pick('openai/whisper-base'), () => measureLongTranscription(target, long, log));
 
@@ -111,7 +166,10 @@ try {
     longTranscription: { ...longRun.value, peaks: longRun.peaks },
     coldStarts,
     costs: { prices: AWS_PRICES, scenarios: costs },
-    memory: { controlPlane: control.peaks, transcription: { ...transcription.peaks, 'direct faster-whisper (python)': transcription.value.directPeakRssMiB } },
+    memory: {
+      controlPlane: control.peaks,
+      transcription: { ...transcription.peaks, 'direct faster-whisper (python)': transcription.value.directPeakRssMiB },
+    },
   };
 } finally {
   await runtime.stop();
@@ -126,4 +184,6 @@ const jsonFile = path.join(args.out, `${day}.json`);
 const markdownFile = path.join(args.out, `${day}.md`);
 writeFileSync(jsonFile, `${JSON.stringify(report, null, 2)}\n`);
 writeFileSync(markdownFile, renderReport(report));
-log(`done in ${report.durationSeconds.toFixed(0)} s: ${path.relative(process.cwd(), markdownFile)}, ${path.relative(process.cwd(), jsonFile)}`);
+log(
+  `done in ${report.durationSeconds.toFixed(0)} s: ${path.relative(process.cwd(), markdownFile)}, ${path.relative(process.cwd(), jsonFile)}`,
+);

@@ -20,12 +20,22 @@ export const runtimeProcesses = async (origin: string, runtimePid: number): Prom
   return [
     { role: 'API process (local runtime: API front, Lambdas, workflow)', pid: runtimePid },
     ...(java ? [{ role: 'DynamoDB Local (Java)', pid: java }] : []),
-    ...processes.flatMap((p) => (p.pid === null ? [] : [{ role: p.name, pid: p.pid }, ...childPids(p.pid).map((pid) => ({ role: `${p.name} (predictor process)`, pid }))])),
+    ...processes.flatMap((p) =>
+      p.pid === null
+        ? []
+        : [
+            { role: p.name, pid: p.pid },
+            ...childPids(p.pid).map((pid) => ({ role: `${p.name} (predictor process)`, pid })),
+          ],
+    ),
   ];
 };
 
 /** Runs a phase between a reset and a read of the kernel's peak-RSS mark of each process. */
-export const withPeakRss = async <T>(processes: readonly TrackedProcess[], phase: () => Promise<T>): Promise<{ value: T; peaks: PhasePeaks }> => {
+export const withPeakRss = async <T>(
+  processes: readonly TrackedProcess[],
+  phase: () => Promise<T>,
+): Promise<{ value: T; peaks: PhasePeaks }> => {
   for (const { pid } of processes) resetPeakRss(pid);
   const value = await phase();
   return { value, peaks: Object.fromEntries(processes.map(({ role, pid }) => [role, peakRssMiB(pid)])) };

@@ -16,14 +16,27 @@ import { readCogConfig } from '../shared/models/cog-config.ts';
 export const startModelServerAlone = async (python: string, folderName = 'transcribe') => {
   const folder = path.join(REPO_ROOT, 'models', folderName);
   const port = await freePort();
-  const spec = modelServerProcess({ python, folder, config: readCogConfig(folder), port, weightsDir: localWeightsDir() });
-  const child = spawn(spec.command, spec.args, { cwd: spec.cwd, env: { ...process.env, ...spec.env }, stdio: 'ignore' });
+  const spec = modelServerProcess({
+    python,
+    folder,
+    config: readCogConfig(folder),
+    port,
+    weightsDir: localWeightsDir(),
+  });
+  const child = spawn(spec.command, spec.args, {
+    cwd: spec.cwd,
+    env: { ...process.env, ...spec.env },
+    stdio: 'ignore',
+  });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 120_000;
   for (;;) {
-    const health = await fetch(`${url}/health-check`).then((response) => response.json() as Promise<{ status?: string }>).catch(() => null);
+    const health = await fetch(`${url}/health-check`)
+      .then((response) => response.json() as Promise<{ status?: string }>)
+      .catch(() => null);
     if (health?.status === 'READY') break;
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error('the model server on its own did not become ready');
+    if (Date.now() > deadline || child.exitCode !== null)
+      throw new Error('the model server on its own did not become ready');
     await sleep(250);
   }
   let runs = 0;
@@ -35,7 +48,8 @@ export const startModelServerAlone = async (python: string, folderName = 'transc
         body: JSON.stringify({ input: { audio: file } }),
       });
       const body = (await response.json()) as { status?: string; metrics?: { predict_time?: number }; error?: string };
-      if (body.status !== 'succeeded' || body.metrics?.predict_time === undefined) throw new Error(`the model server on its own answered ${response.status}: ${String(body.error)}`);
+      if (body.status !== 'succeeded' || body.metrics?.predict_time === undefined)
+        throw new Error(`the model server on its own answered ${response.status}: ${String(body.error)}`);
       return body.metrics.predict_time;
     },
     close: () => child.kill(),

@@ -19,12 +19,20 @@ export const startReadyChild = async <T>(
   args: readonly string[],
   options: { env?: Record<string, string>; timeoutMs: number; log: (line: string) => void },
 ): Promise<ReadyChild<T>> => {
-  const child = spawn(command, [...args], { env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, [...args], {
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   createInterface({ input: child.stderr }).on('line', options.log);
   const lines = createInterface({ input: child.stdout });
   const ready = await new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${command} ${args.join(' ')} was not ready in ${options.timeoutMs} ms`)), options.timeoutMs);
-    child.once('exit', (code) => reject(new Error(`${command} ${args.join(' ')} exited (${String(code)}) before it was ready`)));
+    const timer = setTimeout(
+      () => reject(new Error(`${command} ${args.join(' ')} was not ready in ${options.timeoutMs} ms`)),
+      options.timeoutMs,
+    );
+    child.once('exit', (code) =>
+      reject(new Error(`${command} ${args.join(' ')} exited (${String(code)}) before it was ready`)),
+    );
     lines.on('line', (line) => {
       if (!line.startsWith('{"ready"')) return options.log(line);
       clearTimeout(timer);
@@ -70,7 +78,9 @@ export const resetPeakRss = (pid: number): void => {
 /** The direct children of a process (Linux): each thread's, as a child is listed under the thread that started it. */
 export const childPids = (pid: number): number[] => {
   try {
-    return readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+      readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number),
+    );
   } catch {
     return [];
   }

@@ -31,7 +31,11 @@ const n = (value: number | null | undefined, digits = 3): string => {
 };
 const p50p99 = (s: Summary) => `${n(s.p50)} / ${n(s.p99)}`;
 const table = (head: readonly string[], rows: readonly (readonly string[])[]) =>
-  [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
+  [
+    `| ${head.join(' | ')} |`,
+    `|${head.map(() => '---').join('|')}|`,
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
+  ].join('\n');
 const counts = (record: Record<string, number>) =>
   Object.entries(record)
     .sort(([a], [b]) => a.localeCompare(b))
@@ -60,7 +64,22 @@ export const renderReport = (r: BenchReport): string => {
   out.push('');
   out.push(
     table(
-      ['clients', 'predictions/s', 'failed', 'requests/s', 'create', 'get', 'create → terminal (client)', 'create → terminal (recorded)', 'DynamoDB calls/s', 'bare requests/s', 'bare POST', 'bare GET', 'req/s ÷ bare', 'create p50 ÷ bare'],
+      [
+        'clients',
+        'predictions/s',
+        'failed',
+        'requests/s',
+        'create',
+        'get',
+        'create → terminal (client)',
+        'create → terminal (recorded)',
+        'DynamoDB calls/s',
+        'bare requests/s',
+        'bare POST',
+        'bare GET',
+        'req/s ÷ bare',
+        'create p50 ÷ bare',
+      ],
       plane.levels.map(({ prognoz, bare, ratios }) => [
         String(prognoz.concurrency),
         n(prognoz.completedPerSecond),
@@ -81,38 +100,96 @@ export const renderReport = (r: BenchReport): string => {
   );
 
   for (const { prognoz } of plane.levels) {
-    for (const [how, count] of Object.entries(prognoz.failed)) out.push('', `- ${prognoz.concurrency} clients: ${count} ended ${how}`);
+    for (const [how, count] of Object.entries(prognoz.failed))
+      out.push('', `- ${prognoz.concurrency} clients: ${count} ended ${how}`);
   }
 
   const s = r.sync;
   out.push('', '## 2. Synchronous overhead — `Prefer: SYNC`', '');
-  out.push(`${s.requests} synchronous predictions one after another; overhead = latency − the prediction's own \`runtime\`, request by request. ms, p50 / p99.`, '');
-  out.push(table(['latency', 'model runtime', 'overhead'], [[p50p99(s.latencyMs), p50p99(s.modelMs), p50p99(s.overheadMs)]]));
+  out.push(
+    `${s.requests} synchronous predictions one after another; overhead = latency − the prediction's own \`runtime\`, request by request. ms, p50 / p99.`,
+    '',
+  );
+  out.push(
+    table(['latency', 'model runtime', 'overhead'], [[p50p99(s.latencyMs), p50p99(s.modelMs), p50p99(s.overheadMs)]]),
+  );
 
   const t = r.transcription;
   out.push('', `## 3. Transcription — \`${t.model}\``, '');
   out.push(
     'Four sides, interleaved clip by clip and repeat by repeat (the order turned each repeat), medians of ' +
       `${t.repeats}: **model runtime** — the prediction's own \`runtime\` (the worker's time on the run: the audio fetched from the caller's address, then the model server's run); **predict_time** — the model server's own measure of the predictor's run (\`metrics.predict_time\`, from coglet). The benchmark learns of each end from the completion webhook, so nothing polls the API while the model runs. ` +
-      '**alone** — the same model server started on its own, no service around it (its `predict_time`): the model server without the local runtime\'s other processes sharing the cores; ' +
+      "**alone** — the same model server started on its own, no service around it (its `predict_time`): the model server without the local runtime's other processes sharing the cores; " +
       '**direct** — the same transcription (`Transcriber.transcribe`: VAD, a language per stretch, translation) called in a plain Python process, no model server; ' +
-      `**raw** — faster-whisper as it comes, \`WhisperModel.transcribe(audio)\` with its defaults (one language for the whole file, no VAD). Same model and settings on every side (${Object.entries(t.settings).map(([k, v]) => `${k} ${String(v)}`).join(', ')}). ` +
+      `**raw** — faster-whisper as it comes, \`WhisperModel.transcribe(audio)\` with its defaults (one language for the whole file, no VAD). Same model and settings on every side (${Object.entries(
+        t.settings,
+      )
+        .map(([k, v]) => `${k} ${String(v)}`)
+        .join(', ')}). ` +
       'RTF = seconds per second of audio. Word error rates against what is said: of the whole clip, and part by part (a segment counts in the part its middle falls in).',
     '',
   );
   out.push(
     table(
-      ['clip', 'audio s', 'model runtime s', 'predict_time s', 'direct s', 'runtime ÷ direct', 'predict_time ÷ direct', 'alone s', 'alone ÷ direct', 'raw s', 'runtime ÷ raw', 'RTF prognoz / raw', 'to webhook s', 'recorded s', 'languages prognoz / raw'],
-      t.clips.map((c) => [c.name, n(c.audioSeconds), n(c.modelRuntimeSeconds), n(c.predictSeconds), n(c.directSeconds), `${n(c.runtimeOverDirect)}×`, `${n(c.predictOverDirect)}×`, n(c.aloneSeconds), `${n(c.aloneOverDirect)}×`, n(c.rawSeconds), `${n(c.runtimeOverRaw)}×`, `${n(c.serviceRtf)} / ${n(c.rawRtf)}`, n(c.serviceSeconds), n(c.serviceRecordedSeconds), `${c.languages} / ${c.rawLanguage}`]),
+      [
+        'clip',
+        'audio s',
+        'model runtime s',
+        'predict_time s',
+        'direct s',
+        'runtime ÷ direct',
+        'predict_time ÷ direct',
+        'alone s',
+        'alone ÷ direct',
+        'raw s',
+        'runtime ÷ raw',
+        'RTF prognoz / raw',
+        'to webhook s',
+        'recorded s',
+        'languages prognoz / raw',
+      ],
+      t.clips.map((c) => [
+        c.name,
+        n(c.audioSeconds),
+        n(c.modelRuntimeSeconds),
+        n(c.predictSeconds),
+        n(c.directSeconds),
+        `${n(c.runtimeOverDirect)}×`,
+        `${n(c.predictOverDirect)}×`,
+        n(c.aloneSeconds),
+        `${n(c.aloneOverDirect)}×`,
+        n(c.rawSeconds),
+        `${n(c.runtimeOverRaw)}×`,
+        `${n(c.serviceRtf)} / ${n(c.rawRtf)}`,
+        n(c.serviceSeconds),
+        n(c.serviceRecordedSeconds),
+        `${c.languages} / ${c.rawLanguage}`,
+      ]),
     ),
   );
-  out.push('', 'Word error rate, prognoz / raw faster-whisper: of the whole clip (everything said against everything heard, in order), then part by part:', '');
+  out.push(
+    '',
+    'Word error rate, prognoz / raw faster-whisper: of the whole clip (everything said against everything heard, in order), then part by part:',
+    '',
+  );
   out.push(
     table(
       ['clip', 'part', 'prognoz', 'raw', 'prognoz ≤ raw'],
       t.clips.flatMap((c) => [
-        [c.name, '**whole clip**', n(c.wer.prognoz, 3), n(c.wer.raw, 3), c.wer.prognoz <= c.wer.raw + 1e-9 ? 'yes' : '**no**'],
-        ...c.parts.map((w) => [c.name, w.label, n(w.prognoz, 3), n(w.raw, 3), w.prognoz <= w.raw + 1e-9 ? 'yes' : 'no']),
+        [
+          c.name,
+          '**whole clip**',
+          n(c.wer.prognoz, 3),
+          n(c.wer.raw, 3),
+          c.wer.prognoz <= c.wer.raw + 1e-9 ? 'yes' : '**no**',
+        ],
+        ...c.parts.map((w) => [
+          c.name,
+          w.label,
+          n(w.prognoz, 3),
+          n(w.raw, 3),
+          w.prognoz <= w.raw + 1e-9 ? 'yes' : 'no',
+        ]),
       ]),
     ),
   );
@@ -149,7 +226,25 @@ export const renderReport = (r: BenchReport): string => {
   );
   out.push(
     table(
-      ['scenario', 'state transitions', 'API requests', 'Lambda invocations', 'Lambda GB-s', 'DynamoDB calls', 'RRU', 'WRU', 'SQS requests', 'S3 requests', '$ API GW', '$ Lambda', '$ Step Functions', '$ DynamoDB', '$ SQS', '$ S3', '**$ total / 1,000**'],
+      [
+        'scenario',
+        'state transitions',
+        'API requests',
+        'Lambda invocations',
+        'Lambda GB-s',
+        'DynamoDB calls',
+        'RRU',
+        'WRU',
+        'SQS requests',
+        'S3 requests',
+        '$ API GW',
+        '$ Lambda',
+        '$ Step Functions',
+        '$ DynamoDB',
+        '$ SQS',
+        '$ S3',
+        '**$ total / 1,000**',
+      ],
       r.costs.scenarios.map((sc) => {
         const p = sc.perPrediction;
         const d = sc.dollarsPerThousand;
@@ -186,7 +281,12 @@ export const renderReport = (r: BenchReport): string => {
   out.push('', '## 6. Memory — peak RSS, MiB', '');
   out.push('The kernel’s own high-water mark (VmHWM), reset at the start of each phase.', '');
   const roles = [...new Set([...Object.keys(r.memory.controlPlane), ...Object.keys(r.memory.transcription)])];
-  out.push(table(['process', 'during control plane (1, 2)', 'during transcription (3)'], roles.map((role) => [role, n(r.memory.controlPlane[role] ?? null), n(r.memory.transcription[role] ?? null)])));
+  out.push(
+    table(
+      ['process', 'during control plane (1, 2)', 'during transcription (3)'],
+      roles.map((role) => [role, n(r.memory.controlPlane[role] ?? null), n(r.memory.transcription[role] ?? null)]),
+    ),
+  );
   out.push('');
   return out.join('\n');
 };

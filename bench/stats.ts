@@ -18,7 +18,9 @@ export const median = (values: readonly number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   if (sorted.length === 0) return Number.NaN;
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] ?? Number.NaN) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? Number.NaN)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 };
 
 export const summarize = (values: readonly number[]): Summary => {
@@ -34,4 +36,5 @@ export const summarize = (values: readonly number[]): Summary => {
 };
 
 /** Rounds for the report: figures carry three significant digits at most. */
-export const round = (value: number, digits = 3): number => (Number.isFinite(value) ? Number(value.toPrecision(digits)) : value);
+export const round = (value: number, digits = 3): number =>
+  Number.isFinite(value) ? Number(value.toPrecision(digits)) : value;

@@ -90,7 +90,11 @@ export interface TranscriptionResult {
   readonly clips: readonly ClipResult[];
 }
 
-export const makeClips = async (python: string, folder: string, longMinutes: number): Promise<{ clips: Clip[]; long: { file: string; seconds: number } }> => {
+export const makeClips = async (
+  python: string,
+  folder: string,
+  longMinutes: number,
+): Promise<{ clips: Clip[]; long: { file: string; seconds: number } }> => {
   const { stdout } = await run(python, [DIRECT_SCRIPT, 'clips', folder, String(longMinutes)], { maxBuffer: 1 << 22 });
   return JSON.parse(stdout) as { clips: Clip[]; long: { file: string; seconds: number } };
 };
@@ -136,7 +140,8 @@ const createTranscription = async (target: ApiTarget, audioUrl: string, headers:
 };
 
 const ended = (view: PredictionView, startedMs: number): ServiceRun => {
-  if (view.status !== 'succeeded' || !view.completed_at) throw new Error(`transcription ${view.id} ended ${view.status}: ${String(view.error)}`);
+  if (view.status !== 'succeeded' || !view.completed_at)
+    throw new Error(`transcription ${view.id} ended ${view.status}: ${String(view.error)}`);
   return {
     seconds: (performance.now() - startedMs) / 1000,
     recordedSeconds: (parseTimestamp(view.completed_at) - parseTimestamp(view.created_at)) / 1000,
@@ -151,14 +156,22 @@ const ended = (view: PredictionView, startedMs: number): ServiceRun => {
  * runtime's processes (API front, DynamoDB Local) CPU that a 2-core machine takes from the model —
  * every 50 ms it slowed the model server's own runtime by 10–20 %, every 3 s by 3–7 %.
  */
-const transcribeThroughService = async (target: ApiTarget, audioUrl: string, completions: Completions): Promise<ServiceRun> => {
+const transcribeThroughService = async (
+  target: ApiTarget,
+  audioUrl: string,
+  completions: Completions,
+): Promise<ServiceRun> => {
   const started = performance.now();
   const created = await createTranscription(target, audioUrl, { 'webhook-url': completions.url });
   return ended(await completions.ended(created.id, 30 * 60_000), started);
 };
 
 /** Through the service, polling once a second to watch its progress move. */
-const transcribeWatchingProgress = async (target: ApiTarget, audioUrl: string, onProgress: (progress: number) => void): Promise<ServiceRun> => {
+const transcribeWatchingProgress = async (
+  target: ApiTarget,
+  audioUrl: string,
+  onProgress: (progress: number) => void,
+): Promise<ServiceRun> => {
   const started = performance.now();
   let view = await createTranscription(target, audioUrl);
   while (!isTerminalStatus(view.status)) {
@@ -169,7 +182,11 @@ const transcribeWatchingProgress = async (target: ApiTarget, audioUrl: string, o
   return ended(view, started);
 };
 
-const languageRuns = (segments: readonly Segment[]) => segments.map((s) => s.language).filter((language, i, all) => language !== all[i - 1]).join('→') || '—';
+const languageRuns = (segments: readonly Segment[]) =>
+  segments
+    .map((s) => s.language)
+    .filter((language, i, all) => language !== all[i - 1])
+    .join('→') || '—';
 
 /**
  * Section 3: each clip through the service (warm model server), through the same model server on its
@@ -195,13 +212,30 @@ export const measureTranscription = async (
     await direct.ask({ op: 'pipeline', file: first.file });
     await direct.ask({ op: 'raw', file: first.file });
     await alone.predictSeconds(first.file);
-    const runs = new Map(clips.map((clip) => [clip.name, { service: [] as ServiceRun[], direct: [] as number[], alone: [] as number[], raw: [] as { seconds: number; segments: Segment[] }[] }]));
+    const runs = new Map(
+      clips.map((clip) => [
+        clip.name,
+        {
+          service: [] as ServiceRun[],
+          direct: [] as number[],
+          alone: [] as number[],
+          raw: [] as { seconds: number; segments: Segment[] }[],
+        },
+      ]),
+    );
     for (let repeat = 0; repeat < repeats; repeat++) {
       for (const clip of clips) {
         const sides = [
-          async () => runs.get(clip.name)?.service.push(await transcribeThroughService(target, files.urlOf(clip.file), completions)),
-          async () => runs.get(clip.name)?.direct.push((await direct.ask<{ segments: Segment[] }>({ op: 'pipeline', file: clip.file })).seconds),
-          async () => runs.get(clip.name)?.raw.push(await direct.ask<{ segments: Segment[] }>({ op: 'raw', file: clip.file })),
+          async () =>
+            runs
+              .get(clip.name)
+              ?.service.push(await transcribeThroughService(target, files.urlOf(clip.file), completions)),
+          async () =>
+            runs
+              .get(clip.name)
+              ?.direct.push((await direct.ask<{ segments: Segment[] }>({ op: 'pipeline', file: clip.file })).seconds),
+          async () =>
+            runs.get(clip.name)?.raw.push(await direct.ask<{ segments: Segment[] }>({ op: 'raw', file: clip.file })),
           async () => runs.get(clip.name)?.alone.push(await alone.predictSeconds(clip.file)),
         ];
         for (let i = 0; i < sides.length; i++) await sides[(i + repeat) % sides.length]?.();
@@ -210,7 +244,12 @@ export const measureTranscription = async (
     }
     const results: ClipResult[] = [];
     for (const clip of clips) {
-      const { service, direct: directRuns, alone: aloneRuns, raw } = runs.get(clip.name) ?? { service: [], direct: [], alone: [], raw: [] };
+      const {
+        service,
+        direct: directRuns,
+        alone: aloneRuns,
+        raw,
+      } = runs.get(clip.name) ?? { service: [], direct: [], alone: [], raw: [] };
       const served = service.at(-1)?.segments ?? [];
       const rawSegments = raw.at(-1)?.segments ?? [];
       const prognozScore = await direct.ask<Score>({ op: 'score', clip, segments: served });
@@ -239,11 +278,24 @@ export const measureTranscription = async (
         languages: languageRuns(served),
         rawLanguage: rawSegments[0]?.language ?? '—',
         wer: { prognoz: prognozScore.wer, raw: rawScore.wer },
-        parts: prognozScore.parts.map((part, i) => ({ label: part.label, prognoz: part.wer, raw: rawScore.parts[i]?.wer ?? Number.NaN })),
+        parts: prognozScore.parts.map((part, i) => ({
+          label: part.label,
+          prognoz: part.wer,
+          raw: rawScore.parts[i]?.wer ?? Number.NaN,
+        })),
       });
-      log(`  ${clip.name}: model runtime ${runtime.toFixed(2)} s, predict_time ${predict.toFixed(2)} s, alone ${aloneSeconds.toFixed(2)} s, direct ${directSeconds.toFixed(2)} s, raw ${rawSeconds.toFixed(2)} s`);
+      log(
+        `  ${clip.name}: model runtime ${runtime.toFixed(2)} s, predict_time ${predict.toFixed(2)} s, alone ${aloneSeconds.toFixed(2)} s, direct ${directSeconds.toFixed(2)} s, raw ${rawSeconds.toFixed(2)} s`,
+      );
     }
-    return { model: MODEL, settings: direct.ready.settings, repeats, directLoadSeconds: direct.ready.load_seconds, directPeakRssMiB: direct.peakRssMiB(), clips: results };
+    return {
+      model: MODEL,
+      settings: direct.ready.settings,
+      repeats,
+      directLoadSeconds: direct.ready.load_seconds,
+      directPeakRssMiB: direct.peakRssMiB(),
+      clips: results,
+    };
   } finally {
     direct.close();
     alone.close();
@@ -253,12 +305,18 @@ export const measureTranscription = async (
 };
 
 /** A long recording through the service once: its RTF, and progress moving all along. */
-export const measureLongTranscription = async (target: ApiTarget, long: { file: string; seconds: number }, log: (line: string) => void): Promise<LongResult> => {
+export const measureLongTranscription = async (
+  target: ApiTarget,
+  long: { file: string; seconds: number },
+  log: (line: string) => void,
+): Promise<LongResult> => {
   const files = await serveFiles([long.file]);
   try {
     const seen = new Set<number>();
     const run = await transcribeWatchingProgress(target, files.urlOf(long.file), (progress) => seen.add(progress));
-    log(`  ${(long.seconds / 60).toFixed(0)} min of audio: ${run.runtimeSeconds.toFixed(0)} s of model runtime, ${seen.size} progress steps`);
+    log(
+      `  ${(long.seconds / 60).toFixed(0)} min of audio: ${run.runtimeSeconds.toFixed(0)} s of model runtime, ${seen.size} progress steps`,
+    );
     return {
       audioSeconds: long.seconds,
       serviceSeconds: run.seconds,

@@ -6,5 +6,8 @@ import path from 'node:path';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const node = path.join(root, 'node_modules', '.bin', 'node');
-const result = spawnSync(node, ['--import', 'tsx', path.join(root, 'cli', 'prognoz.ts'), ...process.argv.slice(2)], { stdio: 'inherit', cwd: process.cwd() });
+const result = spawnSync(node, ['--import', 'tsx', path.join(root, 'cli', 'prognoz.ts'), ...process.argv.slice(2)], {
+  stdio: 'inherit',
+  cwd: process.cwd(),
+});
 process.exit(result.status ?? 1);

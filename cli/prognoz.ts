@@ -74,7 +74,8 @@ const run = async (argv: string[]): Promise<number> => {
     return account;
   };
   const ownerPool = () => {
-    if (target.ownerPool === null) throw new Error(`no owners' pool is known for ${target.description}: give --user-pool ID (or --stack NAME)`);
+    if (target.ownerPool === null)
+      throw new Error(`no owners' pool is known for ${target.description}: give --user-pool ID (or --stack NAME)`);
     return cognitoOwnerPool(target.ownerPool.poolId, target.ownerPool.client);
   };
   const show = (account: AccountSummary) =>
@@ -116,29 +117,44 @@ const run = async (argv: string[]): Promise<number> => {
       const account = await needAccount();
       const token = generateToken();
       const { id: tokenId } = await accounts.addToken(account.id, token, now);
-      print({ id: tokenId, account: account.id, token }, `token ${tokenId} for ${account.id}:\n\n  ${token}\n\nIt is shown this once; only its hash is kept.`);
+      print(
+        { id: tokenId, account: account.id, token },
+        `token ${tokenId} for ${account.id}:\n\n  ${token}\n\nIt is shown this once; only its hash is kept.`,
+      );
       return 0;
     }
     case 'tokens list': {
       const account = await needAccount();
       const tokens = await accounts.listTokens(account.id);
       print(
-        tokens.map((t) => ({ id: t.id, hint: t.hint, created_at: t.createdAt, last_used_at: t.lastUsedAt, revoked: t.revoked })),
-        tokens.map((t) => `${t.id}  ${t.hint}  ${t.createdAt}  last used ${t.lastUsedAt ?? 'never'}${t.revoked ? '  revoked' : ''}`).join('\n') || 'no tokens',
+        tokens.map((t) => ({
+          id: t.id,
+          hint: t.hint,
+          created_at: t.createdAt,
+          last_used_at: t.lastUsedAt,
+          revoked: t.revoked,
+        })),
+        tokens
+          .map(
+            (t) =>
+              `${t.id}  ${t.hint}  ${t.createdAt}  last used ${t.lastUsedAt ?? 'never'}${t.revoked ? '  revoked' : ''}`,
+          )
+          .join('\n') || 'no tokens',
       );
       return 0;
     }
     case 'tokens revoke': {
       const account = await needAccount();
       const tokenId = args[1];
-      if (!tokenId || !(await accounts.revokeToken(account.id, tokenId))) throw new Error(`account ${account.id} has no token ${tokenId ?? ''}`);
+      if (!tokenId || !(await accounts.revokeToken(account.id, tokenId)))
+        throw new Error(`account ${account.id} has no token ${tokenId ?? ''}`);
       print({ id: tokenId, revoked: true }, `token ${tokenId} revoked`);
       return 0;
     }
     case 'owners add': {
       const account = await needAccount();
       const email = values.email?.trim();
-      if (!email || !EMAIL.test(email)) throw new Error('give the owner\'s email: --email EMAIL');
+      if (!email || !EMAIL.test(email)) throw new Error("give the owner's email: --email EMAIL");
       const added = await addOwner(
         { pool: ownerPool(), accounts, clock: systemClock },
         { account: account.id, email, firstPassword: { kind: 'invitation' } },
@@ -159,12 +175,18 @@ const run = async (argv: string[]): Promise<number> => {
       const owners = await Promise.all(
         (await accounts.ownersOf(account.id)).map(async (owner) => ({
           ...owner,
-          status: pool === null || owner.email === null ? null : ((await pool.statusOf(owner.email)) ?? 'not in the pool'),
+          status:
+            pool === null || owner.email === null ? null : ((await pool.statusOf(owner.email)) ?? 'not in the pool'),
         })),
       );
       print(
         owners.map((o) => ({ sub: o.sub, email: o.email, linked_at: o.linkedAt, status: o.status })),
-        owners.map((o) => `${o.sub}  ${o.email ?? '(email not kept)'}  linked ${o.linkedAt}${o.status === null ? '' : `  ${o.status}`}`).join('\n') || 'no owners',
+        owners
+          .map(
+            (o) =>
+              `${o.sub}  ${o.email ?? '(email not kept)'}  linked ${o.linkedAt}${o.status === null ? '' : `  ${o.status}`}`,
+          )
+          .join('\n') || 'no owners',
       );
       return 0;
     }

@@ -35,11 +35,25 @@ const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
  * usual AWS credentials), a table named outright (`--table NAME`, with `--user-pool ID` for the
  * owners' pool), or else the running local runtime's.
  */
-export const resolveTarget = async (options: { stack?: string; table?: string; userPool?: string }): Promise<Target> => {
-  const namedPool = options.userPool ? { poolId: options.userPool, client: new CognitoIdentityProviderClient({}) } : null;
-  if (options.table) return { tableName: options.table, client: documentClient({}), description: `table ${options.table}`, ownerPool: namedPool };
+export const resolveTarget = async (options: {
+  stack?: string;
+  table?: string;
+  userPool?: string;
+}): Promise<Target> => {
+  const namedPool = options.userPool
+    ? { poolId: options.userPool, client: new CognitoIdentityProviderClient({}) }
+    : null;
+  if (options.table)
+    return {
+      tableName: options.table,
+      client: documentClient({}),
+      description: `table ${options.table}`,
+      ownerPool: namedPool,
+    };
   if (options.stack) {
-    const { Stacks = [] } = await new CloudFormationClient({}).send(new DescribeStacksCommand({ StackName: options.stack }));
+    const { Stacks = [] } = await new CloudFormationClient({}).send(
+      new DescribeStacksCommand({ StackName: options.stack }),
+    );
     const output = (key: string) => Stacks[0]?.Outputs?.find((candidate) => candidate.OutputKey === key)?.OutputValue;
     const tableName = output('TableName');
     if (!tableName) throw new Error(`stack ${options.stack} has no TableName output`);
@@ -61,7 +75,14 @@ export const resolveTarget = async (options: { stack?: string; table?: string; u
     description: 'the local runtime',
     ownerPool:
       local.ownerPoolId && local.cognitoEndpoint
-        ? { poolId: local.ownerPoolId, client: new CognitoIdentityProviderClient({ endpoint: local.cognitoEndpoint, region: local.region, credentials: LOCAL_CREDENTIALS }) }
+        ? {
+            poolId: local.ownerPoolId,
+            client: new CognitoIdentityProviderClient({
+              endpoint: local.cognitoEndpoint,
+              region: local.region,
+              credentials: LOCAL_CREDENTIALS,
+            }),
+          }
         : namedPool,
   };
 };

@@ -33,12 +33,19 @@ const policyFor = (methodArn: string, principalId: string, context: AuthorizerCo
  * Notes the token's use for its owner's token list, when the recorded one is stale. A token that
  * works is never refused for want of this write: a failure is logged and the request goes on.
  */
-const recordUse = async (store: AccountStore, token: string, lastUsedMs: number | null, nowMs: number): Promise<void> => {
+const recordUse = async (
+  store: AccountStore,
+  token: string,
+  lastUsedMs: number | null,
+  nowMs: number,
+): Promise<void> => {
   if (!tokenUseIsStale(lastUsedMs, nowMs)) return;
   try {
     await store.recordTokenUse(token, nowMs);
   } catch (error) {
-    logger.warn('could not record an API token\'s use', { error: error instanceof Error ? error.message : String(error) });
+    logger.warn("could not record an API token's use", {
+      error: error instanceof Error ? error.message : String(error),
+    });
   }
 };
 
@@ -55,13 +62,16 @@ export const authorize = async (
   const header = parseAuthorizationHeader(headerOf(event, 'authorization'));
   const deny = (authError: NonNullable<AuthorizerContext['authError']>, authMessage: string) =>
     policyFor(event.methodArn, 'anonymous', { authError, authMessage });
-  if (header.kind === 'missing') return deny('missing_token', 'an API token is required: `Authorization: Bearer <API_TOKEN>`');
-  if (header.kind === 'malformed') return deny('malformed_authorization', `the Authorization header is malformed: ${header.reason}`);
+  if (header.kind === 'missing')
+    return deny('missing_token', 'an API token is required: `Authorization: Bearer <API_TOKEN>`');
+  if (header.kind === 'malformed')
+    return deny('malformed_authorization', `the Authorization header is malformed: ${header.reason}`);
   if (looksLikeJwt(header.token)) {
     // An account owner signed in to the console (DESIGN §6, owners).
     const sub = verifier === null ? null : await verifier.ownerOf(header.token);
     const signedIn = sub === null ? null : await store.accountForOwner(sub);
-    if (sub === null || signedIn === null) return deny('invalid_token', 'the sign-in is not valid (expired, or not an account owner\'s): sign in again');
+    if (sub === null || signedIn === null)
+      return deny('invalid_token', "the sign-in is not valid (expired, or not an account owner's): sign in again");
     return policyFor(event.methodArn, signedIn.account, {
       account: signedIn.account,
       tokenId: `owner:${sub}`,

@@ -2,7 +2,14 @@ import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
 import { Cluster, ContainerInsights } from 'aws-cdk-lib/aws-ecs';
 import type { Construct } from 'constructs';
-import { AUTHORIZER_ENTRY, EVENT_STREAM, ROUTES, SYNC_WAIT, UNMATCHED_ENTRY, type HandlerName } from '../shared/api/routes.ts';
+import {
+  AUTHORIZER_ENTRY,
+  EVENT_STREAM,
+  ROUTES,
+  SYNC_WAIT,
+  UNMATCHED_ENTRY,
+  type HandlerName,
+} from '../shared/api/routes.ts';
 import { resourceNameOf } from '../shared/models/definition.ts';
 import { allModels, type ModelDefinition } from '../shared/models/registry.ts';
 import { LambdaIntegration } from 'aws-cdk-lib/aws-apigateway';
@@ -48,7 +55,11 @@ export class PrognozStack extends Stack {
 
     // Public subnets and no NAT gateway: model instances reach AWS APIs and file inputs directly,
     // accept no inbound traffic, and nothing costs money while the fleet is scaled to zero.
-    const vpc = new Vpc(this, 'Network', { maxAzs: 2, natGateways: 0, subnetConfiguration: [{ name: 'public', subnetType: SubnetType.PUBLIC }] });
+    const vpc = new Vpc(this, 'Network', {
+      maxAzs: 2,
+      natGateways: 0,
+      subnetConfiguration: [{ name: 'public', subnetType: SubnetType.PUBLIC }],
+    });
     const cluster = new Cluster(this, 'Models', { vpc, containerInsightsV2: ContainerInsights.ENABLED });
 
     const workflows = new Map<string, PredictionWorkflow>();
@@ -91,11 +102,20 @@ export class PrognozStack extends Stack {
     const routeFunction = (name: HandlerName, id: string, timeout = Duration.seconds(10), memorySize?: number) => {
       const route = ROUTES.find((candidate) => candidate.handler === name);
       if (!route) throw new Error(`no route is handled by ${name}`);
-      return new PrognozFunction(this, id, { entry: route.entry, environment: apiEnv, timeout, ...(memorySize === undefined ? {} : { memorySize }) }).fn;
+      return new PrognozFunction(this, id, {
+        entry: route.entry,
+        environment: apiEnv,
+        timeout,
+        ...(memorySize === undefined ? {} : { memorySize }),
+      }).fn;
     };
     const handlers: Record<HandlerName, ReturnType<typeof routeFunction>> = {
       // Sync waits last up to SYNC_WAIT.maxSeconds (Request-Timeout), plus the time to create.
-      'create-prediction': routeFunction('create-prediction', 'CreatePrediction', Duration.seconds(SYNC_WAIT.handlerTimeoutSeconds)),
+      'create-prediction': routeFunction(
+        'create-prediction',
+        'CreatePrediction',
+        Duration.seconds(SYNC_WAIT.handlerTimeoutSeconds),
+      ),
       'get-prediction': routeFunction('get-prediction', 'GetPrediction'),
       'cancel-prediction': routeFunction('cancel-prediction', 'CancelPrediction'),
       'get-model': routeFunction('get-model', 'GetModel'),
@@ -113,7 +133,12 @@ export class PrognozStack extends Stack {
       'list-predictions': routeFunction('list-predictions', 'ListPredictions'),
       // A stream lasts as long as its prediction runs, up to Lambda's 15 minutes; clients reconnect.
       // A stream mostly waits between reads, billed by the second for as long as its prediction runs: little memory.
-      'stream-prediction': routeFunction('stream-prediction', 'StreamPrediction', Duration.seconds(EVENT_STREAM.handlerTimeoutSeconds), EVENT_STREAM.memoryMiB),
+      'stream-prediction': routeFunction(
+        'stream-prediction',
+        'StreamPrediction',
+        Duration.seconds(EVENT_STREAM.handlerTimeoutSeconds),
+        EVENT_STREAM.memoryMiB,
+      ),
       'upload-file': routeFunction('upload-file', 'UploadFile', Duration.seconds(60)),
       'get-file': routeFunction('get-file', 'GetFile'),
       'delete-file': routeFunction('delete-file', 'DeleteFile'),
@@ -139,14 +164,20 @@ export class PrognozStack extends Stack {
       workflow.stateMachine.grantExecution(handlers['cancel-prediction'], 'states:StopExecution');
     }
     const owners = new OwnerSignIn(this, 'OwnerSignIn');
-    const authorizer = new PrognozFunction(this, 'Authorizer', { entry: AUTHORIZER_ENTRY, environment: { ...tableEnv, ...owners.environment } }).fn;
+    const authorizer = new PrognozFunction(this, 'Authorizer', {
+      entry: AUTHORIZER_ENTRY,
+      environment: { ...tableEnv, ...owners.environment },
+    }).fn;
     table.grantReadData(authorizer);
     // It notes an API token's last use (at most every few minutes per token): one conditional update, nothing more.
     table.grant(authorizer, 'dynamodb:UpdateItem');
     const unmatched = new PrognozFunction(this, 'UnmatchedRoute', { entry: UNMATCHED_ENTRY }).fn;
 
     const { api } = new PredictionApi(this, 'Api', { handlers, authorizer, unmatched });
-    new ApiDocs(this, 'ApiDocs', { api, unmatched: new LambdaIntegration(unmatched, { scopePermissionToMethod: false }) });
+    new ApiDocs(this, 'ApiDocs', {
+      api,
+      unmatched: new LambdaIntegration(unmatched, { scopePermissionToMethod: false }),
+    });
     const site = new ConsoleSite(this, 'Console', { api, signInClient: owners.client });
     new OperationalAlarms(this, 'Alarms', {
       deadLetterQueues: [webhooks.deadLetterQueue, ...deadJobQueues],
@@ -156,10 +187,19 @@ export class PrognozStack extends Stack {
     });
 
     new CfnOutput(this, 'ApiUrl', { value: `${api.url}api/v1/`, description: 'Base URL of the prediction API' });
-    new CfnOutput(this, 'DocsUrl', { value: `${api.url}docs`, description: 'The API reference page (its document: ApiUrl + openapi.json)' });
-    new CfnOutput(this, 'OwnerUserPoolId', { value: owners.userPool.userPoolId, description: 'The account owners\' user pool (the console signs in here)' });
+    new CfnOutput(this, 'DocsUrl', {
+      value: `${api.url}docs`,
+      description: 'The API reference page (its document: ApiUrl + openapi.json)',
+    });
+    new CfnOutput(this, 'OwnerUserPoolId', {
+      value: owners.userPool.userPoolId,
+      description: "The account owners' user pool (the console signs in here)",
+    });
     new CfnOutput(this, 'ConsoleClientId', { value: owners.client.userPoolClientId });
-    new CfnOutput(this, 'ConsoleUrl', { value: site.url, description: 'The web console (sign in as an account owner)' });
+    new CfnOutput(this, 'ConsoleUrl', {
+      value: site.url,
+      description: 'The web console (sign in as an account owner)',
+    });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
   }

@@ -32,7 +32,9 @@ export interface ApiFrontOptions {
 /** Uploads get Replicate's 100 MiB here (on AWS, Lambda's 6 MB of event bounds them first: shared/api/uploads.ts). */
 const bodyLimitOf = (method: string, path: string): number => {
   const match = matchRoute(method, path);
-  return match.kind === 'found' && match.route.handler === 'upload-file' ? MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD_BYTES : MAX_BODY_BYTES;
+  return match.kind === 'found' && match.route.handler === 'upload-file'
+    ? MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD_BYTES
+    : MAX_BODY_BYTES;
 };
 
 const readBody = (req: IncomingMessage, maxBytes: number): Promise<Buffer | null> =>
@@ -51,19 +53,24 @@ const readBody = (req: IncomingMessage, maxBytes: number): Promise<Buffer | null
   });
 
 /** An answer API Gateway gives itself, in the API's error shape (as the stack's gateway responses give it). */
-const gatewayError = (code: ErrorCode, message: string): ErrorBody => ({ error: { code, message, request_id: randomUUID() } });
+const gatewayError = (code: ErrorCode, message: string): ErrorBody => ({
+  error: { code, message, request_id: randomUUID() },
+});
 
 /** The reference page's static files, as S3 serves them on AWS (infra/constructs/api-docs.ts). */
 const serveDocsFile = async (file: DocsFile, method: string, res: ServerResponse): Promise<void> => {
   const content = await readFile(path.join(REPO_ROOT, file.source));
-  res.writeHead(200, { 'content-type': file.contentType, 'content-length': content.length, 'x-content-type-options': 'nosniff', 'cache-control': 'public, max-age=300' });
+  res.writeHead(200, {
+    'content-type': file.contentType,
+    'content-length': content.length,
+    'x-content-type-options': 'nosniff',
+    'cache-control': 'public, max-age=300',
+  });
   res.end(method === 'HEAD' ? undefined : content);
 };
 
 const singleValued = (req: IncomingMessage): Record<string, string> =>
-  Object.fromEntries(
-    Object.entries(req.headersDistinct).map(([name, values]) => [name, (values ?? []).join(',')]),
-  );
+  Object.fromEntries(Object.entries(req.headersDistinct).map(([name, values]) => [name, (values ?? []).join(',')]));
 
 /**
  * The API Gateway of the local runtime: it builds the same REST proxy events API Gateway builds,
@@ -74,12 +81,19 @@ export const startApiFront = async (options: ApiFrontOptions): Promise<{ url: st
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://localhost');
       const method = (req.method ?? 'GET').toUpperCase();
-      const localEndpoint = url.pathname.startsWith('/_local/') ? options.localEndpoints[url.pathname.slice('/_local/'.length)] : undefined;
+      const localEndpoint = url.pathname.startsWith('/_local/')
+        ? options.localEndpoints[url.pathname.slice('/_local/'.length)]
+        : undefined;
       if (localEndpoint) {
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(localEndpoint()));
         return;
       }
-      if (options.console && (method === 'GET' || method === 'HEAD') && (await serveConsole(options.console, url.pathname, method, res))) return;
+      if (
+        options.console &&
+        (method === 'GET' || method === 'HEAD') &&
+        (await serveConsole(options.console, url.pathname, method, res))
+      )
+        return;
       const docsFile = docsFileAt(url.pathname);
       if (docsFile && (method === 'GET' || method === 'HEAD')) {
         await serveDocsFile(docsFile, method, res);
@@ -88,7 +102,9 @@ export const startApiFront = async (options: ApiFrontOptions): Promise<{ url: st
       const body = await readBody(req, bodyLimitOf(method, url.pathname));
       if (body === null) {
         // As the stack's REQUEST_TOO_LARGE gateway response answers (infra/constructs/prediction-api.ts).
-        res.writeHead(413, { 'content-type': 'application/json' }).end(JSON.stringify(gatewayError('payload_too_large', 'the request is too large')));
+        res
+          .writeHead(413, { 'content-type': 'application/json' })
+          .end(JSON.stringify(gatewayError('payload_too_large', 'the request is too large')));
         return;
       }
       // As API Gateway does; the handlers build the API's links from these.
@@ -129,7 +145,10 @@ export const startApiFront = async (options: ApiFrontOptions): Promise<{ url: st
           stageVariables: null,
           requestContext,
         } as unknown as APIGatewayRequestAuthorizerEvent;
-        const decision = (await invokeLocal(AUTHORIZER_ENTRY, authorizerEvent)) as { principalId: string; context?: Record<string, unknown> };
+        const decision = (await invokeLocal(AUTHORIZER_ENTRY, authorizerEvent)) as {
+          principalId: string;
+          context?: Record<string, unknown>;
+        };
         authorizer = { principalId: decision.principalId, ...decision.context };
       }
       const binary = isBinaryMediaType(headers['content-type']);
@@ -140,7 +159,8 @@ export const startApiFront = async (options: ApiFrontOptions): Promise<{ url: st
         headers,
         multiValueHeaders: Object.fromEntries(Object.entries(req.headersDistinct).map(([k, v]) => [k, v ?? []])),
         queryStringParameters: query,
-        multiValueQueryStringParameters: query && Object.fromEntries([...url.searchParams.keys()].map((k) => [k, url.searchParams.getAll(k)])),
+        multiValueQueryStringParameters:
+          query && Object.fromEntries([...url.searchParams.keys()].map((k) => [k, url.searchParams.getAll(k)])),
         pathParameters: match.kind === 'found' ? match.pathParameters : { proxy: url.pathname.slice(1) },
         stageVariables: null,
         requestContext: { ...requestContext, authorizer },
@@ -149,14 +169,18 @@ export const startApiFront = async (options: ApiFrontOptions): Promise<{ url: st
       } as unknown as APIGatewayProxyEvent;
       const streamed = match.kind === 'found' && 'streaming' in match.route && match.route.streaming;
       await invokeLocalHttp(entry, event, streamed ? STREAMED_TIMEOUT_SECONDS : 35, {
-        head: (result) => res.writeHead(result.statusCode, { ...(result.headers as Record<string, string> | undefined) }),
+        head: (result) =>
+          res.writeHead(result.statusCode, { ...(result.headers as Record<string, string> | undefined) }),
         write: (chunk) => res.write(chunk),
         end: () => res.end(),
         onClose: (listener) => res.once('close', () => (res.writableFinished ? undefined : listener())),
       });
     })().catch((error: unknown) => {
       console.error('local API front failed', error);
-      if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify(gatewayError('internal_error', 'the API front failed')));
+      if (!res.headersSent)
+        res
+          .writeHead(502, { 'content-type': 'application/json' })
+          .end(JSON.stringify(gatewayError('internal_error', 'the API front failed')));
     });
   });
   await new Promise<void>((resolve, reject) => {

@@ -14,7 +14,8 @@ export interface BroughtModel {
 
 export const parseModelFlag = (flag: string, cwd = process.cwd()): BroughtModel => {
   const equals = flag.indexOf('=');
-  if (equals <= 0) throw new Error(`--model ${flag}: expected {company}/{model}=<predictor folder>[,price=<roubles per second>]`);
+  if (equals <= 0)
+    throw new Error(`--model ${flag}: expected {company}/{model}=<predictor folder>[,price=<roubles per second>]`);
   const id = flag.slice(0, equals);
   let folder = flag.slice(equals + 1);
   let pricePerSecond = LOCAL_MODEL_DEFAULTS.pricePerSecond;
@@ -24,9 +25,11 @@ export const parseModelFlag = (flag: string, cwd = process.cwd()): BroughtModel 
     folder = folder.slice(0, price.index);
   }
   const checked = manifestEntry.shape.id.safeParse(id);
-  if (!checked.success) throw new Error(`--model ${flag}: the model id ${checked.error.issues[0]?.message ?? 'is not valid'}`);
+  if (!checked.success)
+    throw new Error(`--model ${flag}: the model id ${checked.error.issues[0]?.message ?? 'is not valid'}`);
   const priced = manifestEntry.shape.pricePerSecond.safeParse(pricePerSecond);
-  if (!priced.success) throw new Error(`--model ${flag}: the price ${priced.error.issues[0]?.message ?? 'is not valid'}`);
+  if (!priced.success)
+    throw new Error(`--model ${flag}: the price ${priced.error.issues[0]?.message ?? 'is not valid'}`);
   return { id, folder: path.resolve(cwd, folder), pricePerSecond };
 };
 
@@ -43,7 +46,10 @@ export interface PreparedModels {
  * of every part of the runtime (API handlers, workers, the synthesized template) reads beside
  * the manifest.
  */
-export const prepareBroughtModels = async (models: readonly BroughtModel[], log: (line: string) => void): Promise<PreparedModels> => {
+export const prepareBroughtModels = async (
+  models: readonly BroughtModel[],
+  log: (line: string) => void,
+): Promise<PreparedModels> => {
   if (models.length === 0) return { catalogFile: null, pythonOf: new Map() };
   const catalog: Catalog = { models: [], derived: {} };
   const pythonOf = new Map<string, string>();
@@ -57,7 +63,11 @@ export const prepareBroughtModels = async (models: readonly BroughtModel[], log:
       description: `The Cog predictor in ${model.folder}`,
       predictor: model.folder,
       pricePerSecond: model.pricePerSecond,
-      fleet: { ...LOCAL_MODEL_DEFAULTS.fleet, gpus: config.gpu ? 1 : 0, instanceType: config.gpu ? 'g5.xlarge' : 'c7i.large' },
+      fleet: {
+        ...LOCAL_MODEL_DEFAULTS.fleet,
+        gpus: config.gpu ? 1 : 0,
+        instanceType: config.gpu ? 'g5.xlarge' : 'c7i.large',
+      },
     });
     pythonOf.set(model.id, python);
     log(`${model.id}: the Cog predictor in ${model.folder}, ${model.pricePerSecond} ₽ per second`);

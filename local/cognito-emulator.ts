@@ -18,7 +18,10 @@ export interface CognitoEmulator {
  */
 export const startCognitoEmulator = async (): Promise<CognitoEmulator> => {
   const server = path.join(path.dirname(repositoryPython()), 'moto_server');
-  if (!existsSync(server)) throw new Error('the Cognito emulator (moto) is not installed: run `npm run setup:local` (npm install does it too)');
+  if (!existsSync(server))
+    throw new Error(
+      'the Cognito emulator (moto) is not installed: run `npm run setup:local` (npm install does it too)',
+    );
   const port = await freePort();
   const child = spawn(server, ['-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
@@ -28,7 +31,10 @@ export const startCognitoEmulator = async (): Promise<CognitoEmulator> => {
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the Cognito emulator exited (${child.exitCode}):\n${output}`);
-    const ready = await fetch(`${endpoint}/moto-api/`).then((response) => response.ok, () => false);
+    const ready = await fetch(`${endpoint}/moto-api/`).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (ready) break;
     if (Date.now() > deadline) throw new Error(`the Cognito emulator did not start within 30 s:\n${output}`);
     await sleep(100);

@@ -1,7 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import path from 'node:path';
-import { CONSOLE_CONFIG_PATH, consoleSecurityHeaders, isConsolePage, type ConsoleConfig } from '../shared/api/console-site.ts';
+import {
+  CONSOLE_CONFIG_PATH,
+  consoleSecurityHeaders,
+  isConsolePage,
+  type ConsoleConfig,
+} from '../shared/api/console-site.ts';
 import type { ConsoleBuild } from '../web/build.ts';
 
 /** The console as the local runtime serves it: its build, and the configuration it reads. */
@@ -17,11 +22,21 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
  * does on AWS (infra/constructs/console-site.ts): the same headers, the page for every page
  * address. False when the path is none of the console's.
  */
-export const serveConsole = async (site: LocalConsole, pathname: string, method: string, res: ServerResponse): Promise<boolean> => {
+export const serveConsole = async (
+  site: LocalConsole,
+  pathname: string,
+  method: string,
+  res: ServerResponse,
+): Promise<boolean> => {
   const headers = consoleSecurityHeaders(new URL(site.config.signIn.endpoint).origin);
   const send = (body: Buffer | string, contentType: string, cacheControl: string) => {
     const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-    res.writeHead(200, { ...headers, 'content-type': contentType, 'content-length': bytes.length, 'cache-control': cacheControl });
+    res.writeHead(200, {
+      ...headers,
+      'content-type': contentType,
+      'content-length': bytes.length,
+      'cache-control': cacheControl,
+    });
     res.end(method === 'HEAD' ? undefined : bytes);
   };
   if (pathname === CONSOLE_CONFIG_PATH) {

@@ -27,7 +27,17 @@ export const startDynamoDbLocal = async (options: { dataDir?: string }): Promise
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const child = spawn(
     'java',
-    [`-Djava.library.path=${LIB}`, '-Xmx512m', '-cp', `${LIB}/*`, 'com.amazonaws.services.dynamodbv2.local.main.ServerRunner', ...storage, '-sharedDb', '-port', String(port)],
+    [
+      `-Djava.library.path=${LIB}`,
+      '-Xmx512m',
+      '-cp',
+      `${LIB}/*`,
+      'com.amazonaws.services.dynamodbv2.local.main.ServerRunner',
+      ...storage,
+      '-sharedDb',
+      '-port',
+      String(port),
+    ],
     // It writes a metadata file into its working directory: keep that out of the repository.
     { stdio: ['ignore', 'pipe', 'pipe'], cwd: options.dataDir ?? tmpdir() },
   );

@@ -30,7 +30,8 @@ export const startEmulators = async (options: { readonly dataDir?: string }): Pr
     const dynamoProxy = await startServiceProxy(dynamoLocal.endpoint, {
       serialize: true,
       prepare: askForConsumedCapacity,
-      observe: (operation, request, response, status) => localMeter.dynamoCall(operation, parseJson(request), status === 200 ? parseJson(response) : {}),
+      observe: (operation, request, response, status) =>
+        localMeter.dynamoCall(operation, parseJson(request), status === 200 ? parseJson(response) : {}),
     });
     cleanups.push(() => closeServer(dynamoProxy.server));
     const fauxqs = await startFauxqs({ port: 0, logger: false, defaultRegion: LOCAL_REGION });

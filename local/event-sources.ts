@@ -18,7 +18,12 @@ export interface LocalEventSource {
  * what succeeded. Failed messages stay, come back after their visibility timeout, and the
  * queue's own redrive policy dead-letters them, exactly as on AWS.
  */
-export const pollEventSource = async (source: LocalEventSource, sqs: SQSClient, signal: AbortSignal, log: (line: string) => void): Promise<void> => {
+export const pollEventSource = async (
+  source: LocalEventSource,
+  sqs: SQSClient,
+  signal: AbortSignal,
+  log: (line: string) => void,
+): Promise<void> => {
   while (!signal.aborted) {
     try {
       const { Messages = [] } = await sqs.send(
@@ -49,7 +54,9 @@ export const pollEventSource = async (source: LocalEventSource, sqs: SQSClient, 
       let failed = new Set(Messages.map((message) => message.MessageId));
       try {
         const response = (await invokeLocal(source.entry, event, source.timeoutSeconds)) as SQSBatchResponse | null;
-        failed = source.reportBatchItemFailures ? new Set((response?.batchItemFailures ?? []).map((item) => item.itemIdentifier)) : new Set();
+        failed = source.reportBatchItemFailures
+          ? new Set((response?.batchItemFailures ?? []).map((item) => item.itemIdentifier))
+          : new Set();
       } catch (error) {
         log(`[event source ${source.entry}] the function failed; the whole batch comes back: ${String(error)}`);
       }

@@ -18,13 +18,21 @@ export interface BusEvent {
   readonly detail: Record<string, unknown>;
 }
 
-const UNITS_MS: Readonly<Record<string, number>> = { minute: 60_000, minutes: 60_000, hour: 3_600_000, hours: 3_600_000, day: 86_400_000, days: 86_400_000 };
+const UNITS_MS: Readonly<Record<string, number>> = {
+  minute: 60_000,
+  minutes: 60_000,
+  hour: 3_600_000,
+  hours: 3_600_000,
+  day: 86_400_000,
+  days: 86_400_000,
+};
 
 /** `rate(1 minute)`, `rate(5 minutes)`, `rate(2 hours)` in milliseconds. */
 export const rateToMs = (expression: string): number => {
   const match = /^rate\((\d+) (\w+)\)$/.exec(expression.trim());
   const unit = match?.[2] === undefined ? undefined : UNITS_MS[match[2]];
-  if (!match || unit === undefined) throw new Error(`the local runtime understands rate(…) schedules only, not ${expression}`);
+  if (!match || unit === undefined)
+    throw new Error(`the local runtime understands rate(…) schedules only, not ${expression}`);
   return Number(match[1]) * unit;
 };
 
@@ -41,7 +49,11 @@ export const matchesPattern = (pattern: Record<string, unknown>, event: Record<s
       return values.some((value) => expected.includes(value));
     }
     if (typeof expected === 'object' && expected !== null) {
-      return typeof actual === 'object' && actual !== null && matchesPattern(expected as Record<string, unknown>, actual as Record<string, unknown>);
+      return (
+        typeof actual === 'object' &&
+        actual !== null &&
+        matchesPattern(expected as Record<string, unknown>, actual as Record<string, unknown>)
+      );
     }
     return actual === expected;
   });
@@ -71,7 +83,12 @@ export class LocalEventBus {
         try {
           await this.deliver(
             rule,
-            this.envelope({ source: 'aws.events', 'detail-type': 'Scheduled Event', resources: [`arn:aws:events:${LOCAL_REGION}:${LOCAL_ACCOUNT}:rule/${rule.name}`], detail: {} }),
+            this.envelope({
+              source: 'aws.events',
+              'detail-type': 'Scheduled Event',
+              resources: [`arn:aws:events:${LOCAL_REGION}:${LOCAL_ACCOUNT}:rule/${rule.name}`],
+              detail: {},
+            }),
           );
         } finally {
           running = false;
@@ -94,7 +111,14 @@ export class LocalEventBus {
   }
 
   private envelope(event: BusEvent): Record<string, unknown> {
-    return { version: '0', id: randomUUID(), account: LOCAL_ACCOUNT, region: LOCAL_REGION, time: new Date().toISOString(), ...event };
+    return {
+      version: '0',
+      id: randomUUID(),
+      account: LOCAL_ACCOUNT,
+      region: LOCAL_REGION,
+      time: new Date().toISOString(),
+      ...event,
+    };
   }
 
   /** Every target gets the same event, id and time included, as EventBridge delivers it. */

@@ -72,7 +72,12 @@ const preludeSplitter = (sink: ResponseSink): Writable => {
       pending = Buffer.concat([pending, data]);
       const end = pending.indexOf(PRELUDE_END);
       if (end >= 0) {
-        sink.head(JSON.parse(pending.subarray(0, end).toString('utf8')) as { statusCode: number; headers?: Record<string, unknown> });
+        sink.head(
+          JSON.parse(pending.subarray(0, end).toString('utf8')) as {
+            statusCode: number;
+            headers?: Record<string, unknown>;
+          },
+        );
         const rest = pending.subarray(end + PRELUDE_END.length);
         pending = null;
         if (rest.length > 0) sink.write(rest);
@@ -96,10 +101,19 @@ const preludeSplitter = (sink: ResponseSink): Writable => {
  * Invokes an API handler and answers through `sink`: a streaming handler's body as it is
  * written (server-sent events arrive as they happen), any other when it returns.
  */
-export const invokeLocalHttp = async (entry: string, event: unknown, timeoutSeconds: number, sink: ResponseSink): Promise<void> => {
+export const invokeLocalHttp = async (
+  entry: string,
+  event: unknown,
+  timeoutSeconds: number,
+  sink: ResponseSink,
+): Promise<void> => {
   const handler = await load(entry);
   if (!handler[STREAMING]) {
-    const result = (await invokeLocal(entry, event, timeoutSeconds)) as { statusCode: number; headers?: Record<string, unknown>; body?: string };
+    const result = (await invokeLocal(entry, event, timeoutSeconds)) as {
+      statusCode: number;
+      headers?: Record<string, unknown>;
+      body?: string;
+    };
     sink.head(result);
     sink.write(Buffer.from(result.body ?? '', 'utf8'));
     sink.end();
@@ -107,7 +121,11 @@ export const invokeLocalHttp = async (entry: string, event: unknown, timeoutSeco
   }
   const started = performance.now();
   try {
-    await (handler as unknown as StreamingHandler)(JSON.parse(JSON.stringify(event)) as unknown, preludeSplitter(sink), contextFor(entry, timeoutSeconds));
+    await (handler as unknown as StreamingHandler)(
+      JSON.parse(JSON.stringify(event)) as unknown,
+      preludeSplitter(sink),
+      contextFor(entry, timeoutSeconds),
+    );
   } finally {
     localMeter.lambdaInvocation(entry, performance.now() - started);
   }

@@ -43,7 +43,9 @@ prognoz is running on the local runtime.
   reference  ${new URL(runtime.apiUrl).origin}/docs   (the OpenAPI document: ${runtime.apiUrl}openapi.json)
   API token  ${runtime.apiToken}   (account ${runtime.accountId})
   owner      ${runtime.owner.email} / ${runtime.owner.password}   (PROGNOZ_OWNER_EMAIL / PROGNOZ_OWNER_PASSWORD; Cognito emulator ${runtime.cognitoEndpoint}, client ${runtime.ownerClientId})
-  models     ${allModels().map((model) => model.id).join(', ')}
+  models     ${allModels()
+    .map((model) => model.id)
+    .join(', ')}
   data       ${dataDir}
   admin      npx prognoz accounts show ${runtime.accountId}
 

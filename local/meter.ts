@@ -35,7 +35,14 @@ export const EMPTY_RECEIVE = 'ReceiveMessage (empty)';
 const TRANSACT_WRITE_UNIT_BYTES = 1024;
 const TRANSACT_READ_UNIT_BYTES = 4096;
 
-const emptySnapshot = (): MeterSnapshot => ({ api: {}, lambda: {}, dynamodb: {}, sqs: {}, s3: {}, stepFunctions: { executions: 0, transitions: 0, api: {} } });
+const emptySnapshot = (): MeterSnapshot => ({
+  api: {},
+  lambda: {},
+  dynamodb: {},
+  sqs: {},
+  s3: {},
+  stepFunctions: { executions: 0, transitions: 0, api: {} },
+});
 
 const bump = (counts: Record<string, number>, key: string, by = 1) => {
   counts[key] = (counts[key] ?? 0) + by;
@@ -49,14 +56,25 @@ type Json = Record<string, unknown>;
  * therefore priced by DynamoDB's rule: two units per item per 1 KB written (4 KB read), the
  * size taken from the item as the request or answer carries it.
  */
-export const transactionUnits = (operation: string, request: Json, response: Json): { readUnits: number; writeUnits: number } => {
-  const units = (value: unknown, unitBytes: number) => 2 * Math.max(1, Math.ceil(Buffer.byteLength(JSON.stringify(value ?? {})) / unitBytes));
+export const transactionUnits = (
+  operation: string,
+  request: Json,
+  response: Json,
+): { readUnits: number; writeUnits: number } => {
+  const units = (value: unknown, unitBytes: number) =>
+    2 * Math.max(1, Math.ceil(Buffer.byteLength(JSON.stringify(value ?? {})) / unitBytes));
   if (operation === 'TransactWriteItems') {
     const items = (request.TransactItems ?? []) as Json[];
-    return { readUnits: 0, writeUnits: items.reduce((sum, item) => sum + units(Object.values(item)[0], TRANSACT_WRITE_UNIT_BYTES), 0) };
+    return {
+      readUnits: 0,
+      writeUnits: items.reduce((sum, item) => sum + units(Object.values(item)[0], TRANSACT_WRITE_UNIT_BYTES), 0),
+    };
   }
   const answers = (response.Responses ?? []) as Json[];
-  return { readUnits: answers.reduce((sum, answer) => sum + units(answer.Item, TRANSACT_READ_UNIT_BYTES), 0), writeUnits: 0 };
+  return {
+    readUnits: answers.reduce((sum, answer) => sum + units(answer.Item, TRANSACT_READ_UNIT_BYTES), 0),
+    writeUnits: 0,
+  };
 };
 
 const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem']);
@@ -92,7 +110,7 @@ export class CallMeter {
   }
 
   sqsCall(action: string, response: Json): void {
-    const empty = action === 'ReceiveMessage' && !((response.Messages as unknown[] | undefined)?.length);
+    const empty = action === 'ReceiveMessage' && !(response.Messages as unknown[] | undefined)?.length;
     bump(this.counts.sqs, empty ? EMPTY_RECEIVE : action);
   }
 

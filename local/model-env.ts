@@ -20,7 +20,13 @@ export const repositoryPython = (): string => {
  * A model server as the model's image runs it: Cog's own runtime (coglet starts its worker with
  * the `python` on PATH) serving the predictor in `folder` on `port`.
  */
-export const modelServerProcess = (server: { python: string; folder: string; config: Pick<CogConfig, 'predict' | 'concurrency'>; port: number; weightsDir: string }) => ({
+export const modelServerProcess = (server: {
+  python: string;
+  folder: string;
+  config: Pick<CogConfig, 'predict' | 'concurrency'>;
+  port: number;
+  weightsDir: string;
+}) => ({
   command: server.python,
   args: ['-m', 'cog.server.http', '--host', '127.0.0.1'],
   cwd: server.folder,
@@ -42,7 +48,10 @@ const ENVS_DIR = path.join(REPO_ROOT, '.prognoz', 'envs');
 const pipLine = /^\s*(?:python3?\s+-m\s+)?pip3?\s+install\s+(.+)$/;
 
 /** The pip arguments of a build, in the order a Cog image installs them. */
-export const pipInstallsOf = (folder: string, config: CogConfig): { readonly packages: string[][]; readonly skipped: string[] } => {
+export const pipInstallsOf = (
+  folder: string,
+  config: CogConfig,
+): { readonly packages: string[][]; readonly skipped: string[] } => {
   const packages: string[][] = [[`cog==${COG_VERSION}`, ...config.pythonPackages]];
   if (config.pythonRequirements) packages.push(['-r', path.join(folder, config.pythonRequirements)]);
   const skipped: string[] = [];
@@ -61,18 +70,32 @@ export const pipInstallsOf = (folder: string, config: CogConfig): { readonly pac
  * lines of `run`) and kept under .prognoz/envs by a hash of all of that, so the next start
  * reuses it. Returns its interpreter.
  */
-export const ensureEnvironment = async (folder: string, config: CogConfig, log: (line: string) => void): Promise<string> => {
+export const ensureEnvironment = async (
+  folder: string,
+  config: CogConfig,
+  log: (line: string) => void,
+): Promise<string> => {
   const { packages, skipped } = pipInstallsOf(folder, config);
-  const requirements = config.pythonRequirements ? readFileSync(path.join(folder, config.pythonRequirements), 'utf8') : '';
-  const key = createHash('sha256').update(JSON.stringify({ packages, requirements, python: config.pythonVersion })).digest('hex').slice(0, 16);
+  const requirements = config.pythonRequirements
+    ? readFileSync(path.join(folder, config.pythonRequirements), 'utf8')
+    : '';
+  const key = createHash('sha256')
+    .update(JSON.stringify({ packages, requirements, python: config.pythonVersion }))
+    .digest('hex')
+    .slice(0, 16);
   const home = path.join(ENVS_DIR, key);
   const python = path.join(home, 'bin', 'python');
   if (existsSync(path.join(home, '.complete'))) return python;
   for (const line of skipped) log(`${folder}: cog.yaml run line not run locally (it sets up an image): ${line}`);
   const base = process.env.PROGNOZ_PYTHON_BOOTSTRAP ?? 'python3';
-  const { stdout: version } = await run(base, ['-c', 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")']);
+  const { stdout: version } = await run(base, [
+    '-c',
+    'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")',
+  ]);
   if (version.trim() !== config.pythonVersion) {
-    log(`${folder}: cog.yaml asks for Python ${config.pythonVersion}; this machine's is ${version.trim()}, which the local run uses`);
+    log(
+      `${folder}: cog.yaml asks for Python ${config.pythonVersion}; this machine's is ${version.trim()}, which the local run uses`,
+    );
   }
   log(`${folder}: building its Python environment from cog.yaml (once; kept in ${path.relative(REPO_ROOT, home)})…`);
   const building = `${home}.building`;
@@ -80,7 +103,11 @@ export const ensureEnvironment = async (folder: string, config: CogConfig, log: 
   await mkdir(ENVS_DIR, { recursive: true });
   await run(base, ['-m', 'venv', building]);
   for (const args of packages) {
-    await run(path.join(building, 'bin', 'python'), ['-m', 'pip', 'install', '-q', '--disable-pip-version-check', ...args], { maxBuffer: 64 * 1024 * 1024 });
+    await run(
+      path.join(building, 'bin', 'python'),
+      ['-m', 'pip', 'install', '-q', '--disable-pip-version-check', ...args],
+      { maxBuffer: 64 * 1024 * 1024 },
+    );
   }
   await writeFile(path.join(building, '.complete'), new Date().toISOString());
   await rm(home, { recursive: true, force: true });
@@ -95,7 +122,10 @@ export const ensureEnvironment = async (folder: string, config: CogConfig, log: 
 export const deriveModel = async (python: string, folder: string, config: CogConfig): Promise<DerivedModel> => {
   try {
     const { stdout } = await run(python, ['-m', 'prognoz_cog.describe', folder], {
-      env: { ...process.env, PYTHONPATH: [path.join(REPO_ROOT, 'models'), process.env.PYTHONPATH].filter(Boolean).join(path.delimiter) },
+      env: {
+        ...process.env,
+        PYTHONPATH: [path.join(REPO_ROOT, 'models'), process.env.PYTHONPATH].filter(Boolean).join(path.delimiter),
+      },
       maxBuffer: 16 * 1024 * 1024,
     });
     const described = JSON.parse(stdout) as Record<string, unknown>;

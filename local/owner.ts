@@ -18,7 +18,13 @@ export const localOwnerCredentials = (env: NodeJS.ProcessEnv = process.env): Own
  * Makes `credentials` an owner of `account` as the admin CLI's `owners add` does on AWS, except
  * that the password is set outright (and again at every start) instead of emailed.
  */
-export const ensureOwner = async (poolId: string, credentials: OwnerCredentials, account: AccountId, accounts: AccountStore, nowMs: number): Promise<string> => {
+export const ensureOwner = async (
+  poolId: string,
+  credentials: OwnerCredentials,
+  account: AccountId,
+  accounts: AccountStore,
+  nowMs: number,
+): Promise<string> => {
   const added = await addOwner(
     { pool: cognitoOwnerPool(poolId), accounts, clock: { now: () => nowMs } },
     { account, email: credentials.email, firstPassword: { kind: 'permanent', password: credentials.password } },

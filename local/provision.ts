@@ -8,7 +8,13 @@ import {
   type GlobalSecondaryIndex,
   type KeySchemaElement,
 } from '@aws-sdk/client-dynamodb';
-import { CreateUserPoolClientCommand, CreateUserPoolCommand, type CognitoIdentityProviderClient, type CreateUserPoolRequest, type ExplicitAuthFlowsType } from '@aws-sdk/client-cognito-identity-provider';
+import {
+  CreateUserPoolClientCommand,
+  CreateUserPoolCommand,
+  type CognitoIdentityProviderClient,
+  type CreateUserPoolRequest,
+  type ExplicitAuthFlowsType,
+} from '@aws-sdk/client-cognito-identity-provider';
 import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { resolveIntrinsics, resourcesOfType, type CfnTemplate, type LocalBindings } from './template.ts';
@@ -21,7 +27,11 @@ export const provisionTables = async (template: CfnTemplate, client: DynamoDBCli
     ...resourcesOfType(template, 'AWS::DynamoDB::Table'),
   ]) {
     const props = resource.Properties ?? {};
-    const indexes = (props.GlobalSecondaryIndexes ?? []) as { IndexName: string; KeySchema: KeySchemaElement[]; Projection?: GlobalSecondaryIndex['Projection'] }[];
+    const indexes = (props.GlobalSecondaryIndexes ?? []) as {
+      IndexName: string;
+      KeySchema: KeySchemaElement[];
+      Projection?: GlobalSecondaryIndex['Projection'];
+    }[];
     try {
       await client.send(
         new CreateTableCommand({
@@ -67,7 +77,15 @@ const addMissingIndexes = async (
       new UpdateTableCommand({
         TableName: table,
         AttributeDefinitions: attributes.filter((attribute) => names.has(attribute.AttributeName)),
-        GlobalSecondaryIndexUpdates: [{ Create: { IndexName: index.IndexName, KeySchema: index.KeySchema, Projection: index.Projection ?? { ProjectionType: 'ALL' } } }],
+        GlobalSecondaryIndexUpdates: [
+          {
+            Create: {
+              IndexName: index.IndexName,
+              KeySchema: index.KeySchema,
+              Projection: index.Projection ?? { ProjectionType: 'ALL' },
+            },
+          },
+        ],
       }),
     );
   }
@@ -91,8 +109,9 @@ export const provisionQueues = async (template: CfnTemplate, client: SQSClient):
   };
   while (pending.length > 0) {
     const index = pending.findIndex(([, resource]) => {
-      const target = (resource.Properties?.RedrivePolicy as { deadLetterTargetArn?: { 'Fn::GetAtt'?: string[] } } | undefined)
-        ?.deadLetterTargetArn?.['Fn::GetAtt']?.[0];
+      const target = (
+        resource.Properties?.RedrivePolicy as { deadLetterTargetArn?: { 'Fn::GetAtt'?: string[] } } | undefined
+      )?.deadLetterTargetArn?.['Fn::GetAtt']?.[0];
       return target === undefined || queues.has(target);
     });
     if (index < 0) throw new Error('queues with circular redrive policies');
@@ -100,8 +119,10 @@ export const provisionQueues = async (template: CfnTemplate, client: SQSClient):
     const props = resource.Properties ?? {};
     const attributes: Record<string, string> = {};
     if (typeof props.VisibilityTimeout === 'number') attributes.VisibilityTimeout = String(props.VisibilityTimeout);
-    if (typeof props.MessageRetentionPeriod === 'number') attributes.MessageRetentionPeriod = String(props.MessageRetentionPeriod);
-    if (props.RedrivePolicy !== undefined) attributes.RedrivePolicy = JSON.stringify(resolveIntrinsics(props.RedrivePolicy, bindings));
+    if (typeof props.MessageRetentionPeriod === 'number')
+      attributes.MessageRetentionPeriod = String(props.MessageRetentionPeriod);
+    if (props.RedrivePolicy !== undefined)
+      attributes.RedrivePolicy = JSON.stringify(resolveIntrinsics(props.RedrivePolicy, bindings));
     const { QueueUrl } = await client.send(new CreateQueueCommand({ QueueName: logicalId, Attributes: attributes }));
     if (!QueueUrl) throw new Error(`no URL for queue ${logicalId}`);
     const { Attributes } = await client.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }));
@@ -122,7 +143,8 @@ export const provisionBuckets = async (template: CfnTemplate, client: S3Client):
     try {
       await client.send(new CreateBucketCommand({ Bucket: name }));
     } catch (error) {
-      if (!(error instanceof Error && ['BucketAlreadyOwnedByYou', 'BucketAlreadyExists'].includes(error.name))) throw error;
+      if (!(error instanceof Error && ['BucketAlreadyOwnedByYou', 'BucketAlreadyExists'].includes(error.name)))
+        throw error;
     }
     buckets.set(logicalId, name);
   }
@@ -133,7 +155,10 @@ export const provisionBuckets = async (template: CfnTemplate, client: S3Client):
  * Creates, in the Cognito emulator, every user pool the template declares (its password policy
  * and sign-in attributes) and every app client (its sign-in flows); their ids by logical id.
  */
-export const provisionUserPools = async (template: CfnTemplate, client: CognitoIdentityProviderClient): Promise<Map<string, string>> => {
+export const provisionUserPools = async (
+  template: CfnTemplate,
+  client: CognitoIdentityProviderClient,
+): Promise<Map<string, string>> => {
   const ids = new Map<string, string>();
   for (const [logicalId, resource] of resourcesOfType(template, 'AWS::Cognito::UserPool')) {
     const props = resource.Properties ?? {};

@@ -147,16 +147,30 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       logicalId,
       model: metadataOf(resource, 'model') ?? unknownResource(`model of ${logicalId}`),
       arn: localStateMachineArn(logicalId),
-      definition: JSON.parse(String(resolveIntrinsics(resource.Properties?.DefinitionString, bindings))) as StateMachineDefinition,
+      definition: JSON.parse(
+        String(resolveIntrinsics(resource.Properties?.DefinitionString, bindings)),
+      ) as StateMachineDefinition,
     }));
     const [tableName] = [...tables.values()];
     if (!tableName) throw new Error('the template has no table');
 
     // EventBridge: the sweeper's schedule, and the rule that hears of executions ending.
-    const bus = new LocalEventBus(eventRules(template, bindings, functions), (entry, event) => invokeLocal(entry, event, timeoutOf(functions, entry)), log);
+    const bus = new LocalEventBus(
+      eventRules(template, bindings, functions),
+      (entry, event) => invokeLocal(entry, event, timeoutOf(functions, entry)),
+      log,
+    );
     cleanups.push(() => Promise.resolve(bus.stop()));
-    const stepFunctions = new LocalStepFunctions(machines, { dynamodb: new DynamoDBClient({}), sqs: sqs(), functions }, (ended) =>
-      bus.put({ source: 'aws.states', 'detail-type': 'Step Functions Execution Status Change', resources: [ended.executionArn], detail: { ...ended } }),
+    const stepFunctions = new LocalStepFunctions(
+      machines,
+      { dynamodb: new DynamoDBClient({}), sqs: sqs(), functions },
+      (ended) =>
+        bus.put({
+          source: 'aws.states',
+          'detail-type': 'Step Functions Execution Status Change',
+          resources: [ended.executionArn],
+          detail: { ...ended },
+        }),
     );
     const sfnEndpoint = await stepFunctions.listen();
     awsEnv.AWS_ENDPOINT_URL_SFN = sfnEndpoint;
@@ -175,17 +189,23 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     await recoverInterrupted(tableName, appEnv, log);
 
     const accounts = dynamoAccountStore(tableName);
-    await accounts.createAccount(asAccountId(LOCAL_ACCOUNT_ID), systemClock.now(), { balanceKopecks: LOCAL_ACCOUNT_BALANCE_KOPECKS }).catch((error: unknown) => {
-      if (!(error instanceof Error && error.name === 'ConditionalCheckFailedException')) throw error;
-    });
+    await accounts
+      .createAccount(asAccountId(LOCAL_ACCOUNT_ID), systemClock.now(), {
+        balanceKopecks: LOCAL_ACCOUNT_BALANCE_KOPECKS,
+      })
+      .catch((error: unknown) => {
+        if (!(error instanceof Error && error.name === 'ConditionalCheckFailedException')) throw error;
+      });
     if (options.apiToken !== undefined && !looksLikeToken(options.apiToken)) {
-      throw new Error(`PROGNOZ_API_TOKEN is not a prognoz API token (pgz_… with a valid checksum); one that is: ${generateToken()}`);
+      throw new Error(
+        `PROGNOZ_API_TOKEN is not a prognoz API token (pgz_… with a valid checksum); one that is: ${generateToken()}`,
+      );
     }
     const apiToken = options.apiToken ?? generateToken();
     await accounts.addToken(asAccountId(LOCAL_ACCOUNT_ID), apiToken, systemClock.now());
     // The console's owner of the local account, in the owners' pool the authorizer trusts.
     const signIn = ownerSignInFromEnv(appEnv);
-    if (signIn === null) throw new Error('the template configures no owners\' sign-in for the authorizer');
+    if (signIn === null) throw new Error("the template configures no owners' sign-in for the authorizer");
     const owner = localOwnerCredentials();
     await ensureOwner(signIn.poolId, owner, asAccountId(LOCAL_ACCOUNT_ID), accounts, systemClock.now());
 
@@ -208,7 +228,11 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       const modelUrl = `http://127.0.0.1:${modelPort}`;
       const inputsDir = path.join(inputsRoot, model.id.replace('/', '--'));
       mkdirSync(inputsDir, { recursive: true });
-      supervisor.start({ name: `model:${model.id}`, ...modelServerProcess({ python, folder, config, port: modelPort, weightsDir }), url: modelUrl });
+      supervisor.start({
+        name: `model:${model.id}`,
+        ...modelServerProcess({ python, folder, config, port: modelPort, weightsDir }),
+        url: modelUrl,
+      });
       supervisor.start({
         name: `worker:${model.id}`,
         command: process.execPath,
@@ -240,7 +264,9 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
           entry: fn.entry,
           timeoutSeconds: fn.timeoutSeconds,
           batchSize: Number(props.BatchSize ?? 10),
-          reportBatchItemFailures: ((props.FunctionResponseTypes ?? []) as string[]).includes('ReportBatchItemFailures'),
+          reportBatchItemFailures: ((props.FunctionResponseTypes ?? []) as string[]).includes(
+            'ReportBatchItemFailures',
+          ),
         },
         sqs(),
         eventSources.signal,
@@ -261,7 +287,9 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       port: options.port,
       console: {
         build: consoleBuild,
-        config: { signIn: { endpoint: awsEnv.AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER ?? '', clientId: signIn.clientId } },
+        config: {
+          signIn: { endpoint: awsEnv.AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER ?? '', clientId: signIn.clientId },
+        },
       },
       localEndpoints: {
         processes: () => ({ processes: supervisor.status() }),
@@ -269,7 +297,10 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
         meter: () => localMeter.snapshot(),
         ...options.localEndpoints,
         health: () => ({ status: 'ok', running_executions: stepFunctions.runningCount() }),
-        queues: () => ({ sqsEndpoint: emulators.fauxqsAddress, queues: [...queues].map(([logicalId, queue]) => ({ logicalId, url: queue.url })) }),
+        queues: () => ({
+          sqsEndpoint: emulators.fauxqsAddress,
+          queues: [...queues].map(([logicalId, queue]) => ({ logicalId, url: queue.url })),
+        }),
         // What the runtime executes, and the local value it gave each intrinsic of the template.
         definitions: () => ({
           machines: machines.map(({ logicalId, model, definition }) => ({ logicalId, model, definition })),
@@ -305,21 +336,40 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
  * the previous run left unfinished ends `failed` here, through the same end as any other — its
  * hold released, its webhook queued.
  */
-const recoverInterrupted = async (tableName: string, env: Record<string, string>, log: (line: string) => void): Promise<void> => {
+const recoverInterrupted = async (
+  tableName: string,
+  env: Record<string, string>,
+  log: (line: string) => void,
+): Promise<void> => {
   const store = dynamoPredictionStore(tableName);
   const machines = stateMachinesFromEnv(env);
   const effects = stoppingExecutions(
-    { store, notifier: sqsWebhookNotifier(webhookQueueUrlFromEnv(env)), workflow: sfnWorkflowClient(), stateMachineArnOf: (model) => machines[model] },
+    {
+      store,
+      notifier: sqsWebhookNotifier(webhookQueueUrlFromEnv(env)),
+      workflow: sfnWorkflowClient(),
+      stateMachineArnOf: (model) => machines[model],
+    },
     RESTART_ERROR,
   );
   for (const stale of await store.listActive()) {
-    await endPrediction(effects, stale.id, { type: 'failed', atMs: systemClock.now(), error: RESTART_ERROR, runtimeMs: null, by: 'sweeper' });
+    await endPrediction(effects, stale.id, {
+      type: 'failed',
+      atMs: systemClock.now(),
+      error: RESTART_ERROR,
+      runtimeMs: null,
+      by: 'sweeper',
+    });
     log(`recovered prediction ${stale.id}: it was ${stale.status} when the runtime last stopped; now failed`);
   }
 };
 
 /** The template's EventBridge rules, each bound to the function entries of its targets. */
-const eventRules = (template: CfnTemplate, bindings: LocalBindings, functions: ReadonlyMap<string, { entry: string }>): LocalRule[] =>
+const eventRules = (
+  template: CfnTemplate,
+  bindings: LocalBindings,
+  functions: ReadonlyMap<string, { entry: string }>,
+): LocalRule[] =>
   resourcesOfType(template, 'AWS::Events::Rule').map(([logicalId, rule]) => {
     const props = rule.Properties ?? {};
     const targets = ((props.Targets ?? []) as { Arn: unknown }[]).map((target) => {
@@ -330,7 +380,9 @@ const eventRules = (template: CfnTemplate, bindings: LocalBindings, functions: R
       name: logicalId,
       targets,
       ...(typeof props.ScheduleExpression === 'string' ? { everyMs: rateToMs(props.ScheduleExpression) } : {}),
-      ...(props.EventPattern !== undefined ? { pattern: resolveIntrinsics(props.EventPattern, bindings) as Record<string, unknown> } : {}),
+      ...(props.EventPattern !== undefined
+        ? { pattern: resolveIntrinsics(props.EventPattern, bindings) as Record<string, unknown> }
+        : {}),
     };
   });
 
@@ -342,10 +394,12 @@ const functionEnvironment = (template: CfnTemplate, bindings: LocalBindings): Re
   const env: Record<string, string> = {};
   for (const [logicalId, fn] of resourcesOfType(template, 'AWS::Lambda::Function')) {
     if (!metadataOf(fn, 'entry')) continue;
-    const variables = (fn.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+    const variables =
+      (fn.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
     for (const [name, value] of Object.entries(variables)) {
       const resolved = String(resolveIntrinsics(value, bindings));
-      if (env[name] !== undefined && env[name] !== resolved) throw new Error(`${logicalId} sets ${name} differently from another function`);
+      if (env[name] !== undefined && env[name] !== resolved)
+        throw new Error(`${logicalId} sets ${name} differently from another function`);
       env[name] = resolved;
     }
   }

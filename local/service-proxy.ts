@@ -20,7 +20,10 @@ export interface ServiceProxyOptions {
  * Sits between the service and an emulator (DynamoDB Local, fauxqs for SQS and S3), so that the
  * local runtime can order and count the calls the service makes.
  */
-export const startServiceProxy = async (target: string, options: ServiceProxyOptions): Promise<{ endpoint: string; server: Server }> => {
+export const startServiceProxy = async (
+  target: string,
+  options: ServiceProxyOptions,
+): Promise<{ endpoint: string; server: Server }> => {
   const upstream = new URL(target);
   // Connections to the emulator are kept open: a new one per call costs more than the call.
   const agent = new Agent({ keepAlive: true });
@@ -31,22 +34,27 @@ export const startServiceProxy = async (target: string, options: ServiceProxyOpt
     req.on('end', () => {
       const operation = options.operationOf
         ? options.operationOf(req.method ?? 'GET', req.url ?? '/')
-        : (String(req.headers['x-amz-target'] ?? '').split('.').at(-1) ?? '');
+        : (String(req.headers['x-amz-target'] ?? '')
+            .split('.')
+            .at(-1) ?? '');
       const body = options.prepare ? options.prepare(operation, Buffer.concat(chunks)) : Buffer.concat(chunks);
       const headers = { ...req.headers, 'content-length': String(body.length) };
       const forward = () =>
         new Promise<void>((done) => {
-          const outgoing = request({ hostname: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers, agent }, (answer) => {
-            const answerChunks: Buffer[] = [];
-            answer.on('data', (chunk: Buffer) => answerChunks.push(chunk));
-            answer.on('end', () => {
-              const answerBody = Buffer.concat(answerChunks);
-              res.writeHead(answer.statusCode ?? 502, answer.headers).end(answerBody);
-              options.observe(operation, body, answerBody, answer.statusCode ?? 502);
-              done();
-            });
-            answer.on('error', () => done());
-          });
+          const outgoing = request(
+            { hostname: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers, agent },
+            (answer) => {
+              const answerChunks: Buffer[] = [];
+              answer.on('data', (chunk: Buffer) => answerChunks.push(chunk));
+              answer.on('end', () => {
+                const answerBody = Buffer.concat(answerChunks);
+                res.writeHead(answer.statusCode ?? 502, answer.headers).end(answerBody);
+                options.observe(operation, body, answerBody, answer.statusCode ?? 502);
+                done();
+              });
+              answer.on('error', () => done());
+            },
+          );
           outgoing.on('error', (error) => {
             if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/x-amz-json-1.0' });
             res.end(JSON.stringify({ __type: 'InternalFailure', message: error.message }));

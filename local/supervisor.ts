@@ -32,10 +32,15 @@ export class Supervisor {
     const entry = { spec, child: null as ChildProcess | null, restarts: 0 };
     this.children.set(spec.name, entry);
     const launch = () => {
-      const child = spawn(spec.command, [...spec.args], { cwd: spec.cwd, env: { ...process.env, ...spec.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(spec.command, [...spec.args], {
+        cwd: spec.cwd,
+        env: { ...process.env, ...spec.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       entry.child = child;
       const relay = (chunk: Buffer) => {
-        for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') this.output(`[${spec.name}] ${line}`);
+        for (const line of chunk.toString('utf8').split('\n'))
+          if (line.trim() !== '') this.output(`[${spec.name}] ${line}`);
       };
       child.stdout?.on('data', relay);
       child.stderr?.on('data', relay);

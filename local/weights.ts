@@ -12,15 +12,22 @@ const WEIGHTS_FILE = 'model.bin';
  * Where local copies of weights are kept, a folder per name: PROGNOZ_WEIGHTS_DIR (relative to the
  * repository), by default .prognoz/weights. `npm run weights -- <name>` fetches one there.
  */
-export const localWeightsDir = (): string => path.resolve(REPO_ROOT, process.env.PROGNOZ_WEIGHTS_DIR ?? path.join('.prognoz', 'weights'));
+export const localWeightsDir = (): string =>
+  path.resolve(REPO_ROOT, process.env.PROGNOZ_WEIGHTS_DIR ?? path.join('.prognoz', 'weights'));
 
 /**
  * Whether the local runtime offers a model: yes, unless its manifest entry requires weights
  * (`local.requiresWeights`) that neither the weights folder nor an image's folder has.
  */
-export const offeredLocally = (entry: Pick<ManifestEntry, 'local'>, weightsDir: string, exists: (file: string) => boolean = existsSync): boolean => {
+export const offeredLocally = (
+  entry: Pick<ManifestEntry, 'local'>,
+  weightsDir: string,
+  exists: (file: string) => boolean = existsSync,
+): boolean => {
   const name = entry.local?.requiresWeights;
-  return name === undefined || [weightsDir, IMAGE_WEIGHTS_DIR].some((dir) => exists(path.join(dir, name, WEIGHTS_FILE)));
+  return (
+    name === undefined || [weightsDir, IMAGE_WEIGHTS_DIR].some((dir) => exists(path.join(dir, name, WEIGHTS_FILE)))
+  );
 };
 
 /** The line `npm start` prints for a model it does not offer: why, and how to fetch its weights. */

@@ -16,7 +16,12 @@ const apiEnv = z.object({
   }),
 });
 
-export type ApiConfig = { tableName: string; stateMachines: Readonly<Record<string, string>>; webhookQueueUrl: string; outputBucket: string };
+export type ApiConfig = {
+  tableName: string;
+  stateMachines: Readonly<Record<string, string>>;
+  webhookQueueUrl: string;
+  outputBucket: string;
+};
 
 export const apiConfigFromEnv = (env: NodeJS.ProcessEnv = process.env): ApiConfig => {
   const parsed = apiEnv.parse(env);
@@ -32,9 +37,11 @@ export const tableNameFromEnv = (env: NodeJS.ProcessEnv = process.env): string =
   z.string().min(1).parse(env.PROGNOZ_TABLE_NAME);
 
 /** The outputs bucket's name, as the stack (or the local runtime) sets it. */
-export const outputBucketFromEnv = (env: NodeJS.ProcessEnv = process.env): string => z.string().min(1).parse(env.PROGNOZ_OUTPUT_BUCKET);
+export const outputBucketFromEnv = (env: NodeJS.ProcessEnv = process.env): string =>
+  z.string().min(1).parse(env.PROGNOZ_OUTPUT_BUCKET);
 
-export const webhookQueueUrlFromEnv = (env: NodeJS.ProcessEnv = process.env): string => z.string().min(1).parse(env.PROGNOZ_WEBHOOK_QUEUE_URL);
+export const webhookQueueUrlFromEnv = (env: NodeJS.ProcessEnv = process.env): string =>
+  z.string().min(1).parse(env.PROGNOZ_WEBHOOK_QUEUE_URL);
 
 /** Model id → state machine ARN, as the stack passes it to the functions that start or stop executions. */
 export const stateMachinesFromEnv = (env: NodeJS.ProcessEnv = process.env): Readonly<Record<string, string>> =>
@@ -63,5 +70,10 @@ export const ownerSignInFromEnv = (env: NodeJS.ProcessEnv = process.env): OwnerS
   if (!issuer || !clientId) return null;
   const poolId = issuer.slice(issuer.lastIndexOf('/') + 1);
   const endpoint = env.AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER?.replace(/\/+$/, '');
-  return { issuer, poolId, clientId, jwksUri: endpoint ? `${endpoint}/${poolId}/.well-known/jwks.json` : `${issuer}/.well-known/jwks.json` };
+  return {
+    issuer,
+    poolId,
+    clientId,
+    jwksUri: endpoint ? `${endpoint}/${poolId}/.well-known/jwks.json` : `${issuer}/.well-known/jwks.json`,
+  };
 };

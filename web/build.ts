@@ -66,7 +66,8 @@ export const buildConsole = (outDir: string): ConsoleBuild => {
   const outputs = Object.keys(result.metafile.outputs).map((file) => path.relative(outDir, path.resolve(file)));
   const script = outputs.find((name) => name.endsWith('.js'));
   const style = outputs.find((name) => name.endsWith('.css'));
-  if (!script || !style) throw new Error(`the console build made ${outputs.join(', ')}: a script and a stylesheet were expected`);
+  if (!script || !style)
+    throw new Error(`the console build made ${outputs.join(', ')}: a script and a stylesheet were expected`);
   writeFileSync(path.join(outDir, 'index.html'), page(script, style));
   const files = ['index.html', ...outputs].map((name) => ({
     name,

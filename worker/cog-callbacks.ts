@@ -99,6 +99,7 @@ export class CogCallbacks {
     // A late webhook carrying less than the one before it is older news.
     if (run.latest && logs < (run.latest.logs ?? '').length) return;
     run.latest = snapshot;
-    if (Array.isArray(snapshot.output) && snapshot.output.length >= (run.streamed?.length ?? 0)) run.streamed = snapshot.output;
+    if (Array.isArray(snapshot.output) && snapshot.output.length >= (run.streamed?.length ?? 0))
+      run.streamed = snapshot.output;
   }
 }

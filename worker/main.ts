@@ -57,7 +57,8 @@ const modelServer = cogModelClient(env.PROGNOZ_MODEL_URL, cogCallbacks, model);
 const inputsDir = env.PROGNOZ_INPUTS_DIR ?? path.join(tmpdir(), 'prognoz-inputs', model.id.replace('/', '--'));
 await mkdir(inputsDir, { recursive: true });
 const addressPolicy = { allowLoopback: env.PROGNOZ_ALLOW_LOOPBACK === 'true' };
-const download = (url: string, file: string, signal: AbortSignal) => downloadToFile(url, file, addressPolicy, DEFAULT_DOWNLOAD_LIMITS, signal);
+const download = (url: string, file: string, signal: AbortSignal) =>
+  downloadToFile(url, file, addressPolicy, DEFAULT_DOWNLOAD_LIMITS, signal);
 const store = dynamoPredictionStore(env.PROGNOZ_TABLE_NAME);
 const outputs = s3OutputStore(env.PROGNOZ_OUTPUT_BUCKET);
 const notifier = sqsWebhookNotifier(env.PROGNOZ_WEBHOOK_QUEUE_URL);
@@ -72,9 +73,17 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 }
 
 /** One job: claim it (or see why not), run it, and say what becomes of its message. */
-const handle = async (message: DispatchMessage, renewLease: () => Promise<void>, setupError: string | null): Promise<Disposition> => {
+const handle = async (
+  message: DispatchMessage,
+  renewLease: () => Promise<void>,
+  setupError: string | null,
+): Promise<Disposition> => {
   // The task token ends the execution: used once, by whoever of this worker ends the prediction.
-  const effects: EffectDeps = { store, notifier, stopExecution: (prediction) => callbacks.succeed(message.taskToken, { status: prediction.status }) };
+  const effects: EffectDeps = {
+    store,
+    notifier,
+    stopExecution: (prediction) => callbacks.succeed(message.taskToken, { status: prediction.status }),
+  };
   const id = message.predictionId as PredictionId;
   const taken = await takeJob(
     {
@@ -96,7 +105,14 @@ const handle = async (message: DispatchMessage, renewLease: () => Promise<void>,
   if (setupError !== null) {
     // The model cannot run anything: its predictions end at once with why, rather than wait out the queue.
     const { claim } = taken.prediction;
-    await endUnlessEnded(effects, id, { type: 'failed', atMs: systemClock.now(), by: 'worker', claim, error: ENDINGS.setupFailed(setupError), runtimeMs: null });
+    await endUnlessEnded(effects, id, {
+      type: 'failed',
+      atMs: systemClock.now(),
+      by: 'worker',
+      claim,
+      error: ENDINGS.setupFailed(setupError),
+      runtimeMs: null,
+    });
     return { kind: 'delete' };
   }
   const outcome = await runClaimed(
@@ -129,7 +145,12 @@ for (const orphan of await leftoverRuns(inputsDir)) {
   await removeRunFolder(runFolder(inputsDir, orphan));
 }
 
-log('worker started', { model: model.id, queue: env.PROGNOZ_QUEUE_URL, modelServer: env.PROGNOZ_MODEL_URL, leaseSeconds: limits.leaseSeconds });
+log('worker started', {
+  model: model.id,
+  queue: env.PROGNOZ_QUEUE_URL,
+  modelServer: env.PROGNOZ_MODEL_URL,
+  leaseSeconds: limits.leaseSeconds,
+});
 await pollQueue({
   sqs: sqs(),
   queueUrl: env.PROGNOZ_QUEUE_URL,

@@ -70,12 +70,21 @@ const QUICK_CALL_MS = 5000;
 const LIVENESS_MS = 500;
 const RUN_EVENTS = ['start', 'output', 'logs', 'completed'];
 
-const call = (baseUrl: string, method: 'GET' | 'POST' | 'PUT', path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: unknown }> =>
+const call = (
+  baseUrl: string,
+  method: 'GET' | 'POST' | 'PUT',
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: unknown }> =>
   new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const req = request(new URL(path, baseUrl), {
       method,
-      headers: { ...headers, ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}) },
+      headers: {
+        ...headers,
+        ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}),
+      },
       timeout: QUICK_CALL_MS,
     });
     req.on('timeout', () => req.destroy(new Error(`no answer within ${QUICK_CALL_MS} ms`)));
@@ -121,7 +130,8 @@ export const modelErrorOf = (error: string | null | undefined): string | null =>
   return stripped.trim() || error;
 };
 
-const piecesOf = (items: readonly unknown[] | null): string[] => (items ?? []).map((item) => (typeof item === 'string' ? item : JSON.stringify(item)));
+const piecesOf = (items: readonly unknown[] | null): string[] =>
+  (items ?? []).map((item) => (typeof item === 'string' ? item : JSON.stringify(item)));
 
 /**
  * Drives a Cog model server (coglet) over Cog's HTTP API (DESIGN §5): a run is started with
@@ -129,15 +139,22 @@ const piecesOf = (items: readonly unknown[] | null): string[] => (items ?? []).m
  * receiver (logs, metrics such as `progress`, an iterator's output so far, then its end), and is
  * stopped with `POST /predictions/{id}/cancel`.
  */
-export const cogModelClient = (baseUrl: string, callbacks: CogCallbacks, model: Pick<ModelDefinition, 'streams'>): ModelClient => {
+export const cogModelClient = (
+  baseUrl: string,
+  callbacks: CogCallbacks,
+  model: Pick<ModelDefinition, 'streams'>,
+): ModelClient => {
   const health = async (): Promise<ModelHealth> => {
     const { json } = await call(baseUrl, 'GET', '/health-check', undefined);
     const parsed = cogHealth.safeParse(json);
-    if (!parsed.success) throw new ModelUnavailable(`model server ${baseUrl} answered its health check with something else`);
+    if (!parsed.success)
+      throw new ModelUnavailable(`model server ${baseUrl} answered its health check with something else`);
     const { status, setup } = parsed.data;
     const startedAt = setup?.started_at ?? null;
-    if (status === 'READY' || status === 'BUSY' || status === 'STARTING') return { status, setupError: null, startedAt };
-    if (status === 'SETUP_FAILED' || status === 'DEFUNCT') return { status: 'SETUP_FAILED', setupError: setupErrorOf(setup?.logs), startedAt };
+    if (status === 'READY' || status === 'BUSY' || status === 'STARTING')
+      return { status, setupError: null, startedAt };
+    if (status === 'SETUP_FAILED' || status === 'DEFUNCT')
+      return { status: 'SETUP_FAILED', setupError: setupErrorOf(setup?.logs), startedAt };
     return { status: 'STARTING', setupError: null, startedAt };
   };
   return {
@@ -154,9 +171,12 @@ export const cogModelClient = (baseUrl: string, callbacks: CogCallbacks, model: 
           { prefer: 'respond-async' },
         );
         if (started.status === 409) throw new ModelBusy(`model server ${baseUrl} has no free slot`);
-        if (started.status === 422) return { status: 'failed', error: `the model refused its input: ${JSON.stringify(started.json)}` };
+        if (started.status === 422)
+          return { status: 'failed', error: `the model refused its input: ${JSON.stringify(started.json)}` };
         if (started.status !== 202 && started.status !== 200) {
-          throw new ModelUnavailable(`model server refused the run (HTTP ${started.status}): ${JSON.stringify(started.json)}`);
+          throw new ModelUnavailable(
+            `model server refused the run (HTTP ${started.status}): ${JSON.stringify(started.json)}`,
+          );
         }
         const deadline = Date.now() + timeoutMs;
         const stopWatching = new AbortController();
@@ -164,9 +184,11 @@ export const cogModelClient = (baseUrl: string, callbacks: CogCallbacks, model: 
           while (!stopWatching.signal.aborted) {
             await sleep(LIVENESS_MS, undefined, { signal: stopWatching.signal }).catch(() => undefined);
             if (stopWatching.signal.aborted) return;
-            if (Date.now() > deadline) throw new ModelTimeout(`model server ${baseUrl} did not end the run within ${timeoutMs} ms`);
+            if (Date.now() > deadline)
+              throw new ModelTimeout(`model server ${baseUrl} did not end the run within ${timeoutMs} ms`);
             const now = await health();
-            if (now.startedAt !== before.startedAt) throw new ModelUnavailable(`model server ${baseUrl} was restarted during the run`);
+            if (now.startedAt !== before.startedAt)
+              throw new ModelUnavailable(`model server ${baseUrl} was restarted during the run`);
           }
         })();
         try {
@@ -177,7 +199,8 @@ export const cogModelClient = (baseUrl: string, callbacks: CogCallbacks, model: 
             error: modelErrorOf(ended.error),
             logs: ended.logs ?? '',
             streamed: model.streams && Array.isArray(ended.output) ? piecesOf(ended.output) : null,
-            metrics: typeof ended.metrics?.predict_time === 'number' ? { predict_time: ended.metrics.predict_time } : null,
+            metrics:
+              typeof ended.metrics?.predict_time === 'number' ? { predict_time: ended.metrics.predict_time } : null,
           };
         } finally {
           stopWatching.abort();
@@ -194,7 +217,11 @@ export const cogModelClient = (baseUrl: string, callbacks: CogCallbacks, model: 
       const latest = callbacks.latest(id);
       if (!latest) return Promise.resolve(null);
       // coglet also sends a finished object output, wrapped in a list, before its end: only an iterator's items are pieces.
-      return Promise.resolve({ progress: progressOf(latest.snapshot), logs: latest.snapshot.logs ?? '', streamed: model.streams ? piecesOf(latest.streamed) : [] });
+      return Promise.resolve({
+        progress: progressOf(latest.snapshot),
+        logs: latest.snapshot.logs ?? '',
+        streamed: model.streams ? piecesOf(latest.streamed) : [],
+      });
     },
   };
 };

@@ -1,4 +1,9 @@
-import { ChangeMessageVisibilityCommand, DeleteMessageCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityCommand,
+  DeleteMessageCommand,
+  ReceiveMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dispatchMessage, type DispatchMessage } from '../shared/workflow/messages.ts';
 import type { ModelClient, ModelHealth } from './model-client.ts';
@@ -20,7 +25,11 @@ export interface PollerOptions {
   readonly signal: AbortSignal;
   readonly log: (message: string, fields?: Record<string, unknown>) => void;
   /** `setupError`: the model server failed its setup, so the job is ended with that error, not run. */
-  readonly handle: (message: DispatchMessage, renewLease: () => Promise<void>, setupError: string | null) => Promise<Disposition>;
+  readonly handle: (
+    message: DispatchMessage,
+    renewLease: () => Promise<void>,
+    setupError: string | null,
+  ) => Promise<Disposition>;
 }
 
 /**
@@ -84,8 +93,15 @@ const takeOne = async (options: PollerOptions, setupError: string | null): Promi
   for (const message of received.Messages ?? []) {
     const receipt = message.ReceiptHandle ?? '';
     const hideFor = (seconds: number) =>
-      options.sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: options.queueUrl, ReceiptHandle: receipt, VisibilityTimeout: seconds }));
-    const remove = () => options.sqs.send(new DeleteMessageCommand({ QueueUrl: options.queueUrl, ReceiptHandle: receipt }));
+      options.sqs.send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: options.queueUrl,
+          ReceiptHandle: receipt,
+          VisibilityTimeout: seconds,
+        }),
+      );
+    const remove = () =>
+      options.sqs.send(new DeleteMessageCommand({ QueueUrl: options.queueUrl, ReceiptHandle: receipt }));
     let body: unknown = null;
     try {
       body = JSON.parse(message.Body ?? 'null');
@@ -110,7 +126,10 @@ const takeOne = async (options: PollerOptions, setupError: string | null): Promi
       if (disposition.kind === 'delete') await remove();
       else await hideFor(disposition.afterSeconds);
     } catch (error) {
-      options.log('job failed; its message comes back when the lease runs out', { predictionId: parsed.data.predictionId, error: String(error) });
+      options.log('job failed; its message comes back when the lease runs out', {
+        predictionId: parsed.data.predictionId,
+        error: String(error),
+      });
     }
   }
 };

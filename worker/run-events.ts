@@ -33,7 +33,12 @@ export interface RunStep {
  * only those the prediction's filter asks for, `output` and `logs` no more often than
  * RUN_EVENT_INTERVAL_MS, and a change held back by the interval goes out with a later look.
  */
-export const stepRun = (prediction: Pick<Prediction, 'webhook' | 'webhookEvents'>, watch: RunWatch, state: RunState, nowMs: number): RunStep => {
+export const stepRun = (
+  prediction: Pick<Prediction, 'webhook' | 'webhookEvents'>,
+  watch: RunWatch,
+  state: RunState,
+  nowMs: number,
+): RunStep => {
   const progressed = state.progress !== null && state.progress - watch.progress >= PROGRESS_STEP;
   const logged = state.logs !== watch.logs;
   const streamed = state.streamed.length !== watch.streamed;
@@ -42,7 +47,8 @@ export const stepRun = (prediction: Pick<Prediction, 'webhook' | 'webhookEvents'
     ...(logged ? { logs: state.logs } : {}),
     ...(streamed ? { streamed: state.streamed } : {}),
   };
-  const asked = (event: RunEvent) => prediction.webhook !== null && (prediction.webhookEvents?.includes(event) ?? false);
+  const asked = (event: RunEvent) =>
+    prediction.webhook !== null && (prediction.webhookEvents?.includes(event) ?? false);
   const unsent = new Set(watch.unsent);
   if (streamed && asked('output')) unsent.add('output');
   if (logged && asked('logs')) unsent.add('logs');

@@ -6,11 +6,15 @@ import type { FileInput } from '../shared/models/definition.ts';
 export type Download = (url: string, file: string, signal: AbortSignal) => Promise<unknown>;
 
 /** A run's folder under the inputs folder: its fetched files, and the mark that it runs. */
-export const runFolder = (inputsDir: string, predictionId: string): string => path.join(inputsDir, encodeURIComponent(predictionId));
+export const runFolder = (inputsDir: string, predictionId: string): string =>
+  path.join(inputsDir, encodeURIComponent(predictionId));
 
 /** A file name that keeps the URL's extension (decoders look at it) and nothing else of it. */
 const fileNameOf = (name: string, url: string, index: number | null): string => {
-  const extension = path.extname(new URL(url).pathname).slice(0, 16).replace(/[^A-Za-z0-9.]/g, '');
+  const extension = path
+    .extname(new URL(url).pathname)
+    .slice(0, 16)
+    .replace(/[^A-Za-z0-9.]/g, '');
   return `${name}${index === null ? '' : `-${index}`}${extension}`;
 };
 
@@ -42,7 +46,9 @@ export const prepareInputs = async (
       try {
         await download(url, target, signal);
       } catch (error) {
-        throw new InputFetchFailed(`the input ${file.name} could not be fetched: ${error instanceof Error ? error.message : String(error)}`);
+        throw new InputFetchFailed(
+          `the input ${file.name} could not be fetched: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
       local.push(target);
     }

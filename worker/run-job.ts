@@ -69,18 +69,24 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
   const stopRun = new AbortController();
   const scrub = secretScrubber(deps.model.secrets, prediction.input);
   const notify = (events: readonly RunEvent[]) =>
-    Promise.all(events.map((event) => deps.effects.notifier.notify({ predictionId: id, event, atMs: deps.clock.now() })));
+    Promise.all(
+      events.map((event) => deps.effects.notifier.notify({ predictionId: id, event, atMs: deps.clock.now() })),
+    );
   const check = async () => {
     if (deadlinePassed || stopped) return;
     if (deadlineMs !== null && deps.clock.now() >= deadlineMs) {
       deadlinePassed = true;
-      deps.log('the prediction reached its deadline; stopping the model', { predictionId: id, deadline: prediction.deadlineAt });
+      deps.log('the prediction reached its deadline; stopping the model', {
+        predictionId: id,
+        deadline: prediction.deadlineAt,
+      });
       stopRun.abort();
       await deps.modelServer.cancel(id).catch(() => undefined);
       return;
     }
     const state = await deps.modelServer.runState(id).catch(() => null);
-    const step = state === null ? null : stepRun(prediction, watch, { ...state, logs: scrub(state.logs) }, deps.clock.now());
+    const step =
+      state === null ? null : stepRun(prediction, watch, { ...state, logs: scrub(state.logs) }, deps.clock.now());
     const changed = step !== null && Object.keys(step.update).length > 0;
     // The record is written only while the prediction is still ours: when it is written, that was
     // the check, and the table is asked once a look rather than twice.
@@ -88,7 +94,10 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
       const current = await deps.store.statusOf(id);
       if (current?.status !== 'processing' || current.claim !== claim) {
         stopped = true;
-        deps.log('the prediction was ended or taken over while it ran; stopping the model', { predictionId: id, status: current?.status });
+        deps.log('the prediction was ended or taken over while it ran; stopping the model', {
+          predictionId: id,
+          status: current?.status,
+        });
         stopRun.abort();
         await deps.modelServer.cancel(id).catch(() => undefined);
         return;
@@ -100,11 +109,22 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
     await notify(step.events);
   };
   if (prediction.webhook !== null && prediction.webhookEvents?.includes('start')) {
-    await notify(['start']).catch((error: unknown) => deps.log('the start webhook could not be queued', { predictionId: id, error: String(error) }));
+    await notify(['start']).catch((error: unknown) =>
+      deps.log('the start webhook could not be queued', { predictionId: id, error: String(error) }),
+    );
   }
-  const watching = setInterval(() => void check().catch((error: unknown) => deps.log('status check failed', { predictionId: id, error: String(error) })), deps.checkMs);
+  const watching = setInterval(
+    () =>
+      void check().catch((error: unknown) =>
+        deps.log('status check failed', { predictionId: id, error: String(error) }),
+      ),
+    deps.checkMs,
+  );
   const leasing = setInterval(
-    () => void deps.renewLease().catch((error: unknown) => deps.log('lease renewal failed', { predictionId: id, error: String(error) })),
+    () =>
+      void deps
+        .renewLease()
+        .catch((error: unknown) => deps.log('lease renewal failed', { predictionId: id, error: String(error) })),
     deps.heartbeatMs,
   );
 
@@ -122,15 +142,22 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
   } finally {
     clearInterval(watching);
     clearInterval(leasing);
-    await removeRunFolder(folder).catch((error: unknown) => deps.log('the run folder could not be removed', { predictionId: id, error: String(error) }));
+    await removeRunFolder(folder).catch((error: unknown) =>
+      deps.log('the run folder could not be removed', { predictionId: id, error: String(error) }),
+    );
   }
   const runtimeMs = Math.max(0, deps.clock.now() - startedMs);
   if (stopped) return 'stopped';
   // What was held back by the webhook interval goes out now; the prediction's end follows.
-  await notify([...watch.unsent]).catch((error: unknown) => deps.log('run webhooks could not be queued', { predictionId: id, error: String(error) }));
+  await notify([...watch.unsent]).catch((error: unknown) =>
+    deps.log('run webhooks could not be queued', { predictionId: id, error: String(error) }),
+  );
 
   if (response instanceof ModelUnavailable || response instanceof ModelBusy) {
-    deps.log('the model server went away mid-run; the prediction goes back to the queue', { predictionId: id, error: response.message });
+    deps.log('the model server went away mid-run; the prediction goes back to the queue', {
+      predictionId: id,
+      error: response.message,
+    });
     await applyEvent(deps.store, id, { type: 'lost', atMs: deps.clock.now(), claim });
     return 'requeued';
   }
@@ -139,7 +166,15 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
   const succeeded = !(response instanceof Error) && response.status === 'succeeded';
   if (deadlinePassed && !succeeded && prediction.deadlineAt !== null) {
     const error = ENDINGS.deadline(prediction.deadlineAt);
-    return finish(deps, prediction, { type: 'canceled', atMs: deps.clock.now(), by: 'worker', claim, runtimeMs, error, ...report });
+    return finish(deps, prediction, {
+      type: 'canceled',
+      atMs: deps.clock.now(),
+      by: 'worker',
+      claim,
+      runtimeMs,
+      error,
+      ...report,
+    });
   }
   const ending = await endingOf(deps, prediction, response, runtimeMs, limits.runSeconds, scrub);
   return finish(deps, prediction, { ...ending, ...report, atMs: deps.clock.now() });
@@ -161,7 +196,13 @@ const retrying = async <T>(deps: RunDeps, what: string, predictionId: string, wr
 
 type Ending =
   | { readonly type: 'succeeded'; readonly claim: string; readonly output: StoredOutput; readonly runtimeMs: number }
-  | { readonly type: 'failed'; readonly claim: string; readonly error: string; readonly runtimeMs: number | null; readonly by: 'worker' };
+  | {
+      readonly type: 'failed';
+      readonly claim: string;
+      readonly error: string;
+      readonly runtimeMs: number | null;
+      readonly by: 'worker';
+    };
 
 /** What the run's answer means for the prediction; a large output is stored on the way. */
 const endingOf = async (
@@ -172,7 +213,13 @@ const endingOf = async (
   runSeconds: number,
   scrub: (text: string) => string,
 ): Promise<Ending> => {
-  const failed = (error: string): Ending => ({ type: 'failed', claim: prediction.claim, error: scrub(error), runtimeMs, by: 'worker' });
+  const failed = (error: string): Ending => ({
+    type: 'failed',
+    claim: prediction.claim,
+    error: scrub(error),
+    runtimeMs,
+    by: 'worker',
+  });
   if (response instanceof ModelTimeout) {
     await deps.modelServer.cancel(prediction.id).catch(() => undefined);
     return failed(ENDINGS.runTimeout(runSeconds));
@@ -193,7 +240,13 @@ const endingOf = async (
       const output: StoredOutput =
         bytes <= OUTPUT_LIMITS.inlineBytes
           ? { kind: 'inline', value: parsed.data }
-          : { kind: 'object', key: await retrying(deps, 'storing the output', prediction.id, () => deps.outputs.put(prediction.id, prediction.claim, json)), bytes };
+          : {
+              kind: 'object',
+              key: await retrying(deps, 'storing the output', prediction.id, () =>
+                deps.outputs.put(prediction.id, prediction.claim, json),
+              ),
+              bytes,
+            };
       return { type: 'succeeded', claim: prediction.claim, output, runtimeMs };
     }
   }
@@ -207,8 +260,14 @@ const reportOf = (response: ModelResponse, scrub: (text: string) => string): Run
 });
 
 /** Writes the end and settles what it owes. */
-const finish = async (deps: RunDeps, prediction: Processing, event: Extract<PredictionEvent, { type: 'succeeded' | 'failed' | 'canceled' }>): Promise<RunOutcome> => {
-  const ended = await retrying(deps, 'recording the result', prediction.id, () => endPrediction(deps.effects, prediction.id, event));
+const finish = async (
+  deps: RunDeps,
+  prediction: Processing,
+  event: Extract<PredictionEvent, { type: 'succeeded' | 'failed' | 'canceled' }>,
+): Promise<RunOutcome> => {
+  const ended = await retrying(deps, 'recording the result', prediction.id, () =>
+    endPrediction(deps.effects, prediction.id, event),
+  );
   if (ended.ok) return 'ended';
   // Canceled meanwhile, or the claim was taken over: the result no longer counts.
   if (ended.error.code === 'prediction_finished' || ended.error.code === 'claim_lost') return 'stopped';

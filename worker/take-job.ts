@@ -56,7 +56,10 @@ export const takeJob = async (deps: TakeDeps, id: PredictionId): Promise<Taken> 
       const lost = await applyEvent(deps.store, id, { type: 'lost', atMs: nowMs, claim: prediction.claim });
       if (lost.ok) {
         deps.countLost();
-        deps.log('the worker running this prediction was lost; it goes back to the queue', { predictionId: id, attempts: prediction.attempts });
+        deps.log('the worker running this prediction was lost; it goes back to the queue', {
+          predictionId: id,
+          attempts: prediction.attempts,
+        });
       }
       continue;
     }
@@ -64,16 +67,25 @@ export const takeJob = async (deps: TakeDeps, id: PredictionId): Promise<Taken> 
       await endUnlessEnded(deps.effects, id, { type: 'failed', atMs: nowMs, error, runtimeMs: null, by: 'worker' });
       return { kind: 'done', reason: error };
     };
-    if (prediction.status === 'queued' && nowMs - parseTimestamp(prediction.queuedAt) > deps.limits.queueSeconds * 1000) {
+    if (
+      prediction.status === 'queued' &&
+      nowMs - parseTimestamp(prediction.queuedAt) > deps.limits.queueSeconds * 1000
+    ) {
       return end(ENDINGS.noCapacity(deps.limits.queueSeconds));
     }
     if (prediction.deadlineAt !== null && nowMs >= parseTimestamp(prediction.deadlineAt)) {
-      await endUnlessEnded(deps.effects, id, { type: 'canceled', atMs: nowMs, by: 'worker', error: ENDINGS.deadline(prediction.deadlineAt) });
+      await endUnlessEnded(deps.effects, id, {
+        type: 'canceled',
+        atMs: nowMs,
+        by: 'worker',
+        error: ENDINGS.deadline(prediction.deadlineAt),
+      });
       return { kind: 'done', reason: 'its deadline passed' };
     }
     if (prediction.attempts >= deps.limits.maxAttempts) return end(ENDINGS.workerLost(prediction.attempts));
     const claimed = await applyEvent(deps.store, id, { type: 'claimed', atMs: nowMs, claim: deps.ids() });
-    if (claimed.ok && claimed.value.after.status === 'processing') return { kind: 'run', prediction: claimed.value.after };
+    if (claimed.ok && claimed.value.after.status === 'processing')
+      return { kind: 'run', prediction: claimed.value.after };
   }
   throw new Error(`prediction ${id}: gave up after ${MAX_CONFLICTS} concurrent updates`);
 };

@@ -1,4 +1,8 @@
-import { ACCOUNT_DELIVERIES_PAGE_SIZE, accountDeliveries, decodeDeliveriesCursor } from '../../shared/api/webhook-views.ts';
+import {
+  ACCOUNT_DELIVERIES_PAGE_SIZE,
+  accountDeliveries,
+  decodeDeliveriesCursor,
+} from '../../shared/api/webhook-views.ts';
 import { PrognozError } from '../../shared/domain/errors.ts';
 import { apiDeps } from './deps.ts';
 import { accountOf } from './middleware.ts';
@@ -11,8 +15,13 @@ export const handler = httpHandler(async (event) => {
   const account = accountOf(event);
   const cursor = event.queryStringParameters?.cursor?.trim() || null;
   const before = cursor === null ? null : decodeDeliveriesCursor(cursor);
-  if (cursor !== null && before === null) throw new PrognozError('invalid_query', 'cursor is not one this API gave out: follow the next link as it is');
+  if (cursor !== null && before === null)
+    throw new PrognozError('invalid_query', 'cursor is not one this API gave out: follow the next link as it is');
   const { deliveries, clock } = apiDeps();
-  const page = await deliveries.listForAccount(account, { before, limit: ACCOUNT_DELIVERIES_PAGE_SIZE, nowMs: clock.now() });
+  const page = await deliveries.listForAccount(account, {
+    before,
+    limit: ACCOUNT_DELIVERIES_PAGE_SIZE,
+    nowMs: clock.now(),
+  });
   return json(200, accountDeliveries(page, apiBaseOf(event)));
 });

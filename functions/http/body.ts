@@ -21,7 +21,8 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 /** JSON or form bodies, equivalent (spec §2.1); anything else is 415, a broken body 400, a huge one 413. */
 export const parseBody = (event: APIGatewayProxyEvent): ParsedBody => {
   const mediaType = (event.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-  const raw = event.body === null ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  const raw =
+    event.body === null ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
   if (Buffer.byteLength(raw, 'utf8') > MAX_BODY_BYTES) {
     throw new PrognozError('payload_too_large', `the body is over ${MAX_BODY_BYTES} bytes; pass files as http(s) URLs`);
   }

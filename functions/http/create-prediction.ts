@@ -20,40 +20,52 @@ import { json } from './respond.ts';
  * POST /api/v1/{company}/{model} (the spec's), and Replicate's POST /api/v1/models/{company}/{model}/predictions
  * and POST /api/v1/predictions: one create, whichever way it is asked.
  */
-export const handler = httpHandler(async (event) => {
-  const deps = apiDeps();
-  const wait = parseWaitPreference(event.headers);
-  const idempotencyKey = parseIdempotencyKey(event.headers);
-  const cancelAfter = event.headers['cancel-after'];
-  const cancelAfterSeconds = cancelAfter === undefined ? null : parseCancelAfter(cancelAfter);
-  const ask = readCreateAsk(event, parseBody(event));
-  const model = findModel(ask.modelId);
-  if (!model || deps.stateMachineArnOf(ask.modelId) === undefined) throw new PrognozError('model_not_found', `there is no model ${ask.modelId}`);
+export const handler = httpHandler(
+  async (event) => {
+    const deps = apiDeps();
+    const wait = parseWaitPreference(event.headers);
+    const idempotencyKey = parseIdempotencyKey(event.headers);
+    const cancelAfter = event.headers['cancel-after'];
+    const cancelAfterSeconds = cancelAfter === undefined ? null : parseCancelAfter(cancelAfter);
+    const ask = readCreateAsk(event, parseBody(event));
+    const model = findModel(ask.modelId);
+    if (!model || deps.stateMachineArnOf(ask.modelId) === undefined)
+      throw new PrognozError('model_not_found', `there is no model ${ask.modelId}`);
 
-  const webhook = resolveWebhook(event.headers, ask.webhookField, deps.addressPolicy);
-  const refused = webhook === null ? null : await deps.checkWebhookHost(webhook);
-  if (refused !== null) {
-    throw new PrognozError('invalid_input', `the webhook address cannot be used: ${refused}`, { fields: [{ field: 'webhook', message: refused }] });
-  }
-  const input = ask.inputIsForm ? coerceFormInput(model, ask.input as Record<string, string>) : ask.input;
+    const webhook = resolveWebhook(event.headers, ask.webhookField, deps.addressPolicy);
+    const refused = webhook === null ? null : await deps.checkWebhookHost(webhook);
+    if (refused !== null) {
+      throw new PrognozError('invalid_input', `the webhook address cannot be used: ${refused}`, {
+        fields: [{ field: 'webhook', message: refused }],
+      });
+    }
+    const input = ask.inputIsForm ? coerceFormInput(model, ask.input as Record<string, string>) : ask.input;
 
-  const created = await createPredictionUseCase(deps, {
-    model,
-    owner: accountOf(event),
-    input,
-    webhook,
-    webhookEvents: ask.webhookEvents,
-    cancelAfterSeconds,
-    apiBase: apiBaseOf(event),
-    idempotencyKey,
-  });
-  if (!created.ok) throw created.error;
-  const accepted = created.value.prediction;
-  if (created.value.kind === 'created' && created.value.start.kind !== 'queued') {
-    logger.warn('the workflow did not start; the sweeper will start it', { predictionId: accepted.id, start: created.value.start });
-  }
-  const prediction = wait.sync ? await waitForPrediction(deps, accepted, wait.timeoutMs) : accepted;
-  // The draft's answer to a repeat is the first one's; this header tells the two apart.
-  const replayed: Record<string, string> = created.value.kind === 'replayed' ? { 'idempotent-replayed': 'true' } : {};
-  return json(201, await presentForCaller(event, prediction, deps.outputs), { location: predictionLocation(prediction), ...replayed });
-}, { streaming: isStreamingRoute('create-prediction') });
+    const created = await createPredictionUseCase(deps, {
+      model,
+      owner: accountOf(event),
+      input,
+      webhook,
+      webhookEvents: ask.webhookEvents,
+      cancelAfterSeconds,
+      apiBase: apiBaseOf(event),
+      idempotencyKey,
+    });
+    if (!created.ok) throw created.error;
+    const accepted = created.value.prediction;
+    if (created.value.kind === 'created' && created.value.start.kind !== 'queued') {
+      logger.warn('the workflow did not start; the sweeper will start it', {
+        predictionId: accepted.id,
+        start: created.value.start,
+      });
+    }
+    const prediction = wait.sync ? await waitForPrediction(deps, accepted, wait.timeoutMs) : accepted;
+    // The draft's answer to a repeat is the first one's; this header tells the two apart.
+    const replayed: Record<string, string> = created.value.kind === 'replayed' ? { 'idempotent-replayed': 'true' } : {};
+    return json(201, await presentForCaller(event, prediction, deps.outputs), {
+      location: predictionLocation(prediction),
+      ...replayed,
+    });
+  },
+  { streaming: isStreamingRoute('create-prediction') },
+);

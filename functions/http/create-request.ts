@@ -24,9 +24,16 @@ export const readCreateAsk = (event: APIGatewayProxyEvent, body: ParsedBody): Cr
   const params = event.pathParameters ?? {};
   if (event.resource === '/api/v1/{company}/{model}') {
     const { webhook, ...input } = body.value;
-    return { modelId: `${params.company ?? ''}/${params.model ?? ''}`, input, inputIsForm: body.kind === 'form', webhookField: webhook, webhookEvents: null };
+    return {
+      modelId: `${params.company ?? ''}/${params.model ?? ''}`,
+      input,
+      inputIsForm: body.kind === 'form',
+      webhookField: webhook,
+      webhookEvents: null,
+    };
   }
-  if (body.kind !== 'json') throw new PrognozError('unsupported_media_type', 'this route takes a JSON body: {"input": {...}}');
+  if (body.kind !== 'json')
+    throw new PrognozError('unsupported_media_type', 'this route takes a JSON body: {"input": {...}}');
   const byVersion = event.resource === '/api/v1/predictions' ? versionCreateBodySchema.safeParse(body.value) : null;
   const parsed = byVersion ?? modelCreateBodySchema.safeParse(body.value);
   if (!parsed.success) throw refusedBody('invalid_input', 'a create request', parsed.error);

@@ -3,7 +3,11 @@ import { dynamoAccountStore, type AccountStore } from '../../shared/adapters/acc
 import { dynamoDeliveryLog, type DeliveryLog } from '../../shared/adapters/delivery-log.ts';
 import { s3DynamoFileStore, type FileStore } from '../../shared/adapters/file-store.ts';
 import { s3OutputStore, type OutputStore } from '../../shared/adapters/output-store.ts';
-import { dynamoPredictionStore, retentionSecondsFromEnv, type PredictionStore } from '../../shared/adapters/prediction-store.ts';
+import {
+  dynamoPredictionStore,
+  retentionSecondsFromEnv,
+  type PredictionStore,
+} from '../../shared/adapters/prediction-store.ts';
 import { checkWebhookHost } from '../../shared/adapters/webhook-transport.ts';
 import { dynamoRateLimiter, type RateLimiter } from '../../shared/adapters/rate-limiter.ts';
 import { dynamoRequestLog, type RequestLog } from '../../shared/adapters/request-log.ts';

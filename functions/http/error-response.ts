@@ -9,7 +9,9 @@ export const errorResponse = (error: PrognozError, requestId: string): APIGatewa
     'content-type': 'application/json',
     'x-request-id': requestId,
     ...(error.details.allow ? { allow: error.details.allow.join(', ') } : {}),
-    ...(error.details.retryAfterSeconds !== undefined ? { 'retry-after': String(error.details.retryAfterSeconds) } : {}),
+    ...(error.details.retryAfterSeconds !== undefined
+      ? { 'retry-after': String(error.details.retryAfterSeconds) }
+      : {}),
   },
   body: JSON.stringify(errorBody(error, requestId)),
 });

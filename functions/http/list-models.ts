@@ -8,5 +8,9 @@ import { json } from './respond.ts';
 /** GET /api/v1/models: the models the caller can run, with their prices and links. */
 export const handler = httpHandler(async (event) => {
   const apiBase = apiBaseOf(event);
-  return Promise.resolve(json(200, { results: allModels().map((model) => modelSummary(model, apiBase)) } satisfies z.infer<typeof modelListSchema>));
+  return Promise.resolve(
+    json(200, { results: allModels().map((model) => modelSummary(model, apiBase)) } satisfies z.infer<
+      typeof modelListSchema
+    >),
+  );
 });

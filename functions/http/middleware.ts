@@ -29,7 +29,8 @@ export const requestId = (): HttpMiddleware => ({
     stateOf(request)['prognoz.requestId'] = given !== undefined && REQUEST_ID_FORMAT.test(given) ? given : randomUUID();
   },
   after: (request) => {
-    if (request.response) request.response.headers = { ...request.response.headers, 'x-request-id': requestIdOf(request) };
+    if (request.response)
+      request.response.headers = { ...request.response.headers, 'x-request-id': requestIdOf(request) };
   },
 });
 
@@ -43,7 +44,10 @@ export const errorShape = (): HttpMiddleware => ({
     }
     logger.error('unhandled error', { requestId: id, error: request.error ?? undefined });
     request.response = errorResponse(
-      new PrognozError('internal_error', 'the service failed to handle this request; retry later and quote the request id'),
+      new PrognozError(
+        'internal_error',
+        'the service failed to handle this request; retry later and quote the request id',
+      ),
       id,
     );
   },
@@ -74,7 +78,9 @@ export const requireAccount = (): HttpMiddleware => ({
  * 429 when the token, or its account, makes requests faster than its rate (per second: the
  * account's own, else PROGNOZ_RATE_LIMIT_PER_SECOND; the account as a whole gets twice that).
  */
-export const rateLimit = (limiter: () => { limiter: RateLimiter; defaultPerSecond: number; now: () => number }): HttpMiddleware => ({
+export const rateLimit = (
+  limiter: () => { limiter: RateLimiter; defaultPerSecond: number; now: () => number },
+): HttpMiddleware => ({
   before: async ({ event }) => {
     const context = (event.requestContext.authorizer ?? {}) as AuthorizerContext;
     const { limiter: counters, defaultPerSecond, now } = limiter();
@@ -87,9 +93,13 @@ export const rateLimit = (limiter: () => { limiter: RateLimiter; defaultPerSecon
       now(),
     );
     if (!decision.allowed) {
-      throw new PrognozError('rate_limited', `too many requests: at most ${perSecond} a second; retry after ${decision.retryAfterSeconds} s`, {
-        retryAfterSeconds: decision.retryAfterSeconds,
-      });
+      throw new PrognozError(
+        'rate_limited',
+        `too many requests: at most ${perSecond} a second; retry after ${decision.retryAfterSeconds} s`,
+        {
+          retryAfterSeconds: decision.retryAfterSeconds,
+        },
+      );
     }
   },
 });
@@ -100,9 +110,18 @@ export const keepRequestWhenAllowed = (requestLog: () => { log: RequestLog; now:
     const { event } = request;
     if (event.headers['x-log-request']?.trim().toLowerCase() !== 'true') return;
     const { log, now } = requestLog();
-    const headers = Object.fromEntries(Object.entries(event.headers).filter(([name]) => name !== 'authorization')) as Record<string, string>;
+    const headers = Object.fromEntries(
+      Object.entries(event.headers).filter(([name]) => name !== 'authorization'),
+    ) as Record<string, string>;
     await log.keep(
-      { requestId: requestIdOf(request), account: accountOf(event), method: event.httpMethod, path: event.path, headers, body: event.body },
+      {
+        requestId: requestIdOf(request),
+        account: accountOf(event),
+        method: event.httpMethod,
+        path: event.path,
+        headers,
+        body: event.body,
+      },
       now(),
     );
   },
@@ -117,7 +136,10 @@ export const ownerAccountOf = (event: APIGatewayProxyEvent, what = 'list, create
   const account = accountOf(event);
   const context = (event.requestContext.authorizer ?? {}) as AuthorizerContext;
   if (typeof context.owner !== 'string' || context.owner === '') {
-    throw new PrognozError('owner_sign_in_required', `only the account's owner, signed in to the console, may ${what}; an API token cannot`);
+    throw new PrognozError(
+      'owner_sign_in_required',
+      `only the account's owner, signed in to the console, may ${what}; an API token cannot`,
+    );
   }
   return account;
 };
@@ -125,5 +147,8 @@ export const ownerAccountOf = (event: APIGatewayProxyEvent, what = 'list, create
 export const accountOf = (event: APIGatewayProxyEvent): AccountId => {
   const context = (event.requestContext.authorizer ?? {}) as AuthorizerContext;
   if (typeof context.account === 'string' && context.account !== '') return asAccountId(context.account);
-  throw new PrognozError(context.authError ?? 'missing_token', context.authMessage ?? 'an API token is required: `Authorization: Bearer <API_TOKEN>`');
+  throw new PrognozError(
+    context.authError ?? 'missing_token',
+    context.authMessage ?? 'an API token is required: `Authorization: Bearer <API_TOKEN>`',
+  );
 };

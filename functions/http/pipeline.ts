@@ -23,17 +23,20 @@ export const httpHandler = (handler: HttpHandler, options: HttpHandlerOptions = 
     .use(requestId())
     .use(errorShape());
   if (options.authenticated ?? true) {
-    pipeline.use(requireAccount()).use(
-      rateLimit(() => {
-        const deps = apiDeps();
-        return { limiter: deps.rateLimiter, defaultPerSecond: deps.ratePerSecond, now: () => deps.clock.now() };
-      }),
-    ).use(
-      keepRequestWhenAllowed(() => {
-        const deps = apiDeps();
-        return { log: deps.requestLog, now: () => deps.clock.now() };
-      }),
-    );
+    pipeline
+      .use(requireAccount())
+      .use(
+        rateLimit(() => {
+          const deps = apiDeps();
+          return { limiter: deps.rateLimiter, defaultPerSecond: deps.ratePerSecond, now: () => deps.clock.now() };
+        }),
+      )
+      .use(
+        keepRequestWhenAllowed(() => {
+          const deps = apiDeps();
+          return { log: deps.requestLog, now: () => deps.clock.now() };
+        }),
+      );
   }
   return pipeline.handler(handler);
 };

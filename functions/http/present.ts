@@ -1,5 +1,10 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { asReplicateClientsSeeIt, presentPrediction, REPLICATE_CLIENT_AGENT, type PredictionView } from '../../shared/api/prediction-view.ts';
+import {
+  asReplicateClientsSeeIt,
+  presentPrediction,
+  REPLICATE_CLIENT_AGENT,
+  type PredictionView,
+} from '../../shared/api/prediction-view.ts';
 import type { Prediction } from '../../shared/domain/prediction.ts';
 import type { OutputStore } from '../../shared/ports/output-store.ts';
 
@@ -8,5 +13,8 @@ export const viewForCaller = (event: APIGatewayProxyEvent): ((view: PredictionVi
   REPLICATE_CLIENT_AGENT.test(event.headers['user-agent'] ?? '') ? asReplicateClientsSeeIt : (view) => view;
 
 /** The prediction as this caller sees it in a response: with its cost, and in the statuses its client knows. */
-export const presentForCaller = async (event: APIGatewayProxyEvent, prediction: Prediction, outputs: Pick<OutputStore, 'get'>): Promise<PredictionView> =>
-  viewForCaller(event)(await presentPrediction(prediction, outputs, { includeCost: true }));
+export const presentForCaller = async (
+  event: APIGatewayProxyEvent,
+  prediction: Prediction,
+  outputs: Pick<OutputStore, 'get'>,
+): Promise<PredictionView> => viewForCaller(event)(await presentPrediction(prediction, outputs, { includeCost: true }));

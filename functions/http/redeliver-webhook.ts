@@ -18,8 +18,13 @@ export const handler = httpHandler(async (event) => {
   const attempts = await deps.deliveries.list(prediction.id);
   const last = attempts.at(-1);
   if (!isTerminal(prediction) || prediction.webhook === null || last?.outcome !== 'dead_lettered') {
-    throw new PrognozError('webhook_not_dead_lettered', 'only a webhook delivery that was dead-lettered can be redelivered');
+    throw new PrognozError(
+      'webhook_not_dead_lettered',
+      'only a webhook delivery that was dead-lettered can be redelivered',
+    );
   }
   await deps.notifier.notify({ predictionId: prediction.id, status: prediction.status });
-  return json(202, { webhook_id: webhookIdOf(prediction.id, prediction.status), status: 'queued' } satisfies z.infer<typeof redeliverySchema>);
+  return json(202, { webhook_id: webhookIdOf(prediction.id, prediction.status), status: 'queued' } satisfies z.infer<
+    typeof redeliverySchema
+  >);
 });

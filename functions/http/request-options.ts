@@ -16,7 +16,10 @@ export interface WaitPreference {
 const parseWaitSeconds = (raw: string, header: string): number => {
   const seconds = Number(raw.trim());
   if (!/^\d+$/.test(raw.trim()) || seconds < 1 || seconds > MAX_SYNC_WAIT_SECONDS) {
-    throw new PrognozError('invalid_header', `${header} must be a whole number of seconds from 1 to ${MAX_SYNC_WAIT_SECONDS}`);
+    throw new PrognozError(
+      'invalid_header',
+      `${header} must be a whole number of seconds from 1 to ${MAX_SYNC_WAIT_SECONDS}`,
+    );
   }
   return seconds;
 };
@@ -89,7 +92,10 @@ export const parseIdempotencyKey = (headers: APIGatewayProxyEvent['headers']): s
   if (quoted) key = (quoted[1] ?? '').replace(/\\(["\\])/g, '$1');
   else if (value.startsWith('"')) key = null;
   if (key === null || key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !PRINTABLE_ASCII.test(key)) {
-    throw new PrognozError('invalid_header', `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters, as a quoted string: Idempotency-Key: "…"`);
+    throw new PrognozError(
+      'invalid_header',
+      `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters, as a quoted string: Idempotency-Key: "…"`,
+    );
   }
   return key;
 };

@@ -1,7 +1,11 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 
 /** Responses are always JSON (spec §2.1: the Accept header is ignored). */
-export const json = (statusCode: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyResult => ({
+export const json = (
+  statusCode: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): APIGatewayProxyResult => ({
   statusCode,
   headers: { 'content-type': 'application/json', ...headers },
   body: JSON.stringify(body),

@@ -7,6 +7,7 @@ import { httpHandler } from './pipeline.ts';
 export const handler = httpHandler(async (event) => {
   const account = ownerAccountOf(event);
   const id = event.pathParameters?.id ?? '';
-  if (!(await apiDeps().accounts.revokeToken(account, id))) throw new PrognozError('token_not_found', `this account has no API token ${id}`);
+  if (!(await apiDeps().accounts.revokeToken(account, id)))
+    throw new PrognozError('token_not_found', `this account has no API token ${id}`);
   return { statusCode: 204, headers: {}, body: '' };
 });

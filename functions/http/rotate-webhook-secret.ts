@@ -16,6 +16,7 @@ export const handler = httpHandler(async (event) => {
   const rotated = await deps.accounts.rotateSigningSecret(accountOf(event), deps.clock.now(), SECRET_ROTATION_GRACE_MS);
   return json(200, {
     key: rotated.current,
-    previous_key_valid_until: rotated.previousValidUntilMs === null ? null : formatTimestamp(rotated.previousValidUntilMs),
+    previous_key_valid_until:
+      rotated.previousValidUntilMs === null ? null : formatTimestamp(rotated.previousValidUntilMs),
   } satisfies z.infer<typeof rotatedSecretSchema>);
 });

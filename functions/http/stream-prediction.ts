@@ -26,7 +26,10 @@ export const handler = httpHandler(
   async (event, context: Context) => {
     const deps = apiDeps();
     const raw = event.pathParameters?.id ?? '';
-    const notFound = new PrognozError('prediction_not_found', `no prediction ${raw} was found, or the stream key is not its own`);
+    const notFound = new PrognozError(
+      'prediction_not_found',
+      `no prediction ${raw} was found, or the stream key is not its own`,
+    );
     const id = parsePredictionId(raw);
     const first = id === null ? null : await deps.store.get(id);
     const key = event.queryStringParameters?.key ?? '';
@@ -40,7 +43,11 @@ export const handler = httpHandler(
       let sent = 0;
       let quietSince = deps.clock.now();
       while (prediction !== null) {
-        const step = eventsSince(prediction, position, prediction.status === 'succeeded' ? await outputOf(prediction, deps.outputs) : undefined);
+        const step = eventsSince(
+          prediction,
+          position,
+          prediction.status === 'succeeded' ? await outputOf(prediction, deps.outputs) : undefined,
+        );
         position = step.position;
         for (const next of step.events) yield formatEvent(next, ++sent);
         if (step.done || deps.clock.now() >= endBy) return;

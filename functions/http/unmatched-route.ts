@@ -7,9 +7,13 @@ export const handler = httpHandler(
   (event) => {
     const match = matchRoute(event.httpMethod, event.path);
     if (match.kind === 'method_not_allowed') {
-      throw new PrognozError('method_not_allowed', `${event.httpMethod} is not allowed here; use ${match.allow.join(' or ')}`, {
-        allow: match.allow,
-      });
+      throw new PrognozError(
+        'method_not_allowed',
+        `${event.httpMethod} is not allowed here; use ${match.allow.join(' or ')}`,
+        {
+          allow: match.allow,
+        },
+      );
     }
     throw new PrognozError('route_not_found', `there is nothing at ${event.httpMethod} ${event.path}`);
   },

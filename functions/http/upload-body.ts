@@ -21,7 +21,10 @@ const invalid = (message: string) => new PrognozError('invalid_body', message);
 const tooLarge = (event: APIGatewayProxyEvent, what: string) => {
   // A base64 event came through API Gateway's binary media types: say what its own limits allow.
   const onAws = event.isBase64Encoded ? `; ${AWS_UPLOAD_LIMIT_NOTE}` : '';
-  return new PrognozError('payload_too_large', `${what}, over the ${MAX_UPLOAD_BYTES}-byte (100 MiB) limit of an upload${onAws}`);
+  return new PrognozError(
+    'payload_too_large',
+    `${what}, over the ${MAX_UPLOAD_BYTES}-byte (100 MiB) limit of an upload${onAws}`,
+  );
 };
 
 /** API Gateway base64-encodes bodies of its binary media types (multipart/form-data among them). */
@@ -33,8 +36,13 @@ const parseForm = async (contentType: string, body: Buffer): Promise<FormData> =
   try {
     // Deprecated for servers that would stream a body through it; a Lambda event's body is whole
     // in memory already, so a streaming parser (and a dependency) would buy nothing.
+    const request = new Request('http://localhost/', {
+      method: 'POST',
+      headers: { 'content-type': contentType },
+      body,
+    });
     // eslint-disable-next-line @typescript-eslint/no-deprecated
-    return await new Request('http://localhost/', { method: 'POST', headers: { 'content-type': contentType }, body }).formData();
+    return await request.formData();
   } catch {
     throw invalid('the body is not valid multipart/form-data (check its boundary)');
   }
@@ -65,7 +73,8 @@ const readMetadata = async (form: FormData): Promise<Record<string, unknown>> =>
   } catch {
     throw invalid('metadata is not valid JSON');
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid('metadata must be a JSON object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw invalid('metadata must be a JSON object');
   return value as Record<string, unknown>;
 };
 
@@ -84,7 +93,8 @@ export const readUpload = async (event: APIGatewayProxyEvent): Promise<Upload> =
     );
   }
   const body = bodyBytes(event);
-  if (body.length > MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD_BYTES) throw tooLarge(event, `the request body is ${body.length} bytes`);
+  if (body.length > MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD_BYTES)
+    throw tooLarge(event, `the request body is ${body.length} bytes`);
   const form = await parseForm(contentType, body);
 
   const content = single(form, 'content');
@@ -98,5 +108,10 @@ export const readUpload = async (event: APIGatewayProxyEvent): Promise<Upload> =
   const type = givenType?.trim() || content.type || DEFAULT_CONTENT_TYPE;
   if (!MEDIA_TYPE.test(type)) throw invalid(`type ${type.slice(0, 100)} is not a media type such as image/png`);
 
-  return { content: new Uint8Array(await content.arrayBuffer()), name, contentType: type, metadata: await readMetadata(form) };
+  return {
+    content: new Uint8Array(await content.arrayBuffer()),
+    name,
+    contentType: type,
+    metadata: await readMetadata(form),
+  };
 };

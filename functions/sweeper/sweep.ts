@@ -7,7 +7,13 @@ import { sfnWorkflowClient } from '../../shared/adapters/workflow-client.ts';
 import { stateMachinesFromEnv, tableNameFromEnv, webhookQueueUrlFromEnv } from '../../shared/config.ts';
 import { systemClock } from '../../shared/domain/clock.ts';
 import type { PredictionId } from '../../shared/domain/ids.ts';
-import { endDeadJob, reconcileExecution, removeExpiredData, sweep, type SweepDeps } from '../../shared/use-cases/sweep.ts';
+import {
+  endDeadJob,
+  reconcileExecution,
+  removeExpiredData,
+  sweep,
+  type SweepDeps,
+} from '../../shared/use-cases/sweep.ts';
 import { dispatchMessage } from '../../shared/workflow/messages.ts';
 import { logger } from '../http/logger.ts';
 
@@ -21,7 +27,13 @@ const executionEnded = z.object({
 });
 /** Jobs a model queue dead-lettered. */
 const deadJobs = z.object({
-  Records: z.array(z.object({ messageId: z.string(), body: z.string(), attributes: z.object({ ApproximateReceiveCount: z.string().optional() }) })),
+  Records: z.array(
+    z.object({
+      messageId: z.string(),
+      body: z.string(),
+      attributes: z.object({ ApproximateReceiveCount: z.string().optional() }),
+    }),
+  ),
 });
 
 let deps: SweepDeps | undefined;
@@ -44,7 +56,9 @@ const depsFromEnv = (): SweepDeps => {
  */
 export const handler = async (event: unknown): Promise<SQSBatchResponse | undefined> => {
   if (scheduled.safeParse(event).success) {
-    const report = await sweep(depsFromEnv(), 500, (id, error) => logger.error('sweeping a prediction failed', { predictionId: id, error: String(error) }));
+    const report = await sweep(depsFromEnv(), 500, (id, error) =>
+      logger.error('sweeping a prediction failed', { predictionId: id, error: String(error) }),
+    );
     if (report.looked > 0) logger.info('swept', { ...report });
     const removed = await removeExpiredData(depsFromEnv());
     if (removed > 0) logger.info('removed the data of predictions past their retention period', { removed });
@@ -52,7 +66,11 @@ export const handler = async (event: unknown): Promise<SQSBatchResponse | undefi
   }
   const ended = executionEnded.safeParse(event);
   if (ended.success) {
-    const action = await reconcileExecution(depsFromEnv(), ended.data.detail.name as PredictionId, ended.data.detail.status);
+    const action = await reconcileExecution(
+      depsFromEnv(),
+      ended.data.detail.name as PredictionId,
+      ended.data.detail.status,
+    );
     logger.info('execution ended', { predictionId: ended.data.detail.name, status: ended.data.detail.status, action });
     return undefined;
   }
@@ -61,7 +79,11 @@ export const handler = async (event: unknown): Promise<SQSBatchResponse | undefi
   for (const record of jobs.Records) {
     try {
       const message = dispatchMessage.parse(JSON.parse(record.body));
-      const action = await endDeadJob(depsFromEnv(), message.predictionId as PredictionId, Number(record.attributes.ApproximateReceiveCount ?? 0));
+      const action = await endDeadJob(
+        depsFromEnv(),
+        message.predictionId as PredictionId,
+        Number(record.attributes.ApproximateReceiveCount ?? 0),
+      );
       logger.warn('a dead-lettered job', { predictionId: message.predictionId, action });
     } catch (error) {
       logger.error('a dead-lettered job could not be ended', { messageId: record.messageId, error: String(error) });

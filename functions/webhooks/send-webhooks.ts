@@ -30,7 +30,13 @@ const depsFromEnv = (): DeliveryDeps => {
 const backOff = async (record: SQSRecord, delay: number): Promise<void> => {
   const queueUrl = process.env.PROGNOZ_WEBHOOK_QUEUE_URL;
   if (!queueUrl) return;
-  await sqs().send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: record.receiptHandle, VisibilityTimeout: delay }));
+  await sqs().send(
+    new ChangeMessageVisibilityCommand({
+      QueueUrl: queueUrl,
+      ReceiptHandle: record.receiptHandle,
+      VisibilityTimeout: delay,
+    }),
+  );
 };
 
 /** The webhook sender: SQS event source with partial batch failures; SQS retries, then dead-letters. */
@@ -41,12 +47,20 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
     try {
       const message = webhookMessage.parse(JSON.parse(record.body));
       const result = await deliverWebhook(depsFromEnv(), message, attempt);
-      logger.info('webhook attempt', { predictionId: message.predictionId, event: webhookEventOf(message), attempt, result: result.kind });
+      logger.info('webhook attempt', {
+        predictionId: message.predictionId,
+        event: webhookEventOf(message),
+        attempt,
+        result: result.kind,
+      });
       if (result.kind !== 'failed') continue;
       // After the last attempt the message comes straight back, to be moved to the dead-letter queue.
       await backOff(record, result.final ? 0 : (retryDelaysSeconds()[attempt - 1] ?? 0));
     } catch (error) {
-      logger.error('webhook delivery broke', { messageId: record.messageId, error: error instanceof Error ? error.message : String(error) });
+      logger.error('webhook delivery broke', {
+        messageId: record.messageId,
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
     failures.push(record.messageId);
   }

@@ -75,7 +75,8 @@ const noNewline = (value: string, what: string): string => {
 };
 
 /** One shell word, quoted unless it needs none. */
-export const shellWord = (value: string): string => (PLAIN_WORD.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`);
+export const shellWord = (value: string): string =>
+  PLAIN_WORD.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 
 /** A value of an ENV instruction: double-quoted, with the characters Docker would read escaped. */
 const envValue = (value: string): string => `"${value.replace(/[\\"$]/g, (c) => `\\${c}`)}"`;
@@ -88,7 +89,9 @@ const requirementsPath = (file: string): string => {
   noNewline(file, 'python_requirements');
   const normalized = path.posix.normalize(file.replace(/\\/g, '/'));
   if (path.posix.isAbsolute(normalized) || normalized === '..' || normalized.startsWith('../')) {
-    throw new CogDockerfileError(`python_requirements must be a file inside the predictor folder, not ${JSON.stringify(file)}`);
+    throw new CogDockerfileError(
+      `python_requirements must be a file inside the predictor folder, not ${JSON.stringify(file)}`,
+    );
   }
   return normalized;
 };
@@ -115,7 +118,8 @@ const runInstruction = (command: string): string => {
  */
 export const cogDockerfile = (config: CogConfig, options: CogDockerfileOptions = {}): string => {
   const python = noNewline(config.pythonVersion, 'python_version');
-  if (!PYTHON_VERSION.test(python)) throw new CogDockerfileError(`python_version must be 3.x or 3.x.y, not ${JSON.stringify(python)}`);
+  if (!PYTHON_VERSION.test(python))
+    throw new CogDockerfileError(`python_version must be 3.x or 3.x.y, not ${JSON.stringify(python)}`);
   const predict = noNewline(config.predict, 'predict');
   if (!Number.isInteger(config.concurrency) || config.concurrency < 1) {
     throw new CogDockerfileError(`concurrency.max must be a whole number of at least 1, not ${config.concurrency}`);
@@ -150,11 +154,7 @@ export const cogDockerfile = (config: CogConfig, options: CogDockerfileOptions =
       'COPY --from=python /opt/venv /opt/venv',
     );
   } else {
-    lines.push(
-      '',
-      `FROM ${options.cpuBaseImage?.(python) ?? `python:${python}-slim`}`,
-      'RUN python -m venv /opt/venv',
-    );
+    lines.push('', `FROM ${options.cpuBaseImage?.(python) ?? `python:${python}-slim`}`, 'RUN python -m venv /opt/venv');
   }
   // No pip cache in any layer, the build commands' own `pip install`s included.
   lines.push('ENV PATH="/opt/venv/bin:$PATH" VIRTUAL_ENV=/opt/venv PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1');

@@ -34,18 +34,44 @@ export class OperationalAlarms extends Construct {
       );
     };
     props.deadLetterQueues.forEach((queue, i) =>
-      alarm(`DeadLetters${i}`, queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }), 1, 'Messages reached a dead-letter queue'),
+      alarm(
+        `DeadLetters${i}`,
+        queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+        1,
+        'Messages reached a dead-letter queue',
+      ),
     );
     props.stateMachines.forEach((machine, i) =>
-      alarm(`FailedExecutions${i}`, machine.metricFailed({ period: Duration.minutes(5) }), 1, 'A prediction workflow failed outright (Finalize could not record a result; the sweeper ends the prediction)'),
+      alarm(
+        `FailedExecutions${i}`,
+        machine.metricFailed({ period: Duration.minutes(5) }),
+        1,
+        'A prediction workflow failed outright (Finalize could not record a result; the sweeper ends the prediction)',
+      ),
     );
-    alarm('Api5xx', props.api.metricServerError({ period: Duration.minutes(5), statistic: 'Sum' }), 5, 'The API answered 5xx');
+    alarm(
+      'Api5xx',
+      props.api.metricServerError({ period: Duration.minutes(5), statistic: 'Sum' }),
+      5,
+      'The API answered 5xx',
+    );
     alarm(
       'WorkersLost',
-      new Metric({ namespace: METRICS_NAMESPACE, metricName: 'WorkerLost', dimensionsMap: { service: 'prognoz-worker' }, period: Duration.minutes(5), statistic: 'Sum' }),
+      new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: 'WorkerLost',
+        dimensionsMap: { service: 'prognoz-worker' },
+        period: Duration.minutes(5),
+        statistic: 'Sum',
+      }),
       3,
       'Workers stopped renewing their lease mid-run (their predictions went back to the queue)',
     );
-    alarm('SweeperErrors', props.sweeper.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }), 3, 'The sweeper keeps failing: predictions may stay unfinished');
+    alarm(
+      'SweeperErrors',
+      props.sweeper.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+      3,
+      'The sweeper keeps failing: predictions may stay unfinished',
+    );
   }
 }

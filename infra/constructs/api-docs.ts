@@ -1,5 +1,11 @@
 import { FileSystem, RemovalPolicy } from 'aws-cdk-lib';
-import { AuthorizationType, AwsIntegration, type Integration, type IResource, type RestApi } from 'aws-cdk-lib/aws-apigateway';
+import {
+  AuthorizationType,
+  AwsIntegration,
+  type Integration,
+  type IResource,
+  type RestApi,
+} from 'aws-cdk-lib/aws-apigateway';
 import { PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, Source, type ISource } from 'aws-cdk-lib/aws-s3-deployment';
@@ -30,7 +36,8 @@ const stagedFiles = (files: readonly DocsFile[]): ISource => ({
     try {
       for (const file of files) {
         const from = path.join(REPO_ROOT, file.source);
-        if (!existsSync(from)) throw new Error(`${file.source} is missing (run npm install): the API reference serves it as ${file.name}`);
+        if (!existsSync(from))
+          throw new Error(`${file.source} is missing (run npm install): the API reference serves it as ${file.name}`);
         copyFileSync(from, path.join(folder, file.name));
       }
       return Source.asset(folder).bind(scope, context);
@@ -92,18 +99,23 @@ export class ApiDocs extends Construct {
             selectionPattern: '4\\d{2}',
             statusCode: '404',
             responseParameters: { 'method.response.header.Content-Type': "'application/json'" },
-            responseTemplates: { 'application/json': errorTemplate('route_not_found', `no such page under ${DOCS_PATH}`) },
+            responseTemplates: {
+              'application/json': errorTemplate('route_not_found', `no such page under ${DOCS_PATH}`),
+            },
           },
           {
             selectionPattern: '5\\d{2}',
             statusCode: '500',
             responseParameters: { 'method.response.header.Content-Type': "'application/json'" },
-            responseTemplates: { 'application/json': errorTemplate('internal_error', 'the API reference could not be read; try again') },
+            responseTemplates: {
+              'application/json': errorTemplate('internal_error', 'the API reference could not be read; try again'),
+            },
           },
         ],
       },
     });
-    const header = (...names: string[]) => Object.fromEntries(names.map((name) => [`method.response.header.${name}`, true]));
+    const header = (...names: string[]) =>
+      Object.fromEntries(names.map((name) => [`method.response.header.${name}`, true]));
     resource.addMethod('GET', integration, {
       authorizationType: AuthorizationType.NONE,
       ...(key.startsWith('method.') ? { requestParameters: { [key]: true } } : {}),

@@ -78,13 +78,16 @@ const securityHeadersOf = (signInOrigin: string): ResponseSecurityHeadersBehavio
   const unknown = Object.keys(others);
   if (unknown.length > 0) throw new Error(`the console site does not send ${unknown.join(', ')} on AWS`);
   if (!contentSecurityPolicy || !frameOption || !referrerPolicy || contentTypeOption !== 'nosniff') {
-    throw new Error('the console\'s security headers are not the ones CloudFront sends');
+    throw new Error("the console's security headers are not the ones CloudFront sends");
   }
   return {
     contentSecurityPolicy: { contentSecurityPolicy, override: true },
     frameOptions: { frameOption: enumValue(HeadersFrameOption, frameOption, 'X-Frame-Options'), override: true },
     contentTypeOptions: { override: true },
-    referrerPolicy: { referrerPolicy: enumValue(HeadersReferrerPolicy, referrerPolicy, 'Referrer-Policy'), override: true },
+    referrerPolicy: {
+      referrerPolicy: enumValue(HeadersReferrerPolicy, referrerPolicy, 'Referrer-Policy'),
+      override: true,
+    },
     strictTransportSecurity: { accessControlMaxAge: Duration.days(730), includeSubdomains: true, override: true },
   };
 };
@@ -115,7 +118,8 @@ export class ConsoleSite extends Construct {
     this.deploy(bucket, props.signInClient);
 
     // CloudFront's names are the account's, in every region: the stack's region keeps two apart.
-    const globalName = (maxLength: number) => `${stack.region}-${Names.uniqueResourceName(this, { maxLength: maxLength - 15 })}`;
+    const globalName = (maxLength: number) =>
+      `${stack.region}-${Names.uniqueResourceName(this, { maxLength: maxLength - 15 })}`;
     const headers = new ResponseHeadersPolicy(this, 'Headers', {
       responseHeadersPolicyName: globalName(128),
       comment: 'prognoz console pages: CSP, no framing, HSTS',
@@ -152,7 +156,9 @@ export class ConsoleSite extends Construct {
       // No errorResponses: they would rewrite the API's 403s and 404s too.
       defaultBehavior: {
         origin: S3BucketOrigin.withOriginAccessControl(bucket, {
-          originAccessControl: new S3OriginAccessControl(this, 'ReadFiles', { originAccessControlName: globalName(64) }),
+          originAccessControl: new S3OriginAccessControl(this, 'ReadFiles', {
+            originAccessControlName: globalName(64),
+          }),
         }),
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         compress: true,
@@ -173,7 +179,8 @@ export class ConsoleSite extends Construct {
     const folder = FileSystem.mkdtemp('prognoz-console');
     try {
       const build = buildConsole(folder);
-      if (!build.files.some((file) => file.name === PAGE && !file.immutable)) throw new Error(`the console build has no ${PAGE}`);
+      if (!build.files.some((file) => file.name === PAGE && !file.immutable))
+        throw new Error(`the console build has no ${PAGE}`);
       const files = Source.asset(folder);
       const assets = new BucketDeployment(this, 'DeployAssets', {
         sources: [files],

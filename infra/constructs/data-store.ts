@@ -24,14 +24,17 @@ export class DataStore extends Construct {
     super(scope, id);
     const removal = props.retain === false ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
     const retentionDays = props.outputRetentionDays ?? 30;
-    if (!Number.isInteger(retentionDays) || retentionDays < 1) throw new Error('outputRetentionDays must be a whole number of days ≥ 1');
+    if (!Number.isInteger(retentionDays) || retentionDays < 1)
+      throw new Error('outputRetentionDays must be a whole number of days ≥ 1');
     this.bucket = new Bucket(this, 'Outputs', {
       encryption: BucketEncryption.S3_MANAGED,
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       enforceSSL: true,
       versioned: false,
       removalPolicy: removal,
-      lifecycleRules: [{ expiration: Duration.days(retentionDays), abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+      lifecycleRules: [
+        { expiration: Duration.days(retentionDays), abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      ],
     });
     this.table = new TableV2(this, 'Table', {
       partitionKey: { name: TABLE_KEY.partition, type: AttributeType.STRING },

@@ -58,7 +58,8 @@ export const WORKER_DOCKER_EXCLUDES: readonly string[] = [
 ];
 
 /** A predictor folder as an absolute path: a relative one is relative to the repository root. */
-export const predictorFolderOf = (model: Pick<ModelDefinition, 'predictor'>): string => path.resolve(REPO_ROOT, model.predictor.folder);
+export const predictorFolderOf = (model: Pick<ModelDefinition, 'predictor'>): string =>
+  path.resolve(REPO_ROOT, model.predictor.folder);
 
 export interface ModelFleetProps {
   readonly model: ModelDefinition;
@@ -90,8 +91,10 @@ export class ModelFleet extends Construct {
     const { model } = props;
     const fleet = model.fleet;
     const minWarm = props.minWarmTasks ?? fleet.minWarmTasks;
-    if (minWarm < 0 || minWarm > fleet.maxTasks) throw new Error(`${model.id}: minWarmTasks must be within 0..maxTasks`);
-    if (fleet.maxTasks < 1 || fleet.backlogPerTask < 1) throw new Error(`${model.id}: maxTasks and backlogPerTask must be at least 1`);
+    if (minWarm < 0 || minWarm > fleet.maxTasks)
+      throw new Error(`${model.id}: minWarmTasks must be within 0..maxTasks`);
+    if (fleet.maxTasks < 1 || fleet.backlogPerTask < 1)
+      throw new Error(`${model.id}: maxTasks and backlogPerTask must be at least 1`);
     const folder = predictorFolderOf(model);
     const cog = readCogConfig(folder);
     // A CUDA image on a fleet without GPUs would start and then fail in setup(), on every task.
@@ -99,10 +102,14 @@ export class ModelFleet extends Construct {
     // their own CUDA libraries (PyTorch's) need nothing from the image but the driver, which the
     // NVIDIA runtime of the GPU AMI mounts into any container that reserves a GPU.
     if (cog.gpu && fleet.gpus === 0) {
-      throw new Error(`${model.id}: its predictor (${path.join(folder, 'cog.yaml')}) says gpu: true, but its fleet has gpus: 0; give the fleet a GPU instance type and gpus >= 1 in models/manifest.json, or set gpu: false`);
+      throw new Error(
+        `${model.id}: its predictor (${path.join(folder, 'cog.yaml')}) says gpu: true, but its fleet has gpus: 0; give the fleet a GPU instance type and gpus >= 1 in models/manifest.json, or set gpu: false`,
+      );
     }
     if (cog.concurrency !== model.predictor.concurrency) {
-      throw new Error(`${model.id}: cog.yaml says concurrency.max ${cog.concurrency}, the derived catalog ${model.predictor.concurrency}; run \`npm run models\` to derive it again`);
+      throw new Error(
+        `${model.id}: cog.yaml says concurrency.max ${cog.concurrency}, the derived catalog ${model.predictor.concurrency}; run \`npm run models\` to derive it again`,
+      );
     }
 
     const securityGroup = new SecurityGroup(this, 'Instances', {
@@ -115,7 +122,9 @@ export class ModelFleet extends Construct {
       vpcSubnets: { subnetType: SubnetType.PUBLIC },
       launchTemplate: new LaunchTemplate(this, 'LaunchTemplate', {
         instanceType: new InstanceType(fleet.instanceType),
-        machineImage: EcsOptimizedImage.amazonLinux2023(fleet.gpus > 0 ? AmiHardwareType.GPU : AmiHardwareType.STANDARD),
+        machineImage: EcsOptimizedImage.amazonLinux2023(
+          fleet.gpus > 0 ? AmiHardwareType.GPU : AmiHardwareType.STANDARD,
+        ),
         userData: UserData.forLinux(),
         securityGroup,
         associatePublicIpAddress: true,
@@ -133,7 +142,9 @@ export class ModelFleet extends Construct {
       targetCapacityPercent: 100,
     });
     // `taskDrainTime` is still read by aws-cdk-lib (0 skips the hook) though no longer in its types.
-    const noDrainHook: AddAutoScalingGroupCapacityOptions & { taskDrainTime: Duration } = { taskDrainTime: Duration.seconds(0) };
+    const noDrainHook: AddAutoScalingGroupCapacityOptions & { taskDrainTime: Duration } = {
+      taskDrainTime: Duration.seconds(0),
+    };
     props.cluster.addAsgCapacityProvider(capacityProvider, noDrainHook);
 
     this.taskDefinition = new Ec2TaskDefinition(this, 'Task', { networkMode: NetworkMode.HOST });
@@ -145,7 +156,8 @@ export class ModelFleet extends Construct {
     this.taskDefinition.addVolume({ name: inputs, dockerVolumeConfiguration: { scope: Scope.TASK, driver: 'local' } });
     const inputsMount = { sourceVolume: inputs, containerPath: MODEL_INPUTS_DIR, readOnly: false };
 
-    const logging = (prefix: string) => LogDrivers.awsLogs({ streamPrefix: prefix, logRetention: RetentionDays.ONE_MONTH });
+    const logging = (prefix: string) =>
+      LogDrivers.awsLogs({ streamPrefix: prefix, logRetention: RetentionDays.ONE_MONTH });
     // Links are followed: the build context has the files a predictor links to, as in another
     // folder (models/whisper-large-v3-turbo shares models/transcribe's code that way).
     const image = ContainerImage.fromAsset(folder, {
@@ -166,7 +178,10 @@ export class ModelFleet extends Construct {
       },
       healthCheck: {
         // coglet answers READY when setup() is done and BUSY while it runs all it takes at once.
-        command: ['CMD-SHELL', `python -c "import urllib.request,json,sys; s=json.load(urllib.request.urlopen('http://127.0.0.1:${MODEL_PORT}/health-check'))['status']; sys.exit(0 if s in ('READY','BUSY') else 1)"`],
+        command: [
+          'CMD-SHELL',
+          `python -c "import urllib.request,json,sys; s=json.load(urllib.request.urlopen('http://127.0.0.1:${MODEL_PORT}/health-check'))['status']; sys.exit(0 if s in ('READY','BUSY') else 1)"`,
+        ],
         interval: Duration.seconds(15),
         startPeriod: Duration.seconds(300),
         retries: 3,
@@ -175,7 +190,11 @@ export class ModelFleet extends Construct {
     });
     modelServer.addMountPoints(inputsMount);
     const worker = this.taskDefinition.addContainer('Worker', {
-      image: ContainerImage.fromAsset(REPO_ROOT, { file: WORKER_DOCKERFILE, exclude: [...WORKER_DOCKER_EXCLUDES], platform: Platform.LINUX_AMD64 }),
+      image: ContainerImage.fromAsset(REPO_ROOT, {
+        file: WORKER_DOCKERFILE,
+        exclude: [...WORKER_DOCKER_EXCLUDES],
+        platform: Platform.LINUX_AMD64,
+      }),
       memoryReservationMiB: 256,
       environment: {
         PROGNOZ_TABLE_NAME: props.table.tableName,
@@ -236,4 +255,3 @@ export class ModelFleet extends Construct {
     });
   }
 }
-

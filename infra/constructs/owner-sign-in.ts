@@ -17,7 +17,13 @@ export class OwnerSignIn extends Construct {
     this.userPool = new UserPool(this, 'Owners', {
       signInAliases: { email: true },
       selfSignUpEnabled: false,
-      passwordPolicy: { minLength: 12, requireLowercase: true, requireUppercase: false, requireDigits: true, requireSymbols: false },
+      passwordPolicy: {
+        minLength: 12,
+        requireLowercase: true,
+        requireUppercase: false,
+        requireDigits: true,
+        requireSymbols: false,
+      },
       mfa: Mfa.OPTIONAL,
       mfaSecondFactor: { otp: true, sms: false },
       accountRecovery: AccountRecovery.EMAIL_ONLY,

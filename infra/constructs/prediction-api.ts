@@ -13,7 +13,13 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { integrationTimeoutOf, isPublicRoute, isStreamingRoute, ROUTES, type HandlerName } from '../../shared/api/routes.ts';
+import {
+  integrationTimeoutOf,
+  isPublicRoute,
+  isStreamingRoute,
+  ROUTES,
+  type HandlerName,
+} from '../../shared/api/routes.ts';
 import { AWS_UPLOAD_LIMIT_NOTE, BINARY_MEDIA_TYPES } from '../../shared/api/uploads.ts';
 import type { ErrorCode } from '../../shared/domain/errors.ts';
 
@@ -31,15 +37,44 @@ export interface PredictionApiProps {
 export const errorTemplate = (code: ErrorCode, message: string) =>
   JSON.stringify({ error: { code, message, request_id: '$context.requestId' } });
 
-const GATEWAY_ANSWERS: readonly { id: string; type: ResponseType; statusCode?: string; code: ErrorCode; message: string }[] = [
+const GATEWAY_ANSWERS: readonly {
+  id: string;
+  type: ResponseType;
+  statusCode?: string;
+  code: ErrorCode;
+  message: string;
+}[] = [
   // A request without the identity header.
-  { id: 'MissingToken', type: ResponseType.UNAUTHORIZED, statusCode: '401', code: 'missing_token', message: 'an API token is required: `Authorization: Bearer <API_TOKEN>`' },
+  {
+    id: 'MissingToken',
+    type: ResponseType.UNAUTHORIZED,
+    statusCode: '401',
+    code: 'missing_token',
+    message: 'an API token is required: `Authorization: Bearer <API_TOKEN>`',
+  },
   // A request over Lambda's 6 MB of event (one over API Gateway's 10 MB gets its own text).
-  { id: 'RequestTooLarge', type: ResponseType.REQUEST_TOO_LARGE, statusCode: '413', code: 'payload_too_large', message: `the request is too large: ${AWS_UPLOAD_LIMIT_NOTE}` },
+  {
+    id: 'RequestTooLarge',
+    type: ResponseType.REQUEST_TOO_LARGE,
+    statusCode: '413',
+    code: 'payload_too_large',
+    message: `the request is too large: ${AWS_UPLOAD_LIMIT_NOTE}`,
+  },
   // The stage's throttle, the outer shield above the per-token limits.
-  { id: 'Throttled', type: ResponseType.THROTTLED, statusCode: '429', code: 'rate_limited', message: 'too many requests to this API; retry in a second' },
+  {
+    id: 'Throttled',
+    type: ResponseType.THROTTLED,
+    statusCode: '429',
+    code: 'rate_limited',
+    message: 'too many requests to this API; retry in a second',
+  },
   // A function that crashed or timed out (its status kept: 502, 504).
-  { id: 'Default5xx', type: ResponseType.DEFAULT_5XX, code: 'internal_error', message: 'the service failed to handle this request; retry later and quote the request id' },
+  {
+    id: 'Default5xx',
+    type: ResponseType.DEFAULT_5XX,
+    code: 'internal_error',
+    message: 'the service failed to handle this request; retry later and quote the request id',
+  },
 ];
 
 /** The public REST API of spec §4 under /api/v1/, with the Bearer-token authorizer. */
@@ -51,7 +86,12 @@ export class PredictionApi extends Construct {
     const rate = props.rateLimit ?? 200;
     this.api = new RestApi(this, 'Api', {
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
-      deployOptions: { stageName: 'prod', throttlingRateLimit: rate, throttlingBurstLimit: rate * 2, loggingLevel: MethodLoggingLevel.OFF },
+      deployOptions: {
+        stageName: 'prod',
+        throttlingRateLimit: rate,
+        throttlingBurstLimit: rate * 2,
+        loggingLevel: MethodLoggingLevel.OFF,
+      },
       cloudWatchRole: false,
       // Uploads (POST /files) reach their handler base64-encoded, bytes intact, instead of as text.
       binaryMediaTypes: [...BINARY_MEDIA_TYPES],
@@ -91,9 +131,18 @@ export class PredictionApi extends Construct {
         // Streamed responses may take up to 15 minutes, so a 60 s sync wait needs no quota increase;
         // the integration outlasts the function, which outlasts the longest wait (an event stream
         // ends itself before its function must).
-        ...(streaming ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: Duration.seconds(integrationTimeoutOf(route.handler)) } : {}),
+        ...(streaming
+          ? {
+              responseTransferMode: ResponseTransferMode.STREAM,
+              timeout: Duration.seconds(integrationTimeoutOf(route.handler)),
+            }
+          : {}),
       });
-      resourceAt(route.path).addMethod(route.method, integration, isPublicRoute(route) ? { authorizationType: AuthorizationType.NONE } : { authorizer });
+      resourceAt(route.path).addMethod(
+        route.method,
+        integration,
+        isPublicRoute(route) ? { authorizationType: AuthorizationType.NONE } : { authorizer },
+      );
     }
     this.api.root.addProxy({ defaultIntegration: unmatched, anyMethod: true });
   }

@@ -22,7 +22,9 @@ export class PredictionWorkflow extends Construct {
     const limits = phaseLimitsOf(props.model);
     this.stateMachine = new StateMachine(this, 'StateMachine', {
       stateMachineType: StateMachineType.STANDARD,
-      definitionBody: DefinitionBody.fromChainable(predictionChain(this, { limits, queue: props.queue, finalize: props.finalize })),
+      definitionBody: DefinitionBody.fromChainable(
+        predictionChain(this, { limits, queue: props.queue, finalize: props.finalize }),
+      ),
       // Dispatch's own limit plus room for Finalize with its retries.
       timeout: Duration.seconds(dispatchTimeoutSeconds(limits) + 300),
       comment: `Predictions of ${props.model.id}`,

@@ -59,7 +59,10 @@ export class Sweeper extends Construct {
       eventPattern: {
         source: ['aws.states'],
         detailType: ['Step Functions Execution Status Change'],
-        detail: { status: ['FAILED', 'TIMED_OUT', 'ABORTED'], stateMachineArn: props.stateMachines.map((machine) => machine.stateMachineArn) },
+        detail: {
+          status: ['FAILED', 'TIMED_OUT', 'ABORTED'],
+          stateMachineArn: props.stateMachines.map((machine) => machine.stateMachineArn),
+        },
       },
       targets: [new LambdaFunction(fn, { retryAttempts: 8, maxEventAge: Duration.hours(6) })],
     });

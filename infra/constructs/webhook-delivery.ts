@@ -40,14 +40,22 @@ export class WebhookDelivery extends Construct {
     });
     this.sender = new PrognozFunction(this, 'Sender', {
       entry: 'functions/webhooks/send-webhooks.ts',
-      environment: { PROGNOZ_TABLE_NAME: props.table.tableName, PROGNOZ_WEBHOOK_QUEUE_URL: this.queue.queueUrl, PROGNOZ_OUTPUT_BUCKET: props.bucket.bucketName },
+      environment: {
+        PROGNOZ_TABLE_NAME: props.table.tableName,
+        PROGNOZ_WEBHOOK_QUEUE_URL: this.queue.queueUrl,
+        PROGNOZ_OUTPUT_BUCKET: props.bucket.bucketName,
+      },
       timeout: senderTimeout,
     });
     props.table.grantReadWriteData(this.sender.fn); // reads predictions, writes the delivery log
     props.bucket.grantRead(this.sender.fn);
     this.queue.grantConsumeMessages(this.sender.fn);
     this.sender.fn.addEventSource(
-      new SqsEventSource(this.queue, { batchSize: RETRY_POLICY.batchSize, reportBatchItemFailures: true, maxConcurrency: 20 }),
+      new SqsEventSource(this.queue, {
+        batchSize: RETRY_POLICY.batchSize,
+        reportBatchItemFailures: true,
+        maxConcurrency: 20,
+      }),
     );
   }
 }

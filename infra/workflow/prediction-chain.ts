@@ -20,7 +20,9 @@ const DISPATCH_MARGIN_SECONDS = 300;
  * each of its attempts with the lease that notices a lost one, each followed by another wait.
  */
 export const dispatchTimeoutSeconds = (limits: PhaseLimits): number =>
-  limits.queueSeconds + limits.maxAttempts * (limits.runSeconds + limits.leaseSeconds + limits.queueSeconds) + DISPATCH_MARGIN_SECONDS;
+  limits.queueSeconds +
+  limits.maxAttempts * (limits.runSeconds + limits.leaseSeconds + limits.queueSeconds) +
+  DISPATCH_MARGIN_SECONDS;
 
 /**
  * The life of one prediction, written once: the CDK synthesizes it for AWS and the local runtime
@@ -47,7 +49,12 @@ export const predictionChain = (scope: Construct, props: PredictionChainProps): 
     taskTimeout: Timeout.duration(Duration.seconds(dispatchTimeoutSeconds(props.limits))),
     resultPath: '$.result',
   });
-  dispatch.addRetry({ errors: ['SQS.SdkClientException', 'SQS.AmazonSQSException'], interval: Duration.seconds(1), backoffRate: 2, maxAttempts: 3 });
+  dispatch.addRetry({
+    errors: ['SQS.SdkClientException', 'SQS.AmazonSQSException'],
+    interval: Duration.seconds(1),
+    backoffRate: 2,
+    maxAttempts: 3,
+  });
 
   const finalize = new LambdaInvoke(scope, 'Finalize', {
     lambdaFunction: props.finalize,
@@ -56,7 +63,12 @@ export const predictionChain = (scope: Construct, props: PredictionChainProps): 
     taskTimeout: Timeout.duration(Duration.seconds(30)),
     resultPath: '$.finalized',
   });
-  finalize.addRetry({ errors: ['States.TaskFailed', 'States.Timeout'], interval: Duration.seconds(1), backoffRate: 2, maxAttempts: 3 });
+  finalize.addRetry({
+    errors: ['States.TaskFailed', 'States.Timeout'],
+    interval: Duration.seconds(1),
+    backoffRate: 2,
+    maxAttempts: 3,
+  });
 
   dispatch.addCatch(finalize, { errors: ['States.ALL'], resultPath: '$.error' });
   return dispatch;

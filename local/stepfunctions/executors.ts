@@ -1,4 +1,10 @@
-import { DeleteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteItemCommand,
+  DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { invokeLocal } from '../lambda-host.ts';
 import { StatesError, type TaskTokens } from './task-tokens.ts';
@@ -32,7 +38,10 @@ const DYNAMODB_ACTIONS: Record<string, (params: Record<string, unknown>) => obje
 
 /** SDK errors carry the service's error name; Step Functions prefixes it with the service. */
 const asStatesError = (service: string, error: unknown): StatesError =>
-  new StatesError(`${service}.${error instanceof Error ? error.name : 'Error'}`, error instanceof Error ? error.message : String(error));
+  new StatesError(
+    `${service}.${error instanceof Error ? error.name : 'Error'}`,
+    error instanceof Error ? error.message : String(error),
+  );
 
 /**
  * Binds one Task state to the AWS call its Resource names, made against the emulators with the
@@ -46,7 +55,9 @@ export const executorFor = (state: TaskState, taskToken: string, deps: ExecutorD
       const command = DYNAMODB_ACTIONS[action];
       return async (params) => {
         try {
-          return withoutMetadata((await deps.dynamodb.send(command(params) as never)) as unknown as Record<string, unknown>);
+          return withoutMetadata(
+            (await deps.dynamodb.send(command(params) as never)) as unknown as Record<string, unknown>,
+          );
         } catch (error) {
           throw asStatesError('DynamoDB', error);
         }
@@ -59,7 +70,9 @@ export const executorFor = (state: TaskState, taskToken: string, deps: ExecutorD
         // Wait on the token before sending, so that a very fast worker cannot report first.
         const callback = waitForToken ? deps.tokens.wait(taskToken, state.HeartbeatSeconds ?? null) : undefined;
         try {
-          const sent = await deps.sqs.send(new SendMessageCommand({ ...(rest as { QueueUrl: string }), MessageBody: body }));
+          const sent = await deps.sqs.send(
+            new SendMessageCommand({ ...(rest as { QueueUrl: string }), MessageBody: body }),
+          );
           if (!callback) return withoutMetadata(sent as unknown as Record<string, unknown>);
         } catch (error) {
           callback?.catch(() => undefined);

@@ -75,7 +75,11 @@ export class LocalStepFunctions {
     this.machines = new Map(machines.map((machine) => [machine.arn, machine]));
   }
 
-  startExecution(stateMachineArn: string, name: string | undefined, input: string | undefined): { executionArn: string; startDate: number } {
+  startExecution(
+    stateMachineArn: string,
+    name: string | undefined,
+    input: string | undefined,
+  ): { executionArn: string; startDate: number } {
     const machine = this.machines.get(stateMachineArn);
     if (!machine) throw new ApiError('StateMachineDoesNotExist', `State Machine Does Not Exist: '${stateMachineArn}'`);
     const executionName = name ?? randomUUID();
@@ -89,7 +93,8 @@ export class LocalStepFunctions {
     }
     const token = `${randomUUID()}.${executionName}`;
     const history: HistoryEvent[] = [];
-    const record = (type: string, details: Record<string, unknown>) => history.push({ id: history.length + 1, timestamp: Date.now() / 1000, type, ...details });
+    const record = (type: string, details: Record<string, unknown>) =>
+      history.push({ id: history.length + 1, timestamp: Date.now() / 1000, type, ...details });
     const handlers = Object.fromEntries(
       Object.entries(machine.definition.States)
         .filter(([, state]) => state.Type === 'Task')
@@ -100,13 +105,23 @@ export class LocalStepFunctions {
           return [
             stateName,
             async (parameters: Record<string, unknown>) => {
-              record('TaskScheduled', { taskScheduledEventDetails: { resource: task.Resource, parameters: JSON.stringify(parameters) } });
+              record('TaskScheduled', {
+                taskScheduledEventDetails: { resource: task.Resource, parameters: JSON.stringify(parameters) },
+              });
               try {
                 const result = await execute(parameters);
-                record('TaskSucceeded', { taskSucceededEventDetails: { resource: task.Resource, output: JSON.stringify(result ?? null) } });
+                record('TaskSucceeded', {
+                  taskSucceededEventDetails: { resource: task.Resource, output: JSON.stringify(result ?? null) },
+                });
                 return result;
               } catch (error) {
-                record('TaskFailed', { taskFailedEventDetails: { resource: task.Resource, error: error instanceof Error ? error.name : 'Error', cause: error instanceof Error ? error.message : String(error) } });
+                record('TaskFailed', {
+                  taskFailedEventDetails: {
+                    resource: task.Resource,
+                    error: error instanceof Error ? error.name : 'Error',
+                    cause: error instanceof Error ? error.message : String(error),
+                  },
+                });
                 throw error;
               }
             },
@@ -115,15 +130,18 @@ export class LocalStepFunctions {
     );
     const startDate = new Date();
     // The executor library annotates the definition it is given (QueryLanguage): hand it a copy.
-    const run = new StateMachine(structuredClone(machine.definition), { validationOptions: { noValidate: true } }).run(parsed as never, {
-      overrides: { taskResourceLocalHandlers: handlers as never },
-      noThrowOnAbort: true,
-      context: {
-        Execution: { Id: arn, Name: executionName, StartTime: startDate.toISOString() },
-        StateMachine: { Id: stateMachineArn, Name: stateMachineArn.split(':').at(-1) },
-        Task: { Token: token },
+    const run = new StateMachine(structuredClone(machine.definition), { validationOptions: { noValidate: true } }).run(
+      parsed as never,
+      {
+        overrides: { taskResourceLocalHandlers: handlers as never },
+        noThrowOnAbort: true,
+        context: {
+          Execution: { Id: arn, Name: executionName, StartTime: startDate.toISOString() },
+          StateMachine: { Id: stateMachineArn, Name: stateMachineArn.split(':').at(-1) },
+          Task: { Token: token },
+        },
       },
-    });
+    );
     const execution: Execution = {
       arn,
       stateMachineArn,
@@ -242,18 +260,25 @@ export class LocalStepFunctions {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
-        const operation = String(req.headers['x-amz-target'] ?? '').split('.').at(-1) ?? '';
+        const operation =
+          String(req.headers['x-amz-target'] ?? '')
+            .split('.')
+            .at(-1) ?? '';
         localMeter.stepFunctionsCall(operation);
         let status = 200;
         let payload: unknown;
         try {
           const handler = operations[operation];
-          if (!handler) throw new ApiError('UnknownOperationException', `the local runtime does not implement ${operation}`);
+          if (!handler)
+            throw new ApiError('UnknownOperationException', `the local runtime does not implement ${operation}`);
           payload = handler(JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, string>);
         } catch (error) {
           status = 400;
           const name = error instanceof ApiError ? error.name : 'InvalidArn';
-          payload = { __type: `com.amazonaws.swf.service.v2.model#${name}`, message: error instanceof Error ? error.message : String(error) };
+          payload = {
+            __type: `com.amazonaws.swf.service.v2.model#${name}`,
+            message: error instanceof Error ? error.message : String(error),
+          };
         }
         res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0' }).end(JSON.stringify(payload));
       });

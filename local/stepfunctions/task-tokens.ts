@@ -31,7 +31,12 @@ export class TaskTokens {
   wait(token: string, heartbeatSeconds: number | null): Promise<unknown> {
     if (this.waiting.has(token)) throw new Error(`task token ${token} is already waiting`);
     return new Promise((resolve, reject) => {
-      const entry: Waiting = { resolve, reject, heartbeatMs: heartbeatSeconds === null ? null : heartbeatSeconds * 1000, timer: null };
+      const entry: Waiting = {
+        resolve,
+        reject,
+        heartbeatMs: heartbeatSeconds === null ? null : heartbeatSeconds * 1000,
+        timer: null,
+      };
       this.waiting.set(token, entry);
       this.arm(token, entry);
     });

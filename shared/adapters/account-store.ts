@@ -1,12 +1,29 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { formatTimestamp } from '../domain/clock.ts';
 import { asAccountId, type AccountId } from '../domain/ids.ts';
 import { monthOf } from '../domain/money.ts';
 import { generateSigningSecret, hashToken, tokenHint, TOKEN_USE_RECORDED_EVERY_MS } from '../domain/tokens.ts';
 import { dynamo } from './aws-clients.ts';
-import { accountIndexPartition, accountKey, OWNER_INDEX, SIGN_IN_INDEX_PREFIX, signInIndexKey, signInKey, spendKey, TOKEN_INDEX_PREFIX, tokenIndexKey, tokenKey } from './table-keys.ts';
+import {
+  accountIndexPartition,
+  accountKey,
+  OWNER_INDEX,
+  SIGN_IN_INDEX_PREFIX,
+  signInIndexKey,
+  signInKey,
+  spendKey,
+  TOKEN_INDEX_PREFIX,
+  tokenIndexKey,
+  tokenKey,
+} from './table-keys.ts';
 
 /** The secrets that sign an account's webhooks: the current one, and the one being rotated out. */
 export interface SigningSecrets {
@@ -98,14 +115,19 @@ export interface AccountStore {
 const secretsOf = (item: Record<string, unknown>, nowMs: number): SigningSecrets | null => {
   if (typeof item.signing_secret !== 'string') return null;
   const until = typeof item.previous_valid_until_ms === 'number' ? item.previous_valid_until_ms : null;
-  const previous = typeof item.previous_signing_secret === 'string' && until !== null && until > nowMs ? item.previous_signing_secret : null;
+  const previous =
+    typeof item.previous_signing_secret === 'string' && until !== null && until > nowMs
+      ? item.previous_signing_secret
+      : null;
   return { current: item.signing_secret, previous, previousValidUntilMs: previous === null ? null : until };
 };
 
 export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentClient = dynamo()): AccountStore => {
   /** The account's own request rate (null: the service default); null when there is no such account. */
   const rateOf = async (account: string): Promise<{ ratePerSecond: number | null } | null> => {
-    const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: accountKey(account), ProjectionExpression: 'rate_limit_per_second' }));
+    const { Item } = await client.send(
+      new GetCommand({ TableName: tableName, Key: accountKey(account), ProjectionExpression: 'rate_limit_per_second' }),
+    );
     if (!Item) return null;
     const rate: unknown = Item.rate_limit_per_second;
     return { ratePerSecond: typeof rate === 'number' ? rate : null };
@@ -183,7 +205,8 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
       );
     },
     async setMonthlyLimit(id, kopecks) {
-      if (kopecks !== null && (!Number.isInteger(kopecks) || kopecks < 0)) throw new Error('a limit is a whole number of kopecks, or none');
+      if (kopecks !== null && (!Number.isInteger(kopecks) || kopecks < 0))
+        throw new Error('a limit is a whole number of kopecks, or none');
       await client.send(
         new UpdateCommand({
           TableName: tableName,
@@ -208,12 +231,19 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
       const found = (await indexedUnder(id, TOKEN_INDEX_PREFIX)).find((item) => item.token_id === tokenId);
       if (!found) return false;
       await client.send(
-        new UpdateCommand({ TableName: tableName, Key: { pk: String(found.pk), sk: String(found.sk) }, UpdateExpression: 'SET revoked = :yes', ExpressionAttributeValues: { ':yes': true } }),
+        new UpdateCommand({
+          TableName: tableName,
+          Key: { pk: String(found.pk), sk: String(found.sk) },
+          UpdateExpression: 'SET revoked = :yes',
+          ExpressionAttributeValues: { ':yes': true },
+        }),
       );
       return true;
     },
     async signingSecrets(id, nowMs) {
-      const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: accountKey(id), ConsistentRead: true }));
+      const { Item } = await client.send(
+        new GetCommand({ TableName: tableName, Key: accountKey(id), ConsistentRead: true }),
+      );
       return Item ? secretsOf(Item, nowMs) : null;
     },
     async rotateSigningSecret(id, nowMs, graceMs) {
@@ -226,7 +256,8 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
             new UpdateCommand({
               TableName: tableName,
               Key: accountKey(id),
-              UpdateExpression: 'SET signing_secret = :next, previous_signing_secret = :current, previous_valid_until_ms = :until',
+              UpdateExpression:
+                'SET signing_secret = :next, previous_signing_secret = :current, previous_valid_until_ms = :until',
               ConditionExpression: 'signing_secret = :current',
               ExpressionAttributeValues: { ':next': next, ':current': before.current, ':until': nowMs + graceMs },
             }),
@@ -263,7 +294,12 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
       if (!Item || Item.revoked === true || typeof Item.account !== 'string') return null;
       const { ratePerSecond } = (await rateOf(Item.account)) ?? { ratePerSecond: null };
       const lastUsedMs = typeof Item.last_used_ms === 'number' ? Item.last_used_ms : null;
-      return { account: asAccountId(Item.account), tokenId: String(Item.token_id ?? 'legacy'), ratePerSecond, lastUsedMs };
+      return {
+        account: asAccountId(Item.account),
+        tokenId: String(Item.token_id ?? 'legacy'),
+        ratePerSecond,
+        lastUsedMs,
+      };
     },
     async recordTokenUse(token, nowMs) {
       try {
@@ -273,7 +309,8 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
             Key: tokenKey(hashToken(token)),
             UpdateExpression: 'SET last_used_ms = :now',
             // The condition is the throttle: of the authorizers that find a stale use at once, one writes.
-            ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(last_used_ms) OR last_used_ms < :cutoff)',
+            ConditionExpression:
+              'attribute_exists(pk) AND (attribute_not_exists(last_used_ms) OR last_used_ms < :cutoff)',
             ExpressionAttributeValues: { ':now': nowMs, ':cutoff': nowMs - TOKEN_USE_RECORDED_EVERY_MS },
           }),
         );
@@ -287,12 +324,24 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
       await client.send(
         new PutCommand({
           TableName: tableName,
-          Item: { ...signInKey(sub), ...signInIndexKey(account, sub), type: 'sign-in', sub, account, ...(email === undefined ? {} : { email }), linked_at: formatTimestamp(nowMs) },
+          Item: {
+            ...signInKey(sub),
+            ...signInIndexKey(account, sub),
+            type: 'sign-in',
+            sub,
+            account,
+            ...(email === undefined ? {} : { email }),
+            linked_at: formatTimestamp(nowMs),
+          },
         }),
       );
     },
     async ownersOf(account) {
-      return (await indexedUnder(account, SIGN_IN_INDEX_PREFIX)).map((item) => ({ sub: String(item.sub), email: typeof item.email === 'string' ? item.email : null, linkedAt: String(item.linked_at) }));
+      return (await indexedUnder(account, SIGN_IN_INDEX_PREFIX)).map((item) => ({
+        sub: String(item.sub),
+        email: typeof item.email === 'string' ? item.email : null,
+        linkedAt: String(item.linked_at),
+      }));
     },
     async accountForOwner(sub) {
       const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: signInKey(sub) }));

@@ -25,4 +25,5 @@ export const stepFunctions = (): SFNClient => (sfnClient ??= new SFNClient({}));
 export const sqs = (): SQSClient => (sqsClient ??= new SQSClient({ useQueueUrlAsEndpoint: false }));
 
 // An emulator on one host and port (the local runtime's) is addressed by path, not by bucket host name.
-export const s3 = (): S3Client => (s3Client ??= new S3Client({ forcePathStyle: process.env.PROGNOZ_S3_PATH_STYLE === 'true' }));
+export const s3 = (): S3Client =>
+  (s3Client ??= new S3Client({ forcePathStyle: process.env.PROGNOZ_S3_PATH_STYLE === 'true' }));

@@ -4,7 +4,15 @@ import { formatTimestamp } from '../domain/clock.ts';
 import type { AccountId } from '../domain/ids.ts';
 import type { Prediction } from '../domain/prediction.ts';
 import { dynamo } from './aws-clients.ts';
-import { ATTEMPT_PREFIX, attemptKey, DELIVERY_INDEX, DELIVERY_SHARDS, deliveryIndexKey, deliveryShardKey, predictionKey } from './table-keys.ts';
+import {
+  ATTEMPT_PREFIX,
+  attemptKey,
+  DELIVERY_INDEX,
+  DELIVERY_SHARDS,
+  deliveryIndexKey,
+  deliveryShardKey,
+  predictionKey,
+} from './table-keys.ts';
 import { RECORD_KEPT_AFTER_DATA_SECONDS, retentionSecondsFromEnv } from './prediction-store.ts';
 
 export type AttemptOutcome = 'delivered' | 'failed' | 'dead_lettered';
@@ -40,7 +48,10 @@ export interface DeliveryLog {
   /** Every attempt for the prediction, oldest first. */
   list(predictionId: string): Promise<DeliveryAttempt[]>;
   /** The account's attempts across its predictions, newest first, from `before` (a page's `older`) on. */
-  listForAccount(account: AccountId, page: { readonly before: string | null; readonly limit: number; readonly nowMs: number }): Promise<AccountDeliveriesPage>;
+  listForAccount(
+    account: AccountId,
+    page: { readonly before: string | null; readonly limit: number; readonly nowMs: number },
+  ): Promise<AccountDeliveriesPage>;
 }
 
 const attemptOf = (item: Record<string, unknown>): DeliveryAttempt => ({
@@ -58,7 +69,14 @@ const attemptOf = (item: Record<string, unknown>): DeliveryAttempt => ({
  * A shard's newest `limit` attempts older than `before`: one query unless DynamoDB's 1 MB page cuts
  * it. An attempt past its expiry is left out: TTL deletes it, but only within days.
  */
-const newestOfShard = async (client: DynamoDBDocumentClient, tableName: string, shard: string, before: string | null, limit: number, nowMs: number) => {
+const newestOfShard = async (
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  shard: string,
+  before: string | null,
+  limit: number,
+  nowMs: number,
+) => {
   const items: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
@@ -67,9 +85,16 @@ const newestOfShard = async (client: DynamoDBDocumentClient, tableName: string, 
         TableName: tableName,
         IndexName: DELIVERY_INDEX.name,
         KeyConditionExpression: `#shard = :shard${before === null ? '' : ' AND #at < :before'}`,
-        ExpressionAttributeNames: { '#shard': DELIVERY_INDEX.partition, ...(before === null ? {} : { '#at': DELIVERY_INDEX.sort }) },
+        ExpressionAttributeNames: {
+          '#shard': DELIVERY_INDEX.partition,
+          ...(before === null ? {} : { '#at': DELIVERY_INDEX.sort }),
+        },
         FilterExpression: 'attribute_not_exists(expires_at) OR expires_at > :now',
-        ExpressionAttributeValues: { ':shard': shard, ':now': Math.floor(nowMs / 1000), ...(before === null ? {} : { ':before': before }) },
+        ExpressionAttributeValues: {
+          ':shard': shard,
+          ':now': Math.floor(nowMs / 1000),
+          ...(before === null ? {} : { ':before': before }),
+        },
         ScanIndexForward: false,
         Limit: limit - items.length,
         ExclusiveStartKey: startKey,
@@ -93,14 +118,22 @@ const queryAccountDeliveries = async (
   { before, limit, nowMs }: { readonly before: string | null; readonly limit: number; readonly nowMs: number },
 ): Promise<AccountDeliveriesPage> => {
   const shards = Array.from({ length: DELIVERY_SHARDS }, (_, shard) => deliveryShardKey(account, shard));
-  const found = (await Promise.all(shards.map((shard) => newestOfShard(client, tableName, shard, before, limit + 1, nowMs)))).flat();
+  const found = (
+    await Promise.all(shards.map((shard) => newestOfShard(client, tableName, shard, before, limit + 1, nowMs)))
+  ).flat();
   const positionOf = (item: Record<string, unknown>) => String(item[DELIVERY_INDEX.sort]);
   // By code units, as DynamoDB orders the sort key (localeCompare may skip the `-` of ids).
-  const newestFirst = found.sort((a, b) => (positionOf(a) < positionOf(b) ? 1 : positionOf(a) > positionOf(b) ? -1 : 0));
+  const newestFirst = found.sort((a, b) =>
+    positionOf(a) < positionOf(b) ? 1 : positionOf(a) > positionOf(b) ? -1 : 0,
+  );
   const taken = newestFirst.slice(0, limit);
   const last = taken.at(-1);
   return {
-    attempts: taken.map((item) => ({ ...attemptOf(item), predictionId: String(item.prediction_id), model: typeof item.model === 'string' ? item.model : null })),
+    attempts: taken.map((item) => ({
+      ...attemptOf(item),
+      predictionId: String(item.prediction_id),
+      model: typeof item.model === 'string' ? item.model : null,
+    })),
     older: newestFirst.length > limit && last ? positionOf(last) : null,
   };
 };
@@ -111,7 +144,11 @@ const queryAccountDeliveries = async (
  * after they were made as their prediction's record after its end: the retention period, then the
  * time the record outlives its data.
  */
-export const dynamoDeliveryLog = (tableName: string, client: DynamoDBDocumentClient = dynamo(), retentionSeconds: number = retentionSecondsFromEnv()): DeliveryLog => ({
+export const dynamoDeliveryLog = (
+  tableName: string,
+  client: DynamoDBDocumentClient = dynamo(),
+  retentionSeconds: number = retentionSecondsFromEnv(),
+): DeliveryLog => ({
   async record(prediction, attempt) {
     const at = formatTimestamp(attempt.atMs);
     const attemptId = randomUUID();

@@ -57,7 +57,10 @@ const fromItem = (item: Record<string, unknown>): StoredFile => {
     size: parsed.size,
     sha256: parsed.sha256,
     md5: parsed.md5,
-    metadata: parsed.metadata_json === undefined ? (parsed.metadata ?? {}) : (JSON.parse(parsed.metadata_json) as Record<string, unknown>),
+    metadata:
+      parsed.metadata_json === undefined
+        ? (parsed.metadata ?? {})
+        : (JSON.parse(parsed.metadata_json) as Record<string, unknown>),
     createdAtMs: parseTimestamp(parsed.created_at),
     expiresAtSeconds: parsed.expires_at,
   };
@@ -76,8 +79,12 @@ export const s3DynamoFileStore = (
   now: () => number = Date.now,
 ): FileStore => ({
   async save(file, content) {
-    await clients.s3.send(new PutObjectCommand({ Bucket: bucket, Key: fileObjectKey(file), Body: content, ContentType: file.contentType }));
-    await clients.dynamo.send(new PutCommand({ TableName: tableName, Item: toItem(file), ConditionExpression: 'attribute_not_exists(pk)' }));
+    await clients.s3.send(
+      new PutObjectCommand({ Bucket: bucket, Key: fileObjectKey(file), Body: content, ContentType: file.contentType }),
+    );
+    await clients.dynamo.send(
+      new PutCommand({ TableName: tableName, Item: toItem(file), ConditionExpression: 'attribute_not_exists(pk)' }),
+    );
   },
   async find(id) {
     const { Item } = await clients.dynamo.send(new GetCommand({ TableName: tableName, Key: fileKey(id) }));
@@ -91,6 +98,8 @@ export const s3DynamoFileStore = (
     await clients.s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: fileObjectKey(file) }));
   },
   downloadUrl(file, expiresInSeconds) {
-    return getSignedUrl(clients.s3, new GetObjectCommand({ Bucket: bucket, Key: fileObjectKey(file) }), { expiresIn: expiresInSeconds });
+    return getSignedUrl(clients.s3, new GetObjectCommand({ Bucket: bucket, Key: fileObjectKey(file) }), {
+      expiresIn: expiresInSeconds,
+    });
   },
 });

@@ -15,7 +15,11 @@ export interface DownloadLimits {
   readonly maxRedirects: number;
 }
 
-export const DEFAULT_DOWNLOAD_LIMITS: DownloadLimits = { maxBytes: 512 * 1024 * 1024, timeoutMs: 120_000, maxRedirects: 5 };
+export const DEFAULT_DOWNLOAD_LIMITS: DownloadLimits = {
+  maxBytes: 512 * 1024 * 1024,
+  timeoutMs: 120_000,
+  maxRedirects: 5,
+};
 
 export interface Downloaded {
   readonly size: number;
@@ -41,14 +45,23 @@ const describe = (url: string) => {
  * the same way (followed by hand, at most `maxRedirects`), the size and the total time capped,
  * and `signal` (a cancel) stopping it at once.
  */
-export const downloadToFile = async (url: string, file: string, policy: AddressPolicy, limits: DownloadLimits, signal?: AbortSignal): Promise<Downloaded> => {
+export const downloadToFile = async (
+  url: string,
+  file: string,
+  policy: AddressPolicy,
+  limits: DownloadLimits,
+  signal?: AbortSignal,
+): Promise<Downloaded> => {
   const deadline = AbortSignal.timeout(limits.timeoutMs);
   const stop = signal ? AbortSignal.any([signal, deadline]) : deadline;
   const why = (error: unknown): DownloadError => {
     if (error instanceof DownloadError) return error;
-    if (deadline.aborted) return new DownloadError(`fetching ${describe(url)} took longer than ${limits.timeoutMs / 1000} s`);
+    if (deadline.aborted)
+      return new DownloadError(`fetching ${describe(url)} took longer than ${limits.timeoutMs / 1000} s`);
     if (signal?.aborted) return new DownloadError('the download was stopped');
-    return new DownloadError(`fetching ${describe(url)} failed: ${error instanceof Error ? error.message : String(error)}`);
+    return new DownloadError(
+      `fetching ${describe(url)} failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
   };
   let current = url;
   try {
@@ -57,7 +70,8 @@ export const downloadToFile = async (url: string, file: string, policy: AddressP
       const status = response.statusCode ?? 0;
       if (status >= 300 && status < 400 && response.headers.location) {
         response.resume();
-        if (redirects >= limits.maxRedirects) throw new DownloadError(`fetching ${describe(url)}: more than ${limits.maxRedirects} redirects`);
+        if (redirects >= limits.maxRedirects)
+          throw new DownloadError(`fetching ${describe(url)}: more than ${limits.maxRedirects} redirects`);
         current = new URL(response.headers.location, current).toString();
         continue;
       }
@@ -75,13 +89,19 @@ export const downloadToFile = async (url: string, file: string, policy: AddressP
       const counter = new Transform({
         transform(chunk: Buffer, _encoding, done) {
           size += chunk.length;
-          if (size > limits.maxBytes) return done(new DownloadError(`${describe(current)} is more than the ${limits.maxBytes} bytes allowed`));
+          if (size > limits.maxBytes)
+            return done(new DownloadError(`${describe(current)} is more than the ${limits.maxBytes} bytes allowed`));
           hash.update(chunk);
           done(null, chunk);
         },
       });
       await pipeline(response, counter, createWriteStream(file), { signal: stop });
-      return { size, sha256: hash.digest('hex'), contentType: response.headers['content-type'] ?? null, finalUrl: current };
+      return {
+        size,
+        sha256: hash.digest('hex'),
+        contentType: response.headers['content-type'] ?? null,
+        finalUrl: current,
+      };
     }
   } catch (error) {
     throw why(error);
@@ -105,7 +125,12 @@ const open = (url: string, policy: AddressPolicy, signal: AbortSignal): Promise<
       if (refused) return reject(new DownloadError(`${describe(url)}: ${refused}`));
     }
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-    const req = send(target, { method: 'GET', lookup: guardedLookup(policy), signal, headers: { 'user-agent': 'prognoz-worker' } });
+    const req = send(target, {
+      method: 'GET',
+      lookup: guardedLookup(policy),
+      signal,
+      headers: { 'user-agent': 'prognoz-worker' },
+    });
     req.on('response', resolve);
     req.on('error', reject);
     req.end();

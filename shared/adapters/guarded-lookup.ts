@@ -13,10 +13,12 @@ export const guardedLookup =
     dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, '', 0);
       const refused = addresses.map((a) => refusedAddress(a.address, policy)).find((reason) => reason !== null);
-      if (refused) return callback(Object.assign(new Error(`${hostname}: ${refused}`), { code: 'EADDRNOTALLOWED' }), '', 0);
+      if (refused)
+        return callback(Object.assign(new Error(`${hostname}: ${refused}`), { code: 'EADDRNOTALLOWED' }), '', 0);
       const [first] = addresses;
       if (!first) return callback(new Error(`${hostname} has no address`), '', 0);
-      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      if ((options as { all?: boolean }).all)
+        return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       callback(null, first.address, first.family);
     });
   };

@@ -8,7 +8,12 @@ import { idempotencyKey } from './table-keys.ts';
  * The claim's part of a create's transaction: it fails while a live claim on the key exists.
  * TTL deletes expired items days late, so an expired one must not count.
  */
-export const idempotencyClaimPut = (tableName: string, owner: AccountId, predictionId: PredictionId, claim: IdempotencyClaim) => ({
+export const idempotencyClaimPut = (
+  tableName: string,
+  owner: AccountId,
+  predictionId: PredictionId,
+  claim: IdempotencyClaim,
+) => ({
   Put: {
     TableName: tableName,
     Item: {
@@ -35,7 +40,9 @@ export const readLiveClaim = async (
   owner: AccountId,
   claim: IdempotencyClaim,
 ): Promise<PriorClaim | null> => {
-  const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: idempotencyKey(owner, claim.keyHash), ConsistentRead: true }));
+  const { Item } = await client.send(
+    new GetCommand({ TableName: tableName, Key: idempotencyKey(owner, claim.keyHash), ConsistentRead: true }),
+  );
   if (!Item) return null;
   const record = recordItem.parse(Item);
   if (record.expires_at < claim.madeAtSeconds) return null;

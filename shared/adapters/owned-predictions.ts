@@ -35,13 +35,16 @@ const startKeyOf = (owner: AccountId, position: ListPosition): Item => ({
  * condition, and a cursor may come back with other filters: past the end the walk has nothing
  * left; before the beginning, it starts at the range's edge.
  */
-type Start = { readonly kind: 'edge' } | { readonly kind: 'key'; readonly position: ListPosition } | { readonly kind: 'beyond' };
+type Start =
+  { readonly kind: 'edge' } | { readonly kind: 'key'; readonly position: ListPosition } | { readonly kind: 'beyond' };
 
 const startOf = (query: OwnedPredictionsQuery, from: string, to: string): Start => {
   const position = query.after;
   if (!position) return { kind: 'edge' };
   const [pastEnd, beforeStart] =
-    query.toward === 'older' ? [position.createdAt < from, position.createdAt > to] : [position.createdAt > to, position.createdAt < from];
+    query.toward === 'older'
+      ? [position.createdAt < from, position.createdAt > to]
+      : [position.createdAt > to, position.createdAt < from];
   if (pastEnd) return { kind: 'beyond' };
   if (beforeStart) return { kind: 'edge' };
   return { kind: 'key', position };
@@ -67,7 +70,12 @@ const filtersOf = (query: OwnedPredictionsQuery, nowMs: number) => {
     names['#status'] = 'status';
     values[':status'] = query.status;
   }
-  return { expression: conditions.join(' AND '), names, values, sparse: query.model !== undefined || query.status !== undefined };
+  return {
+    expression: conditions.join(' AND '),
+    names,
+    values,
+    sparse: query.model !== undefined || query.status !== undefined,
+  };
 };
 
 /**
@@ -120,5 +128,7 @@ export const queryOwnedPredictions = async (
   const first = taken[0];
   const behind = start.kind === 'key' ? (first ? positionOf(first) : start.position) : null;
   const predictions = taken.map(fromItem);
-  return older ? { predictions, older: ahead, newer: behind } : { predictions: predictions.reverse(), older: behind, newer: ahead };
+  return older
+    ? { predictions, older: ahead, newer: behind }
+    : { predictions: predictions.reverse(), older: behind, newer: ahead };
 };

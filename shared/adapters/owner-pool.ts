@@ -31,7 +31,10 @@ export interface OwnerPool {
   statusOf(email: string): Promise<string | null>;
 }
 
-export const cognitoOwnerPool = (poolId: string, client: CognitoIdentityProviderClient = new CognitoIdentityProviderClient({})): OwnerPool => {
+export const cognitoOwnerPool = (
+  poolId: string,
+  client: CognitoIdentityProviderClient = new CognitoIdentityProviderClient({}),
+): OwnerPool => {
   const getUser = async (email: string) => {
     const user = await client.send(new AdminGetUserCommand({ UserPoolId: poolId, Username: email }));
     const sub = user.UserAttributes?.find((attribute) => attribute.Name === 'sub')?.Value;
@@ -47,7 +50,9 @@ export const cognitoOwnerPool = (poolId: string, client: CognitoIdentityProvider
             UserPoolId: poolId,
             Username: email,
             // Without a MessageAction Cognito emails the invitation with a temporary password.
-            ...(firstPassword.kind === 'permanent' ? { MessageAction: 'SUPPRESS' } : { DesiredDeliveryMediums: ['EMAIL'] }),
+            ...(firstPassword.kind === 'permanent'
+              ? { MessageAction: 'SUPPRESS' }
+              : { DesiredDeliveryMediums: ['EMAIL'] }),
             UserAttributes: [
               { Name: 'email', Value: email },
               // The invitation goes to this address, and password recovery is by email only.
@@ -60,7 +65,14 @@ export const cognitoOwnerPool = (poolId: string, client: CognitoIdentityProvider
         created = false;
       }
       if (firstPassword.kind === 'permanent') {
-        await client.send(new AdminSetUserPasswordCommand({ UserPoolId: poolId, Username: email, Password: firstPassword.password, Permanent: true }));
+        await client.send(
+          new AdminSetUserPasswordCommand({
+            UserPoolId: poolId,
+            Username: email,
+            Password: firstPassword.password,
+            Permanent: true,
+          }),
+        );
       }
       return { ...(await getUser(email)), created };
     },

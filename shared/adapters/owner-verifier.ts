@@ -28,7 +28,8 @@ export const cognitoOwnerVerifier = (config: OwnerSignInConfig): OwnerVerifier =
       jwksUri: config.jwksUri,
       // A Cognito access token names its client in `client_id` and has no `aud`.
       audience: null,
-      customJwtCheck: ({ payload }) => validateCognitoJwtFields(payload, { tokenUse: 'access', clientId: config.clientId }),
+      customJwtCheck: ({ payload }) =>
+        validateCognitoJwtFields(payload, { tokenUse: 'access', clientId: config.clientId }),
     },
     { jwksCache: new SimpleJwksCache({ fetcher: keysFetcher }) },
   );

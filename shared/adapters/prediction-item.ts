@@ -70,7 +70,9 @@ const predictionItem = z.discriminatedUnion('status', [
 ]);
 
 const outputFields = (output: StoredOutput): Record<string, unknown> =>
-  output.kind === 'inline' ? { output_json: JSON.stringify(output.value) } : { output_key: output.key, output_bytes: output.bytes };
+  output.kind === 'inline'
+    ? { output_json: JSON.stringify(output.value) }
+    : { output_key: output.key, output_bytes: output.bytes };
 
 export const toItem = (p: Prediction): Record<string, unknown> => {
   const common = {
@@ -149,7 +151,14 @@ export const fromItem = (item: Record<string, unknown>): Prediction => {
     case 'queued':
       return { ...common, status: i.status, startedAt: null, queuedAt: i.queued_at ?? i.created_at };
     case 'processing':
-      return { ...common, status: i.status, startedAt: i.started_at, claim: i.claim, progress: i.progress ?? null, streamed: i.streamed ?? null };
+      return {
+        ...common,
+        status: i.status,
+        startedAt: i.started_at,
+        claim: i.claim,
+        progress: i.progress ?? null,
+        streamed: i.streamed ?? null,
+      };
     case 'succeeded':
     case 'failed':
     case 'canceled': {
@@ -168,7 +177,12 @@ export const fromItem = (item: Record<string, unknown>): Prediction => {
       };
       if (i.status === 'succeeded') {
         const output: StoredOutput =
-          typeof i.output_key === 'string' ? { kind: 'object', key: i.output_key, bytes: i.output_bytes ?? 0 } : { kind: 'inline', value: i.output_json === undefined ? i.output : (JSON.parse(i.output_json) as unknown) };
+          typeof i.output_key === 'string'
+            ? { kind: 'object', key: i.output_key, bytes: i.output_bytes ?? 0 }
+            : {
+                kind: 'inline',
+                value: i.output_json === undefined ? i.output : (JSON.parse(i.output_json) as unknown),
+              };
         return { ...done, status: 'succeeded', output, runtimeMs: i.runtime_ms };
       }
       if (i.status === 'failed') return { ...done, status: 'failed', error: i.error };

@@ -1,12 +1,26 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, ScanCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { maxCommittedFor } from '../domain/billing.ts';
 import { PrognozError } from '../domain/errors.ts';
 import type { PredictionId } from '../domain/ids.ts';
 import type { PriorClaim } from '../domain/idempotency.ts';
 import { z } from 'zod';
-import { ACTIVE_STATUSES, isTerminal, TERMINAL_STATUSES, withDataRemoved, type Prediction } from '../domain/prediction.ts';
+import {
+  ACTIVE_STATUSES,
+  isTerminal,
+  TERMINAL_STATUSES,
+  withDataRemoved,
+  type Prediction,
+} from '../domain/prediction.ts';
 import { keepLogTail, keepStreamed } from '../domain/run-report.ts';
 import { err, ok } from '../domain/result.ts';
 import type { PredictionStore } from '../ports/prediction-store.ts';
@@ -14,12 +28,23 @@ import { dynamo } from './aws-clients.ts';
 import { idempotencyClaimPut, readLiveClaim } from './idempotency-record.ts';
 import { queryOwnedPredictions } from './owned-predictions.ts';
 import { fromItem, toItem } from './prediction-item.ts';
-import { accountKey, dataRemovalIndexKey, dataShardKey, predictionIdOfKey, predictionKey, spendKey, SWEEP_INDEX, SWEEP_SHARDS, sweepShardKey } from './table-keys.ts';
+import {
+  accountKey,
+  dataRemovalIndexKey,
+  dataShardKey,
+  predictionIdOfKey,
+  predictionKey,
+  spendKey,
+  SWEEP_INDEX,
+  SWEEP_SHARDS,
+  sweepShardKey,
+} from './table-keys.ts';
 
 export type { PredictionStore } from '../ports/prediction-store.ts';
 
 /** Days a finished prediction (its input and output with it) is kept: PROGNOZ_RETENTION_DAYS, default 30. */
-export const retentionSecondsFromEnv = (env: NodeJS.ProcessEnv = process.env): number => Math.round(Number(env.PROGNOZ_RETENTION_DAYS ?? 30) * 86_400);
+export const retentionSecondsFromEnv = (env: NodeJS.ProcessEnv = process.env): number =>
+  Math.round(Number(env.PROGNOZ_RETENTION_DAYS ?? 30) * 86_400);
 
 /** Pauses (jittered) before an insert is tried again after a transaction conflict: brief, since a create waits on it. */
 const INSERT_RETRY_PAUSES_MS = [20, 50, 100, 200, 400];
@@ -70,7 +95,9 @@ const dueIn = async (
       ),
     ),
   );
-  return pages.flatMap((page) => (page.Items ?? []).map((item) => predictionIdOfKey(String(item.pk)) as PredictionId)).slice(0, limit);
+  return pages
+    .flatMap((page) => (page.Items ?? []).map((item) => predictionIdOfKey(String(item.pk)) as PredictionId))
+    .slice(0, limit);
 };
 
 export const dynamoPredictionStore = (
@@ -81,7 +108,10 @@ export const dynamoPredictionStore = (
   async insert(prediction, limitKopecks, claim = null) {
     const { kopecks: hold, month } = prediction.hold;
     const maxCommitted = maxCommittedFor(limitKopecks, hold);
-    const limitReached = new PrognozError('monthly_limit_reached', "this month's spending limit is reached; raise it or wait for next month");
+    const limitReached = new PrognozError(
+      'monthly_limit_reached',
+      "this month's spending limit is reached; raise it or wait for next month",
+    );
     const priorClaim = async () => (claim === null ? null : readLiveClaim(client, tableName, prediction.owner, claim));
     const keyTaken = (prior: PriorClaim) => ok({ kind: 'key_taken', prior } as const);
     if (maxCommitted !== null && maxCommitted < 0) {
@@ -110,10 +140,16 @@ export const dynamoPredictionStore = (
                   ? {}
                   : { ConditionExpression: 'attribute_not_exists(committed_kopecks) OR committed_kopecks <= :max' }),
                 ExpressionAttributeNames: { '#type': 'type' },
-                ExpressionAttributeValues: { ':hold': hold, ':spend': 'spend', ...(maxCommitted === null ? {} : { ':max': maxCommitted }) },
+                ExpressionAttributeValues: {
+                  ':hold': hold,
+                  ':spend': 'spend',
+                  ...(maxCommitted === null ? {} : { ':max': maxCommitted }),
+                },
               },
             },
-            { Put: { TableName: tableName, Item: toItem(prediction), ConditionExpression: 'attribute_not_exists(pk)' } },
+            {
+              Put: { TableName: tableName, Item: toItem(prediction), ConditionExpression: 'attribute_not_exists(pk)' },
+            },
             ...(claim === null ? [] : [idempotencyClaimPut(tableName, prediction.owner, prediction.id, claim)]),
           ],
         }),
@@ -130,18 +166,27 @@ export const dynamoPredictionStore = (
         if (prior) return keyTaken(prior);
         const codes = (error.CancellationReasons ?? []).map((reason) => reason.Code);
         const [account, spend, , claimed] = codes;
-        if (account === 'ConditionalCheckFailed') return err(new PrognozError('insufficient_funds', 'the account has not enough funds left to start this prediction; top it up'));
+        if (account === 'ConditionalCheckFailed')
+          return err(
+            new PrognozError(
+              'insufficient_funds',
+              'the account has not enough funds left to start this prediction; top it up',
+            ),
+          );
         if (spend === 'ConditionalCheckFailed') return err(limitReached);
         // Nothing was written. Another create on this account or key was mid-transaction, or the
         // claim that stood in the way has expired since: the next try decides.
         const pause = INSERT_RETRY_PAUSES_MS[attempt];
-        if (pause === undefined || !(codes.includes('TransactionConflict') || claimed === 'ConditionalCheckFailed')) throw error;
+        if (pause === undefined || !(codes.includes('TransactionConflict') || claimed === 'ConditionalCheckFailed'))
+          throw error;
         await sleep(pause * (0.5 + Math.random()));
       }
     }
   },
   async get(id) {
-    const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: predictionKey(id), ConsistentRead: true }));
+    const { Item } = await client.send(
+      new GetCommand({ TableName: tableName, Key: predictionKey(id), ConsistentRead: true }),
+    );
     // TTL deletes expired items days late: an expired prediction is gone as far as anyone can see,
     // and one whose data has expired reads without it, whether or not the sweeper has been by.
     if (!Item || expired(Item, Date.now())) return null;
@@ -160,7 +205,10 @@ export const dynamoPredictionStore = (
       }),
     );
     if (!Item || expired(Item, Date.now())) return null;
-    return { status: z.enum([...ACTIVE_STATUSES, ...TERMINAL_STATUSES]).parse(Item.status), claim: typeof Item.claim === 'string' ? Item.claim : null };
+    return {
+      status: z.enum([...ACTIVE_STATUSES, ...TERMINAL_STATUSES]).parse(Item.status),
+      claim: typeof Item.claim === 'string' ? Item.claim : null,
+    };
   },
   async replace(next, expected) {
     const put = {
@@ -201,7 +249,11 @@ export const dynamoPredictionStore = (
       return true;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return false;
-      if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
+      if (
+        error instanceof TransactionCanceledException &&
+        error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed'
+      )
+        return false;
       throw error;
     }
   },
@@ -217,7 +269,9 @@ export const dynamoPredictionStore = (
         new UpdateCommand({
           TableName: tableName,
           Key: predictionKey(id),
-          UpdateExpression: `SET ${Object.keys(values).map((name) => `${name.slice(1)} = ${name}`).join(', ')}`,
+          UpdateExpression: `SET ${Object.keys(values)
+            .map((name) => `${name.slice(1)} = ${name}`)
+            .join(', ')}`,
           ConditionExpression: '#status = :processing AND claim = :claim',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ...values, ':processing': 'processing', ':claim': claim },
@@ -246,7 +300,10 @@ export const dynamoPredictionStore = (
             ':remaining': settled.effects,
             ':status': settled.status,
             ...(settled.sweepAtMs === null
-              ? { ':fallback': Date.now() + retentionSeconds * 1000, ':dataShard': dataRemovalIndexKey(settled.id, 0).sweep_shard }
+              ? {
+                  ':fallback': Date.now() + retentionSeconds * 1000,
+                  ':dataShard': dataRemovalIndexKey(settled.id, 0).sweep_shard,
+                }
               : {}),
           },
         }),
@@ -263,7 +320,8 @@ export const dynamoPredictionStore = (
           TableName: tableName,
           Key: predictionKey(id),
           UpdateExpression: `SET input_json = :empty, logs = :blank, data_removed = :removed REMOVE #input, #output, output_json, output_key, output_bytes, streamed, ${SWEEP_INDEX.partition}, ${SWEEP_INDEX.sort}`,
-          ConditionExpression: 'data_expires_at_ms <= :now AND (attribute_not_exists(data_removed) OR data_removed = :kept)',
+          ConditionExpression:
+            'data_expires_at_ms <= :now AND (attribute_not_exists(data_removed) OR data_removed = :kept)',
           ExpressionAttributeNames: { '#input': 'input', '#output': 'output' },
           ExpressionAttributeValues: { ':empty': '{}', ':blank': '', ':removed': true, ':kept': false, ':now': nowMs },
         }),
@@ -302,10 +360,10 @@ export const dynamoPredictionStore = (
   },
 });
 
-
 /** The condition that the stored prediction is still the one a decision was made on. */
 const unchangedSince = (expected: Prediction) => {
-  const attempts = expected.attempts === 0 ? '(attribute_not_exists(attempts) OR attempts = :attempts)' : 'attempts = :attempts';
+  const attempts =
+    expected.attempts === 0 ? '(attribute_not_exists(attempts) OR attempts = :attempts)' : 'attempts = :attempts';
   const claim = expected.status === 'processing' ? ' AND claim = :claim' : '';
   return {
     ConditionExpression: `#status = :expected AND ${attempts}${claim}`,

@@ -12,7 +12,10 @@ export const REQUEST_LOG_RETENTION_SECONDS = 7 * 24 * 60 * 60;
 export const MAX_KEPT_BODY_BYTES = 64 * 1024;
 
 /** The body's first `maxBytes` of UTF-8, cut where a character begins. */
-export const keptBody = (body: string, maxBytes: number = MAX_KEPT_BODY_BYTES): { readonly body: string; readonly bytes: number; readonly truncated: boolean } => {
+export const keptBody = (
+  body: string,
+  maxBytes: number = MAX_KEPT_BODY_BYTES,
+): { readonly body: string; readonly bytes: number; readonly truncated: boolean } => {
   const bytes = Buffer.from(body, 'utf8');
   if (bytes.length <= maxBytes) return { body, bytes: bytes.length, truncated: false };
   let end = maxBytes;

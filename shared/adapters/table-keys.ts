@@ -7,7 +7,10 @@ export const predictionKey = (id: string) => ({ pk: `PREDICTION#${id}`, sk: 'PRE
 export const predictionIdOfKey = (pk: string): string => pk.replace(/^PREDICTION#/, '');
 /** A webhook delivery attempt, beside its prediction: `at` (stored form) and the attempt's own id order them. */
 export const ATTEMPT_PREFIX = 'ATTEMPT#';
-export const attemptKey = (predictionId: string, at: string, attemptId: string) => ({ pk: predictionKey(predictionId).pk, sk: `${ATTEMPT_PREFIX}${at}#${attemptId}` });
+export const attemptKey = (predictionId: string, at: string, attemptId: string) => ({
+  pk: predictionKey(predictionId).pk,
+  sk: `${ATTEMPT_PREFIX}${at}#${attemptId}`,
+});
 /** An uploaded file's record; its owner is an attribute, checked on every read. */
 export const fileKey = (id: string) => ({ pk: `FILE#${id}`, sk: 'FILE' });
 export const accountKey = (id: string) => ({ pk: `ACCOUNT#${id}`, sk: 'ACCOUNT' });
@@ -18,12 +21,21 @@ export const signInKey = (sub: string) => ({ pk: `SIGNIN#${sub}`, sk: 'SIGNIN' }
 export const SIGN_IN_INDEX_PREFIX = 'OWNER#';
 /** An account's partition in the owner index: its predictions by time, its tokens (`TOKEN#`) and its owners (`OWNER#`). */
 export const accountIndexPartition = (account: string): string => `ACCOUNT#${account}`;
-export const signInIndexKey = (account: string, sub: string) => ({ gsi1pk: accountIndexPartition(account), gsi1sk: `${SIGN_IN_INDEX_PREFIX}${sub}` });
+export const signInIndexKey = (account: string, sub: string) => ({
+  gsi1pk: accountIndexPartition(account),
+  gsi1sk: `${SIGN_IN_INDEX_PREFIX}${sub}`,
+});
 export const TOKEN_INDEX_PREFIX = 'TOKEN#';
-export const tokenIndexKey = (account: string, createdAt: string, tokenId: string) => ({ gsi1pk: accountIndexPartition(account), gsi1sk: `${TOKEN_INDEX_PREFIX}${createdAt}#${tokenId}` });
+export const tokenIndexKey = (account: string, createdAt: string, tokenId: string) => ({
+  gsi1pk: accountIndexPartition(account),
+  gsi1sk: `${TOKEN_INDEX_PREFIX}${createdAt}#${tokenId}`,
+});
 /** An account's spend in one calendar month (`2026-11`). */
 export const spendKey = (account: string, month: string) => ({ pk: `ACCOUNT#${account}`, sk: `SPEND#${month}` });
-export const ownerIndexKey = (owner: string, createdAt: string) => ({ gsi1pk: accountIndexPartition(owner), gsi1sk: createdAt });
+export const ownerIndexKey = (owner: string, createdAt: string) => ({
+  gsi1pk: accountIndexPartition(owner),
+  gsi1sk: createdAt,
+});
 
 /**
  * The sweeper's index: only predictions that may still owe something are in it (a sparse index),
@@ -35,19 +47,28 @@ export const SWEEP_SHARDS = 16;
 const shardOf = (uuid: string, shards: number): number => Number.parseInt(uuid.slice(0, 1), 16) % shards;
 const sweepShardOf = (id: string): number => shardOf(id, SWEEP_SHARDS);
 export const sweepShardKey = (shard: number): string => `SWEEP#${shard}`;
-export const sweepIndexKey = (id: string, sweepAtMs: number) => ({ sweep_shard: sweepShardKey(sweepShardOf(id)), sweep_at: sweepAtMs });
+export const sweepIndexKey = (id: string, sweepAtMs: number) => ({
+  sweep_shard: sweepShardKey(sweepShardOf(id)),
+  sweep_at: sweepAtMs,
+});
 /**
  * The same index, other shards: ended predictions waiting for their data's removal at the end of
  * the retention period. Kept apart so that their numbers never delay a stuck prediction's sweep.
  */
 export const dataShardKey = (shard: number): string => `DATA#${shard}`;
-export const dataRemovalIndexKey = (id: string, removeAtMs: number) => ({ sweep_shard: dataShardKey(sweepShardOf(id)), sweep_at: removeAtMs });
+export const dataRemovalIndexKey = (id: string, removeAtMs: number) => ({
+  sweep_shard: dataShardKey(sweepShardOf(id)),
+  sweep_at: removeAtMs,
+});
 
 /** One fixed window of a rate limit (`TOKEN#…` or `ACCOUNT#…`) for the second `window`. */
 export const rateWindowKey = (bucket: string, window: number) => ({ pk: `RATE#${bucket}`, sk: String(window) });
 
 /** An account's claim on one `Idempotency-Key`, by the key's hash: keys are per account. */
-export const idempotencyKey = (account: string, keyHash: string) => ({ pk: `IDEMPOTENCY#${account}#${keyHash}`, sk: 'IDEMPOTENCY' });
+export const idempotencyKey = (account: string, keyHash: string) => ({
+  pk: `IDEMPOTENCY#${account}#${keyHash}`,
+  sk: 'IDEMPOTENCY',
+});
 
 /**
  * An account's webhook delivery attempts across its predictions, by time (a sparse index: only
@@ -56,7 +77,11 @@ export const idempotencyKey = (account: string, keyHash: string) => ({ pk: `IDEM
  * partition takes (DESIGN §2): attempts are spread over shards by their random id, and a listing
  * reads the shards' newest and merges them. The sort key, `<at>#<attempt id>`, is unique.
  */
-export const DELIVERY_INDEX = { name: 'by-account-delivery', partition: 'delivery_shard', sort: 'delivery_at' } as const;
+export const DELIVERY_INDEX = {
+  name: 'by-account-delivery',
+  partition: 'delivery_shard',
+  sort: 'delivery_at',
+} as const;
 export const DELIVERY_SHARDS = 8;
 export const deliveryShardKey = (account: string, shard: number): string => `DELIVERIES#${account}#${shard}`;
 /** What a `delivery_at` looks like: where a page of the listing may start. */

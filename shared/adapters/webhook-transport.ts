@@ -33,7 +33,10 @@ export const guardedPoster =
         lookup: guardedLookup(policy),
         timeout: request.timeoutMs,
       });
-      const timer = setTimeout(() => req.destroy(new Error(`no answer within ${request.timeoutMs / 1000} s`)), request.timeoutMs);
+      const timer = setTimeout(
+        () => req.destroy(new Error(`no answer within ${request.timeoutMs / 1000} s`)),
+        request.timeoutMs,
+      );
       req.on('response', (res) => {
         clearTimeout(timer);
         res.resume();

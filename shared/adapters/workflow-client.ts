@@ -1,4 +1,10 @@
-import { DescribeExecutionCommand, SendTaskSuccessCommand, StartExecutionCommand, StopExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
+import {
+  DescribeExecutionCommand,
+  SendTaskSuccessCommand,
+  StartExecutionCommand,
+  StopExecutionCommand,
+  type SFNClient,
+} from '@aws-sdk/client-sfn';
 import type { ExecutionInput, TaskResult } from '../workflow/messages.ts';
 import { stepFunctions } from './aws-clients.ts';
 
@@ -6,7 +12,8 @@ import { stepFunctions } from './aws-clients.ts';
 export const executionArnOf = (stateMachineArn: string, predictionId: string): string =>
   `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${predictionId}`;
 
-export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED' | 'PENDING_REDRIVE' | 'MISSING';
+export type ExecutionStatus =
+  'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED' | 'PENDING_REDRIVE' | 'MISSING';
 
 export interface WorkflowClient {
   /** Starts the prediction's execution; `exists` when one of that name was started before. */
@@ -17,14 +24,22 @@ export interface WorkflowClient {
 }
 
 /** Errors by which Step Functions refuses a call for now: worth a brief retry. */
-export const THROTTLED_ERRORS = new Set(['ThrottlingException', 'TooManyRequestsException', 'ExecutionLimitExceeded', 'ServiceUnavailable', 'InternalServerError']);
+export const THROTTLED_ERRORS = new Set([
+  'ThrottlingException',
+  'TooManyRequestsException',
+  'ExecutionLimitExceeded',
+  'ServiceUnavailable',
+  'InternalServerError',
+]);
 
 const named = (error: unknown, ...names: string[]): boolean => error instanceof Error && names.includes(error.name);
 
 export const sfnWorkflowClient = (client: SFNClient = stepFunctions()): WorkflowClient => ({
   async start(stateMachineArn, input) {
     try {
-      await client.send(new StartExecutionCommand({ stateMachineArn, name: input.predictionId, input: JSON.stringify(input) }));
+      await client.send(
+        new StartExecutionCommand({ stateMachineArn, name: input.predictionId, input: JSON.stringify(input) }),
+      );
       return 'started';
     } catch (error) {
       if (named(error, 'ExecutionAlreadyExists')) return 'exists';
@@ -33,7 +48,9 @@ export const sfnWorkflowClient = (client: SFNClient = stepFunctions()): Workflow
   },
   async stop(stateMachineArn, predictionId, cause) {
     try {
-      await client.send(new StopExecutionCommand({ executionArn: executionArnOf(stateMachineArn, predictionId), cause }));
+      await client.send(
+        new StopExecutionCommand({ executionArn: executionArnOf(stateMachineArn, predictionId), cause }),
+      );
     } catch (error) {
       if (named(error, 'ExecutionDoesNotExist')) return;
       throw error;
@@ -41,7 +58,9 @@ export const sfnWorkflowClient = (client: SFNClient = stepFunctions()): Workflow
   },
   async status(stateMachineArn, predictionId) {
     try {
-      const { status } = await client.send(new DescribeExecutionCommand({ executionArn: executionArnOf(stateMachineArn, predictionId) }));
+      const { status } = await client.send(
+        new DescribeExecutionCommand({ executionArn: executionArnOf(stateMachineArn, predictionId) }),
+      );
       return status ?? 'MISSING';
     } catch (error) {
       if (named(error, 'ExecutionDoesNotExist')) return 'MISSING';

@@ -11,7 +11,10 @@ export const accountViewSchema = z
     currency: z.literal('RUB'),
     balance: roubles('The balance'),
     held: roubles('What predictions in flight hold of the balance (0 at rest)').nonnegative(),
-    month: z.string().regex(/^\d{4}-\d{2}$/).describe('The calendar month (UTC) the spend is counted in, `YYYY-MM`.'),
+    month: z
+      .string()
+      .regex(/^\d{4}-\d{2}$/)
+      .describe('The calendar month (UTC) the spend is counted in, `YYYY-MM`.'),
     spent_this_month: roubles('Spent this month').nonnegative(),
     monthly_limit: roubles('The most the account may spend in a month').nullable().describe('null: no monthly limit.'),
   })
@@ -47,7 +50,9 @@ export const accountChangeSchema = z
       .multipleOf(0.01)
       .refine((roubles) => KOPECK_AMOUNT.test(String(roubles)), 'a rouble amount has at most two decimals')
       .nullable()
-      .describe('The most the account may spend in a calendar month (UTC), in roubles; null removes the limit. Creates beyond it are refused with 402 `monthly_limit_reached`.'),
+      .describe(
+        'The most the account may spend in a calendar month (UTC), in roubles; null removes the limit. Creates beyond it are refused with 402 `monthly_limit_reached`.',
+      ),
   })
   .meta({ id: 'AccountChange' });
 

@@ -17,7 +17,11 @@ export const DOCS_FILES: readonly DocsFile[] = [
   { name: 'index.html', source: 'web/docs/index.html', contentType: 'text/html; charset=utf-8' },
   { name: 'reference.js', source: 'web/docs/reference.js', contentType: 'text/javascript; charset=utf-8' },
   // Scalar's self-contained browser build (no chunks, no CDN).
-  { name: 'scalar.js', source: 'node_modules/@scalar/api-reference/dist/browser/standalone.js', contentType: 'text/javascript; charset=utf-8' },
+  {
+    name: 'scalar.js',
+    source: 'node_modules/@scalar/api-reference/dist/browser/standalone.js',
+    contentType: 'text/javascript; charset=utf-8',
+  },
 ];
 
 /** The file a request path asks for: `/docs` is the page, `/docs/<name>` a file; anything else null. */

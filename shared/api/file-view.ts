@@ -23,7 +23,11 @@ export const fileViewSchema = z
     created_at: z.iso.datetime(),
     expires_at: z.iso.datetime().describe('When it is removed: the end of the retention period.'),
     urls: z.object({
-      get: z.url().describe(`Downloads the bytes with no credentials, for ${DOWNLOAD_URL_SECONDS / 60} minutes; usable as a file input.`),
+      get: z
+        .url()
+        .describe(
+          `Downloads the bytes with no credentials, for ${DOWNLOAD_URL_SECONDS / 60} minutes; usable as a file input.`,
+        ),
     }),
   })
   .meta({ id: 'File' });

@@ -55,4 +55,6 @@ export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 /** `409 prediction_finished` on a cancel: the error and the prediction as it ended. */
 export const predictionFinishedBodySchema = (prediction: z.ZodType) =>
-  errorBodySchema.extend({ prediction: prediction.describe('The prediction as it ended.') }).meta({ id: 'PredictionFinishedError' });
+  errorBodySchema
+    .extend({ prediction: prediction.describe('The prediction as it ended.') })
+    .meta({ id: 'PredictionFinishedError' });

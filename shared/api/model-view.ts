@@ -24,7 +24,9 @@ export const modelViewSchema = modelSummarySchema
   .extend({
     schema: z
       .object({
-        input: z.record(z.string(), z.unknown()).describe("JSON Schema of the model's input (also in this document's components)."),
+        input: z
+          .record(z.string(), z.unknown())
+          .describe("JSON Schema of the model's input (also in this document's components)."),
         output: z.record(z.string(), z.unknown()).describe("JSON Schema of the model's output."),
       })
       .describe('JSON Schema (draft 2020-12).'),

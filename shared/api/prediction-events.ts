@@ -39,7 +39,8 @@ const outputData = (output: unknown): string => (typeof output === 'string' ? ou
  */
 export const eventsSince = (prediction: Prediction, position: StreamPosition, finalOutput?: unknown): StreamStep => {
   const events: StreamEvent[] = newLogLines(position.logs, prediction.logs).map((data) => ({ event: 'logs', data }));
-  const pieces = prediction.status === 'processing' || prediction.status === 'succeeded' ? (prediction.streamed ?? []) : [];
+  const pieces =
+    prediction.status === 'processing' || prediction.status === 'succeeded' ? (prediction.streamed ?? []) : [];
   for (const piece of pieces.slice(position.pieces)) events.push({ event: 'output', data: piece });
   const moved: StreamPosition = { pieces: Math.max(position.pieces, pieces.length), logs: prediction.logs };
   switch (prediction.status) {
@@ -48,10 +49,19 @@ export const eventsSince = (prediction: Prediction, position: StreamPosition, fi
       events.push({ event: 'done', data: '{}' });
       return { events, position: moved, done: true };
     case 'failed':
-      events.push({ event: 'error', data: prediction.error }, { event: 'done', data: JSON.stringify({ reason: 'error' }) });
+      events.push(
+        { event: 'error', data: prediction.error },
+        { event: 'done', data: JSON.stringify({ reason: 'error' }) },
+      );
       return { events, position: moved, done: true };
     case 'canceled':
-      events.push({ event: 'done', data: JSON.stringify({ reason: 'canceled', ...(prediction.error === null ? {} : { detail: prediction.error }) }) });
+      events.push({
+        event: 'done',
+        data: JSON.stringify({
+          reason: 'canceled',
+          ...(prediction.error === null ? {} : { detail: prediction.error }),
+        }),
+      });
       return { events, position: moved, done: true };
     default:
       return { events, position: moved, done: false };
@@ -60,4 +70,7 @@ export const eventsSince = (prediction: Prediction, position: StreamPosition, fi
 
 /** One event in the text/event-stream format; every event has an id (Replicate's Python client drops events without one). */
 export const formatEvent = (event: StreamEvent, id: number): string =>
-  `event: ${event.event}\nid: ${id}\n${event.data.split(/\r?\n/).map((line) => `data: ${line}`).join('\n')}\n\n`;
+  `event: ${event.event}\nid: ${id}\n${event.data
+    .split(/\r?\n/)
+    .map((line) => `data: ${line}`)
+    .join('\n')}\n\n`;

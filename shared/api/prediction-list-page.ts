@@ -10,7 +10,9 @@ export const MAX_PAGE_BYTES = 4 * 1024 * 1024;
 /** `GET /predictions` as Replicate's clients read it. */
 export const predictionListBodySchema = z
   .object({
-    results: z.array(predictionViewSchema).describe('Newest first. An output kept in the outputs bucket shows as null here: its `urls.get` gives it.'),
+    results: z
+      .array(predictionViewSchema)
+      .describe('Newest first. An output kept in the outputs bucket shows as null here: its `urls.get` gives it.'),
     next: z.url().nullable().describe('The page of older predictions, or null.'),
     previous: z.url().nullable().describe('The page of newer predictions, or null.'),
   })
@@ -32,7 +34,12 @@ export const listedView = (prediction: Prediction): PredictionView =>
 const positionOf = (prediction: Prediction): ListPosition => ({ createdAt: prediction.createdAt, id: prediction.id });
 
 /** The page as the response shows it, cut short (at least one result) where it would outgrow `maxBytes`. */
-export const listBody = (page: OwnedPredictionsPage, apiBase: string, filters: ListFilters, maxBytes: number = MAX_PAGE_BYTES): PredictionListBody => {
+export const listBody = (
+  page: OwnedPredictionsPage,
+  apiBase: string,
+  filters: ListFilters,
+  maxBytes: number = MAX_PAGE_BYTES,
+): PredictionListBody => {
   const results: PredictionView[] = [];
   let bytes = 0;
   for (const prediction of page.predictions) {

@@ -33,7 +33,8 @@ const STATUSES: readonly PredictionStatus[] = [...ACTIVE_STATUSES, ...TERMINAL_S
 const STORED_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const MODEL = /^[^/\s]+\/[^/\s]+$/;
 
-const ISO_DATE_TIME = /^(\d{4}-\d{2}-\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+const ISO_DATE_TIME =
+  /^(\d{4}-\d{2}-\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
 /** `2026-02-30` parses (as March 2): only a day the month has is a date. */
 const isCalendarDate = (date: string): boolean => {
@@ -79,7 +80,9 @@ const cursorShape = z.strictObject({
 
 /** The cursor as a URL-safe opaque string: base64url of its JSON. */
 export const encodeCursor = (cursor: ListCursor): string =>
-  Buffer.from(JSON.stringify({ toward: cursor.toward, at: cursor.position.createdAt, id: cursor.position.id })).toString('base64url');
+  Buffer.from(
+    JSON.stringify({ toward: cursor.toward, at: cursor.position.createdAt, id: cursor.position.id }),
+  ).toString('base64url');
 
 /** The cursor a page link carried, or null when it is not one this API gave out. */
 export const decodeCursor = (raw: string): ListCursor | null => {
@@ -102,7 +105,9 @@ const invalid = (message: string) => err(new PrognozError('invalid_query', messa
  * The query parameters of `GET /predictions`. Unknown parameters are ignored, and an empty
  * value counts as none; a bad value is an `invalid_query` naming its parameter.
  */
-export const parseListRequest = (params: Readonly<Record<string, string | undefined>> | null): Result<ListRequest, PrognozError> => {
+export const parseListRequest = (
+  params: Readonly<Record<string, string | undefined>> | null,
+): Result<ListRequest, PrognozError> => {
   const given = (name: string): string | undefined => {
     const value = params?.[name]?.trim();
     return value === '' ? undefined : value;
@@ -131,7 +136,8 @@ export const parseListRequest = (params: Readonly<Record<string, string | undefi
   }
   const rawCursor = given('cursor');
   const cursor = rawCursor === undefined ? null : decodeCursor(rawCursor);
-  if (rawCursor !== undefined && cursor === null) return invalid('cursor is not one this API gave out: follow the next and previous links as they are');
+  if (rawCursor !== undefined && cursor === null)
+    return invalid('cursor is not one this API gave out: follow the next and previous links as they are');
   return ok({ filters, cursor });
 };
 

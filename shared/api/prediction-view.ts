@@ -1,6 +1,12 @@
 import { parseTimestamp } from '../domain/clock.ts';
 import { z } from 'zod';
-import { ACTIVE_STATUSES, isTerminal, TERMINAL_STATUSES, WEBHOOK_EVENTS, type Prediction } from '../domain/prediction.ts';
+import {
+  ACTIVE_STATUSES,
+  isTerminal,
+  TERMINAL_STATUSES,
+  WEBHOOK_EVENTS,
+  type Prediction,
+} from '../domain/prediction.ts';
 import { kopecksToRoubles } from '../domain/pricing.ts';
 import type { OutputStore } from '../ports/output-store.ts';
 import { redactSecrets } from '../domain/secrets.ts';
@@ -12,7 +18,12 @@ export const predictionUrlsSchema = z
   .object({
     get: z.url().describe('This prediction (GET).'),
     cancel: z.url().describe('Cancels it (POST).'),
-    stream: z.url().optional().describe("Server-sent events (output, logs, error, done), opened without a token: the URL carries the prediction's stream key."),
+    stream: z
+      .url()
+      .optional()
+      .describe(
+        "Server-sent events (output, logs, error, done), opened without a token: the URL carries the prediction's stream key.",
+      ),
     web: z.url().optional(),
   })
   .meta({ id: 'PredictionUrls' });
@@ -29,9 +40,19 @@ export const predictionViewSchema = z
   .object({
     id: z.string().describe('The prediction id.'),
     model: z.string().describe('The model, as `{company}/{model}`.'),
-    input: z.record(z.string(), z.unknown()).describe("The input as the model got it, defaults filled in; secret inputs are shown redacted."),
-    status: z.enum([...ACTIVE_STATUSES, ...TERMINAL_STATUSES]).describe("Replicate's clients (by User-Agent) see a queued or pending prediction as `starting`, the status they know."),
-    output: z.unknown().describe("The model's output (its schema: the model's `…Output` component) once succeeded; null before and otherwise."),
+    input: z
+      .record(z.string(), z.unknown())
+      .describe('The input as the model got it, defaults filled in; secret inputs are shown redacted.'),
+    status: z
+      .enum([...ACTIVE_STATUSES, ...TERMINAL_STATUSES])
+      .describe(
+        "Replicate's clients (by User-Agent) see a queued or pending prediction as `starting`, the status they know.",
+      ),
+    output: z
+      .unknown()
+      .describe(
+        "The model's output (its schema: the model's `…Output` component) once succeeded; null before and otherwise.",
+      ),
     error: z.string().nullable().describe('Why it failed or was canceled; null otherwise.'),
     source: z.literal('api'),
     runtime: z.number().nonnegative().nullable().describe('Seconds of model time billed, once ended; null before.'),
@@ -40,7 +61,12 @@ export const predictionViewSchema = z
     started_at: timestamp('When the model began it.').nullable(),
     completed_at: timestamp('When it ended.').nullable(),
     webhook: z.string().optional().describe('Where its webhooks go, when it has one.'),
-    progress: z.number().min(0).max(1).optional().describe('Fraction of the work done while processing, when the model reports it.'),
+    progress: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .describe('Fraction of the work done while processing, when the model reports it.'),
     // What users of Replicate-like services expect beside the spec's fields (DESIGN §6, compatibility).
     version: z.string().describe('The model again: each model has one version.'),
     urls: predictionUrlsSchema.optional(),
@@ -59,7 +85,9 @@ export type PredictionMetrics = z.infer<typeof predictionMetricsSchema>;
 export const predictionUrls = (prediction: Pick<Prediction, 'id' | 'streamKey'>, apiBase: string): PredictionUrls => ({
   get: `${apiBase}/predictions/${prediction.id}`,
   cancel: `${apiBase}/predictions/${prediction.id}/cancel`,
-  ...(prediction.streamKey === null ? {} : { stream: `${apiBase}/predictions/${prediction.id}/stream?key=${prediction.streamKey}` }),
+  ...(prediction.streamKey === null
+    ? {}
+    : { stream: `${apiBase}/predictions/${prediction.id}/stream?key=${prediction.streamKey}` }),
 });
 
 const metricsOf = (prediction: Prediction): PredictionMetrics => {
@@ -67,7 +95,9 @@ const metricsOf = (prediction: Prediction): PredictionMetrics => {
   const predictMs = prediction.predictTimeMs ?? prediction.runtimeMs;
   return {
     ...(predictMs === null ? {} : { predict_time: predictMs / 1000 }),
-    ...(prediction.completedAt === null ? {} : { total_time: (parseTimestamp(prediction.completedAt) - parseTimestamp(prediction.createdAt)) / 1000 }),
+    ...(prediction.completedAt === null
+      ? {}
+      : { total_time: (parseTimestamp(prediction.completedAt) - parseTimestamp(prediction.createdAt)) / 1000 }),
   };
 };
 

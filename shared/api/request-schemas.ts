@@ -16,24 +16,38 @@ export const REQUEST_ID_FORMAT = /^[\x21-\x7e]{1,200}$/;
 /** `Idempotency-Key` as RFC 8941 §3.3.3 writes a string: printable ASCII in double quotes, `"` and `\` escaped by `\`. */
 export const QUOTED_IDEMPOTENCY_KEY = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\]){1,255})"$/;
 
-const webhookField = z.string().describe('An https URL to POST the prediction to as it changes (spec §6). Also as the `Webhook-URL` header.');
+const webhookField = z
+  .string()
+  .describe('An https URL to POST the prediction to as it changes (spec §6). Also as the `Webhook-URL` header.');
 
 /** `POST /models/{company}/{model}/predictions` (Replicate's). */
 export const modelCreateBodySchema = z
   .object({
-    input: z.record(z.string(), z.unknown()).default({}).describe("The model's input (see the model's `…Input` component)."),
+    input: z
+      .record(z.string(), z.unknown())
+      .default({})
+      .describe("The model's input (see the model's `…Input` component)."),
     webhook: webhookField.optional(),
     webhook_events_filter: z
       .array(z.enum(WEBHOOK_EVENTS))
       .min(1)
       .nullish()
-      .describe('Which events are delivered: `completed` is the end; `start`, `output` and `logs` come while it runs. Default: every status change.'),
+      .describe(
+        'Which events are delivered: `completed` is the end; `start`, `output` and `logs` come while it runs. Default: every status change.',
+      ),
   })
-  .meta({ id: 'CreatePredictionRequest', examples: [{ input: { text: 'hello' }, webhook: 'https://example.com/hooks/prognoz', webhook_events_filter: ['completed'] }] });
+  .meta({
+    id: 'CreatePredictionRequest',
+    examples: [
+      { input: { text: 'hello' }, webhook: 'https://example.com/hooks/prognoz', webhook_events_filter: ['completed'] },
+    ],
+  });
 
 /** `POST /predictions` (Replicate's): the model named as the version. */
 export const versionCreateBodySchema = modelCreateBodySchema
-  .extend({ version: z.string().regex(MODEL_ID).describe('The model as `company/model` (each model has one version).') })
+  .extend({
+    version: z.string().regex(MODEL_ID).describe('The model as `company/model` (each model has one version).'),
+  })
   .meta({ id: 'CreatePredictionByVersionRequest', examples: [{ version: 'prognoz/echo', input: { text: 'hello' } }] });
 
 /** Headers any request may carry. */
@@ -42,7 +56,9 @@ export const commonHeadersSchema = z.object({
     .string()
     .regex(REQUEST_ID_FORMAT)
     .optional()
-    .describe('Your id for this request (1–200 printable ASCII characters), echoed in `x-request-id` and in errors; a new UUID when absent.'),
+    .describe(
+      'Your id for this request (1–200 printable ASCII characters), echoed in `x-request-id` and in errors; a new UUID when absent.',
+    ),
 });
 
 /** Headers of an authenticated request. */
@@ -50,7 +66,9 @@ export const authenticatedHeadersSchema = commonHeadersSchema.extend({
   'x-log-request': z
     .enum(['true', 'false'])
     .optional()
-    .describe('`true` keeps this request (headers less Authorization, and body) for a week under its request id, for diagnosis.'),
+    .describe(
+      '`true` keeps this request (headers less Authorization, and body) for a week under its request id, for diagnosis.',
+    ),
 });
 
 /** 1 to SYNC_WAIT.maxSeconds (60). */
@@ -63,7 +81,9 @@ export const createHeadersSchema = authenticatedHeadersSchema.extend({
     .string()
     .regex(new RegExp(`^(SYNC|sync|ASYNC|async|wait|wait=${WAIT_SECONDS_PATTERN})$`))
     .optional()
-    .describe(`\`wait\` (or \`SYNC\`) answers when the prediction ends or the wait runs out; \`wait=N\` waits N ${waitSeconds}; \`ASYNC\` (the default) answers at once. Case-insensitive; other preferences are ignored (RFC 7240).`)
+    .describe(
+      `\`wait\` (or \`SYNC\`) answers when the prediction ends or the wait runs out; \`wait=N\` waits N ${waitSeconds}; \`ASYNC\` (the default) answers at once. Case-insensitive; other preferences are ignored (RFC 7240).`,
+    )
     .meta({ examples: ['wait', 'wait=10', 'ASYNC'] }),
   'Request-Timeout': z
     .string()
@@ -71,34 +91,58 @@ export const createHeadersSchema = authenticatedHeadersSchema.extend({
     .optional()
     .describe(`How long a synchronous create waits: ${waitSeconds}.`)
     .meta({ examples: ['10'] }),
-  'Webhook-URL': z.url().regex(/^https:\/\//).optional().describe('The webhook address (or the body field `webhook`, or `X-Webhook-URL`); two different ones are a 400 webhook_conflict.'),
-  'X-Webhook-URL': z.url().regex(/^https:\/\//).optional().describe('As `Webhook-URL`.'),
+  'Webhook-URL': z
+    .url()
+    .regex(/^https:\/\//)
+    .optional()
+    .describe(
+      'The webhook address (or the body field `webhook`, or `X-Webhook-URL`); two different ones are a 400 webhook_conflict.',
+    ),
+  'X-Webhook-URL': z
+    .url()
+    .regex(/^https:\/\//)
+    .optional()
+    .describe('As `Webhook-URL`.'),
   'Idempotency-Key': z
     .string()
     // The quoted form (a bare value is taken too).
     .regex(QUOTED_IDEMPOTENCY_KEY)
     .optional()
-    .describe('IETF Idempotency-Key: a quoted string of 1–255 printable ASCII characters. A repeat within a day answers the first prediction (with `Idempotent-Replayed: true`); the same key with another body is 422.')
+    .describe(
+      'IETF Idempotency-Key: a quoted string of 1–255 printable ASCII characters. A repeat within a day answers the first prediction (with `Idempotent-Replayed: true`); the same key with another body is 422.',
+    )
     .meta({ examples: ['"8e03978e-40d5-43e8-bc93-6894a57f9324"'] }),
   'Cancel-After': z
     .string()
     .regex(CANCEL_AFTER_FORMAT)
     .optional()
-    .describe(`Cancels the prediction if it has not ended by then: a duration such as 30s, 5m or 1h30m, or whole seconds; ${MIN_CANCEL_AFTER_SECONDS} s to ${MAX_CANCEL_AFTER_SECONDS / 86_400} days.`)
+    .describe(
+      `Cancels the prediction if it has not ended by then: a duration such as 30s, 5m or 1h30m, or whole seconds; ${MIN_CANCEL_AFTER_SECONDS} s to ${MAX_CANCEL_AFTER_SECONDS / 86_400} days.`,
+    )
     .meta({ examples: ['5m'] }),
 });
 
 /** `GET /predictions`'s query (shared/api/prediction-list.ts parses it). Unknown parameters are ignored; an empty one counts as none. */
 export const listQuerySchema = z.object({
-  created_after: z.string().optional().describe('At or after this ISO 8601 date or date-time (no zone: UTC).').meta({ examples: ['2026-11-01T00:00:00Z'] }),
-  created_before: z.string().optional().describe('Before this ISO 8601 date or date-time.').meta({ examples: ['2026-12-01'] }),
+  created_after: z
+    .string()
+    .optional()
+    .describe('At or after this ISO 8601 date or date-time (no zone: UTC).')
+    .meta({ examples: ['2026-11-01T00:00:00Z'] }),
+  created_before: z
+    .string()
+    .optional()
+    .describe('Before this ISO 8601 date or date-time.')
+    .meta({ examples: ['2026-12-01'] }),
   model: z.string().regex(MODEL_ID).optional().describe('Only this model, as `company/model`.'),
   status: z.enum([...ACTIVE_STATUSES, ...TERMINAL_STATUSES]).optional(),
   cursor: z.string().optional().describe('Where a page starts: take it from `next` or `previous` as it is.'),
 });
 
 /** `GET /webhooks/default/deliveries`. */
-export const deliveriesQuerySchema = z.object({ cursor: z.string().optional().describe('Where a page starts: take it from `next` as it is.') });
+export const deliveriesQuerySchema = z.object({
+  cursor: z.string().optional().describe('Where a page starts: take it from `next` as it is.'),
+});
 
 /** `POST /files`: multipart/form-data as Replicate's API and clients send it. */
 export const uploadFormSchema = z
@@ -111,4 +155,6 @@ export const uploadFormSchema = z
   .meta({ id: 'FileUpload' });
 
 /** The stream's capability key, from the prediction's `urls.stream`. */
-export const streamQuerySchema = z.object({ key: z.string().describe("The prediction's stream key, as `urls.stream` carries it.") });
+export const streamQuerySchema = z.object({
+  key: z.string().describe("The prediction's stream key, as `urls.stream` carries it."),
+});

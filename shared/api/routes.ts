@@ -3,35 +3,111 @@
  * CDK API and the local front.
  */
 export const ROUTES = [
-  { method: 'POST', path: '/api/v1/predictions/{id}/cancel', handler: 'cancel-prediction', entry: 'functions/http/cancel-prediction.ts' },
-  { method: 'GET', path: '/api/v1/predictions/{id}', handler: 'get-prediction', entry: 'functions/http/get-prediction.ts' },
-  { method: 'GET', path: '/api/v1/predictions/{id}/webhooks', handler: 'list-webhook-deliveries', entry: 'functions/http/webhook-deliveries.ts' },
-  { method: 'POST', path: '/api/v1/predictions/{id}/webhooks/redeliver', handler: 'redeliver-webhook', entry: 'functions/http/redeliver-webhook.ts' },
+  {
+    method: 'POST',
+    path: '/api/v1/predictions/{id}/cancel',
+    handler: 'cancel-prediction',
+    entry: 'functions/http/cancel-prediction.ts',
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/predictions/{id}',
+    handler: 'get-prediction',
+    entry: 'functions/http/get-prediction.ts',
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/predictions/{id}/webhooks',
+    handler: 'list-webhook-deliveries',
+    entry: 'functions/http/webhook-deliveries.ts',
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/predictions/{id}/webhooks/redeliver',
+    handler: 'redeliver-webhook',
+    entry: 'functions/http/redeliver-webhook.ts',
+  },
   { method: 'GET', path: '/api/v1/account', handler: 'get-account', entry: 'functions/http/get-account.ts' },
   // Account settings and token self-service, for the console: an owner's sign-in only, never an API token (DESIGN §6, owners).
   { method: 'PATCH', path: '/api/v1/account', handler: 'update-account', entry: 'functions/http/update-account.ts' },
   { method: 'GET', path: '/api/v1/account/tokens', handler: 'list-tokens', entry: 'functions/http/list-tokens.ts' },
   { method: 'POST', path: '/api/v1/account/tokens', handler: 'create-token', entry: 'functions/http/create-token.ts' },
-  { method: 'DELETE', path: '/api/v1/account/tokens/{id}', handler: 'revoke-token', entry: 'functions/http/revoke-token.ts' },
-  { method: 'GET', path: '/api/v1/webhooks/default/secret', handler: 'get-webhook-secret', entry: 'functions/http/webhook-secret.ts' },
-  { method: 'POST', path: '/api/v1/webhooks/default/secret/rotate', handler: 'rotate-webhook-secret', entry: 'functions/http/rotate-webhook-secret.ts' },
-  { method: 'GET', path: '/api/v1/webhooks/default/deliveries', handler: 'list-account-deliveries', entry: 'functions/http/account-deliveries.ts' },
+  {
+    method: 'DELETE',
+    path: '/api/v1/account/tokens/{id}',
+    handler: 'revoke-token',
+    entry: 'functions/http/revoke-token.ts',
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/webhooks/default/secret',
+    handler: 'get-webhook-secret',
+    entry: 'functions/http/webhook-secret.ts',
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/webhooks/default/secret/rotate',
+    handler: 'rotate-webhook-secret',
+    entry: 'functions/http/rotate-webhook-secret.ts',
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/webhooks/default/deliveries',
+    handler: 'list-account-deliveries',
+    entry: 'functions/http/account-deliveries.ts',
+  },
   { method: 'GET', path: '/api/v1/models', handler: 'list-models', entry: 'functions/http/list-models.ts' },
   { method: 'GET', path: '/api/v1/{company}/{model}', handler: 'get-model', entry: 'functions/http/get-model.ts' },
   // Streamed: a synchronous create may wait 30 s, past API Gateway's 29 s buffered limit.
-  { method: 'POST', path: '/api/v1/{company}/{model}', handler: 'create-prediction', entry: 'functions/http/create-prediction.ts', streaming: true },
+  {
+    method: 'POST',
+    path: '/api/v1/{company}/{model}',
+    handler: 'create-prediction',
+    entry: 'functions/http/create-prediction.ts',
+    streaming: true,
+  },
   // Beside the spec's routes, what users of Replicate-like services expect (DESIGN §6, compatibility).
-  { method: 'GET', path: '/api/v1/predictions', handler: 'list-predictions', entry: 'functions/http/list-predictions.ts' },
-  { method: 'POST', path: '/api/v1/predictions', handler: 'create-prediction', entry: 'functions/http/create-prediction.ts', streaming: true },
-  { method: 'POST', path: '/api/v1/models/{company}/{model}/predictions', handler: 'create-prediction', entry: 'functions/http/create-prediction.ts', streaming: true },
+  {
+    method: 'GET',
+    path: '/api/v1/predictions',
+    handler: 'list-predictions',
+    entry: 'functions/http/list-predictions.ts',
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/predictions',
+    handler: 'create-prediction',
+    entry: 'functions/http/create-prediction.ts',
+    streaming: true,
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/models/{company}/{model}/predictions',
+    handler: 'create-prediction',
+    entry: 'functions/http/create-prediction.ts',
+    streaming: true,
+  },
   // Server-sent events for as long as the prediction runs: streamed, like the create route.
   // Public: clients (Replicate's among them) open it without their token; the URL carries the prediction's stream key.
-  { method: 'GET', path: '/api/v1/predictions/{id}/stream', handler: 'stream-prediction', entry: 'functions/http/stream-prediction.ts', streaming: true, public: true },
+  {
+    method: 'GET',
+    path: '/api/v1/predictions/{id}/stream',
+    handler: 'stream-prediction',
+    entry: 'functions/http/stream-prediction.ts',
+    streaming: true,
+    public: true,
+  },
   { method: 'POST', path: '/api/v1/files', handler: 'upload-file', entry: 'functions/http/upload-file.ts' },
   { method: 'GET', path: '/api/v1/files/{id}', handler: 'get-file', entry: 'functions/http/get-file.ts' },
   { method: 'DELETE', path: '/api/v1/files/{id}', handler: 'delete-file', entry: 'functions/http/delete-file.ts' },
   // This API's OpenAPI document: public, as API references are.
-  { method: 'GET', path: '/api/v1/openapi.json', handler: 'get-openapi', entry: 'functions/http/get-openapi.ts', public: true },
+  {
+    method: 'GET',
+    path: '/api/v1/openapi.json',
+    handler: 'get-openapi',
+    entry: 'functions/http/get-openapi.ts',
+    public: true,
+  },
 ] as const;
 
 export type Route = (typeof ROUTES)[number];
@@ -40,7 +116,12 @@ export type Route = (typeof ROUTES)[number];
  * Synchronous waits (Prefer: SYNC, Request-Timeout): the default and longest wait, and the time
  * the streamed create route is given on AWS (the wait plus room to create and answer).
  */
-export const SYNC_WAIT = { defaultSeconds: 30, maxSeconds: 60, handlerTimeoutSeconds: 90, integrationTimeoutSeconds: 120 } as const;
+export const SYNC_WAIT = {
+  defaultSeconds: 30,
+  maxSeconds: 60,
+  handlerTimeoutSeconds: 90,
+  integrationTimeoutSeconds: 120,
+} as const;
 
 /** A prediction's event stream lasts as long as Lambda lets a function run; then clients reconnect. */
 export const EVENT_STREAM = { handlerTimeoutSeconds: 900, integrationTimeoutSeconds: 900, memoryMiB: 128 } as const;

@@ -5,14 +5,19 @@ import { formatTimestamp } from '../domain/clock.ts';
 
 /** `GET /webhooks/default/secret`: the secret that signs this account's webhooks. */
 export const webhookSecretSchema = z
-  .object({ key: z.string().startsWith('whsec_').describe('`whsec_` and the base64 of the key bytes (Standard Webhooks).') })
+  .object({
+    key: z.string().startsWith('whsec_').describe('`whsec_` and the base64 of the key bytes (Standard Webhooks).'),
+  })
   .meta({ id: 'WebhookSecret' });
 
 /** `POST /webhooks/default/secret/rotate`: the new secret, and until when the previous one still signs. */
 export const rotatedSecretSchema = z
   .object({
     key: z.string().startsWith('whsec_').describe('The new secret.'),
-    previous_key_valid_until: z.iso.datetime().nullable().describe('Until then `webhook-signature` carries a signature by the previous secret too.'),
+    previous_key_valid_until: z.iso
+      .datetime()
+      .nullable()
+      .describe('Until then `webhook-signature` carries a signature by the previous secret too.'),
   })
   .meta({ id: 'RotatedWebhookSecret' });
 
@@ -20,7 +25,9 @@ const OUTCOMES = ['delivered', 'failed', 'dead_lettered'] as const satisfies rea
 
 export const deliveryAttemptSchema = z
   .object({
-    webhook_id: z.string().describe('The `webhook-id` the attempt was sent with (the same on every retry of one event).'),
+    webhook_id: z
+      .string()
+      .describe('The `webhook-id` the attempt was sent with (the same on every retry of one event).'),
     event: z.string().describe('The status delivered, or `output`/`logs`/`start` and the time of the event.'),
     attempt: z.int().min(1).describe('1 for the first attempt, then the retries.'),
     at: z.iso.datetime(),
@@ -67,8 +74,13 @@ export const ACCOUNT_DELIVERIES_PAGE_SIZE = 50;
 
 export const accountDeliveryAttemptSchema = deliveryAttemptSchema
   .extend({
-    prediction_id: z.string().describe('The prediction whose webhook it was (`GET /predictions/{id}/webhooks` lists all of its attempts).'),
-    model: z.string().nullable().describe("The prediction's model; null for attempts recorded before it was kept with them."),
+    prediction_id: z
+      .string()
+      .describe('The prediction whose webhook it was (`GET /predictions/{id}/webhooks` lists all of its attempts).'),
+    model: z
+      .string()
+      .nullable()
+      .describe("The prediction's model; null for attempts recorded before it was kept with them."),
   })
   .meta({ id: 'AccountWebhookDeliveryAttempt' });
 
@@ -92,6 +104,11 @@ export const decodeDeliveriesCursor = (raw: string): string | null => {
 };
 
 export const accountDeliveries = (page: AccountDeliveriesPage, apiBase: string): AccountDeliveries => ({
-  results: page.attempts.map((attempt) => ({ ...attemptView(attempt), prediction_id: attempt.predictionId, model: attempt.model })),
-  next: page.older === null ? null : `${apiBase}/webhooks/default/deliveries?cursor=${encodeDeliveriesCursor(page.older)}`,
+  results: page.attempts.map((attempt) => ({
+    ...attemptView(attempt),
+    prediction_id: attempt.predictionId,
+    model: attempt.model,
+  })),
+  next:
+    page.older === null ? null : `${apiBase}/webhooks/default/deliveries?cursor=${encodeDeliveriesCursor(page.older)}`,
 });

@@ -49,10 +49,7 @@ const parse = (address: string): { family: Family; value: bigint } | null => {
   return null;
 };
 
-const compile = (
-  family: Family,
-  entry: { range: string; verdict?: string; ipv4AtBit?: number },
-): Range => {
+const compile = (family: Family, entry: { range: string; verdict?: string; ipv4AtBit?: number }): Range => {
   const [network = '', length = ''] = entry.range.split('/');
   const parsed = parse(network);
   const prefix = Number(length);
@@ -65,10 +62,19 @@ const compile = (
   }
   const { verdict, ipv4AtBit } = entry;
   if (verdict === 'loopback' || verdict === 'private') return { family, base: parsed.value, prefix, rule: { verdict } };
-  if (family === 6 && verdict === undefined && ipv4AtBit !== undefined && Number.isInteger(ipv4AtBit) && ipv4AtBit >= prefix && ipv4AtBit <= 96) {
+  if (
+    family === 6 &&
+    verdict === undefined &&
+    ipv4AtBit !== undefined &&
+    Number.isInteger(ipv4AtBit) &&
+    ipv4AtBit >= prefix &&
+    ipv4AtBit <= 96
+  ) {
     return { family, base: parsed.value, prefix, rule: { ipv4AtBit } };
   }
-  throw new Error(`blocked-addresses.json: ${entry.range} needs a verdict (private or loopback) or, when it embeds IPv4, ipv4AtBit`);
+  throw new Error(
+    `blocked-addresses.json: ${entry.range} needs a verdict (private or loopback) or, when it embeds IPv4, ipv4AtBit`,
+  );
 };
 
 /** Longest prefix first, so the first match is the one that decides. */
@@ -80,7 +86,9 @@ const RANGES: readonly Range[] = [
 
 const judge = (family: Family, value: bigint): AddressVerdict => {
   const width = WIDTH[family];
-  const range = RANGES.find((r) => r.family === family && value >> BigInt(width - r.prefix) === r.base >> BigInt(width - r.prefix));
+  const range = RANGES.find(
+    (r) => r.family === family && value >> BigInt(width - r.prefix) === r.base >> BigInt(width - r.prefix),
+  );
   if (range === undefined) return 'public';
   if ('verdict' in range.rule) return range.rule.verdict;
   return judge(4, (value >> BigInt(width - range.rule.ipv4AtBit - 32)) & 0xffffffffn);

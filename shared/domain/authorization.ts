@@ -10,7 +10,10 @@ export const parseAuthorizationHeader = (header: string | undefined): Authorizat
   if (!match) return { kind: 'malformed', reason: 'expected `Authorization: Bearer <API_TOKEN>`' };
   const [, scheme = '', token = ''] = match;
   if (scheme.toLowerCase() !== 'bearer') {
-    return { kind: 'malformed', reason: `the ${scheme} scheme is not supported; use \`Authorization: Bearer <API_TOKEN>\`` };
+    return {
+      kind: 'malformed',
+      reason: `the ${scheme} scheme is not supported; use \`Authorization: Bearer <API_TOKEN>\``,
+    };
   }
   return { kind: 'bearer', token };
 };

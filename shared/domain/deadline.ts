@@ -26,7 +26,8 @@ export const parseCancelAfter = (raw: string): number => {
   if (/^\d+$/.test(value)) seconds = Number(value);
   else {
     seconds = 0;
-    for (const [, amount, unit] of value.matchAll(/(\d+(?:\.\d+)?)([hms])/g)) seconds += Number(amount) * (UNIT_SECONDS[unit ?? 's'] ?? 1);
+    for (const [, amount, unit] of value.matchAll(/(\d+(?:\.\d+)?)([hms])/g))
+      seconds += Number(amount) * (UNIT_SECONDS[unit ?? 's'] ?? 1);
   }
   if (!(seconds >= MIN_CANCEL_AFTER_SECONDS && seconds <= MAX_CANCEL_AFTER_SECONDS)) throw invalid();
   return seconds;

@@ -16,17 +16,21 @@ export const ENDINGS = {
     `${ENDING_KINDS.workerLost} ${attempts === 1 ? 'once' : `${attempts} times`} (it stopped, or its model server did); it was not run again`,
   lostNotResumed: (queueSeconds: number): string =>
     `${ENDING_KINDS.lostNotResumed} within ${queueSeconds} s after the worker running it was lost`,
-  runTimeout: (runSeconds: number): string => `the prediction did not finish within ${runSeconds} s, the time this model allows a run`,
+  runTimeout: (runSeconds: number): string =>
+    `the prediction did not finish within ${runSeconds} s, the time this model allows a run`,
   notStarted: 'the service could not start this prediction; please retry',
-  workflowEnded: (status: string): string => `the service lost track of this prediction: its workflow ended (${status}) before the prediction did`,
-  deadJob: (receives: number): string => `the job of this prediction was taken up ${receives} times and never finished; it was not run again`,
+  workflowEnded: (status: string): string =>
+    `the service lost track of this prediction: its workflow ended (${status}) before the prediction did`,
+  deadJob: (receives: number): string =>
+    `the job of this prediction was taken up ${receives} times and never finished; it was not run again`,
   outputTooLarge: (bytes: number, limit: number): string =>
     `the model's output is ${bytes} bytes of JSON, over the ${limit}-byte limit of a prediction's output; write large results to files the output links to`,
   outputInvalid: (reason: string): string => `the model returned output that does not match its schema: ${reason}`,
   modelStoppedItself: 'the model stopped this prediction on its own',
   restart: 'the local runtime stopped while this prediction was running; it was not finished',
   setupFailed: (reason: string): string => `the model could not start (its setup failed): ${reason}`,
-  deadline: (deadlineAt: string): string => `the prediction's deadline (Cancel-After) passed at ${deadlineAt} before it finished`,
+  deadline: (deadlineAt: string): string =>
+    `the prediction's deadline (Cancel-After) passed at ${deadlineAt} before it finished`,
 } as const;
 
 /** Output sizes (JSON bytes): inline in the prediction item up to the first, in the outputs bucket up to the second. */

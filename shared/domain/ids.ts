@@ -13,8 +13,7 @@ export type AccountId = string & { readonly [accountIdBrand]: true };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-export const parsePredictionId = (raw: string): PredictionId | null =>
-  UUID.test(raw) ? (raw as PredictionId) : null;
+export const parsePredictionId = (raw: string): PredictionId | null => (UUID.test(raw) ? (raw as PredictionId) : null);
 
 export const parseFileId = (raw: string): FileId | null => (UUID.test(raw) ? (raw as FileId) : null);
 

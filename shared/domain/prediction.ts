@@ -179,7 +179,9 @@ const phaseDeadline = (prediction: Prediction, limits: PhaseLimits): number | nu
     case 'queued':
       return parseTimestamp(prediction.queuedAt) + limits.queueSeconds * 1000;
     case 'processing':
-      return parseTimestamp(prediction.startedAt) + (limits.runSeconds + limits.leaseSeconds + limits.queueSeconds) * 1000;
+      return (
+        parseTimestamp(prediction.startedAt) + (limits.runSeconds + limits.leaseSeconds + limits.queueSeconds) * 1000
+      );
     case 'succeeded':
     case 'failed':
     case 'canceled':
@@ -239,7 +241,13 @@ export type PredictionEvent =
   | { readonly type: 'claimed'; readonly atMs: number; readonly claim: string }
   /** The worker holding `claim` stopped (or its model server did): back to the queue. */
   | { readonly type: 'lost'; readonly atMs: number; readonly claim: string }
-  | ({ readonly type: 'succeeded'; readonly atMs: number; readonly claim: string; readonly output: StoredOutput; readonly runtimeMs: number } & RunReport)
+  | ({
+      readonly type: 'succeeded';
+      readonly atMs: number;
+      readonly claim: string;
+      readonly output: StoredOutput;
+      readonly runtimeMs: number;
+    } & RunReport)
   | ({
       readonly type: 'failed';
       readonly atMs: number;
@@ -259,7 +267,6 @@ export type PredictionEvent =
       readonly claim?: string;
       readonly runtimeMs?: number | null;
     } & RunReport);
-
 
 /** Whether the end of a prediction is sent to its webhook: always, unless a filter leaves `completed` out. */
 export const notifiesCompletion = (prediction: Prediction): boolean =>
@@ -288,20 +295,37 @@ const base = (prediction: Prediction): PredictionBase => ({
   sweepAtMs: prediction.sweepAtMs,
 });
 
-const finished = (prediction: ActivePrediction, atMs: number, runtimeMs: number | null, by: Ender, policy: PredictionPolicy, report: RunReport = {}) => ({
+const finished = (
+  prediction: ActivePrediction,
+  atMs: number,
+  runtimeMs: number | null,
+  by: Ender,
+  policy: PredictionPolicy,
+  report: RunReport = {},
+) => ({
   ...base(prediction),
   logs: report.logs === undefined ? prediction.logs : keepLogTail(report.logs),
   startedAt: prediction.startedAt,
   completedAt: formatTimestamp(atMs),
   runtimeMs,
   predictTimeMs: report.predictTimeMs ?? null,
-  streamed: report.streamed === undefined ? (prediction.status === 'processing' ? prediction.streamed : null) : report.streamed === null ? null : keepStreamed(report.streamed),
+  streamed:
+    report.streamed === undefined
+      ? prediction.status === 'processing'
+        ? prediction.streamed
+        : null
+      : report.streamed === null
+        ? null
+        : keepStreamed(report.streamed),
   costKopecks: runtimeMs === null ? 0 : costInKopecks(runtimeMs, policy.pricePerSecondMicro),
   effects: effectsOf(prediction, by),
   dataRemoved: false,
 });
 
-const withDeadline = (prediction: Prediction, limits: PhaseLimits): Prediction => ({ ...prediction, sweepAtMs: sweepDeadline(prediction, limits) });
+const withDeadline = (prediction: Prediction, limits: PhaseLimits): Prediction => ({
+  ...prediction,
+  sweepAtMs: sweepDeadline(prediction, limits),
+});
 
 const finishedError = (prediction: TerminalPrediction): PrognozError =>
   new PrognozError('prediction_finished', `prediction ${prediction.id} has already ${prediction.status}`);
@@ -330,13 +354,23 @@ export const transition = (
       if (prediction.status !== 'starting' && prediction.status !== 'pending') {
         return err(new PrognozError('invalid_transition', `cannot queue a ${prediction.status} prediction`));
       }
-      return ok(withDeadline({ ...prediction, status: 'queued', startedAt: null, queuedAt: formatTimestamp(event.atMs) }, limits));
+      return ok(
+        withDeadline(
+          { ...prediction, status: 'queued', startedAt: null, queuedAt: formatTimestamp(event.atMs) },
+          limits,
+        ),
+      );
     case 'claimed':
       if (prediction.status === 'processing') {
         return err(new PrognozError('invalid_transition', `prediction ${prediction.id} is already claimed`));
       }
       if (prediction.attempts >= limits.maxAttempts) {
-        return err(new PrognozError('invalid_transition', `prediction ${prediction.id} has used its ${limits.maxAttempts} attempts`));
+        return err(
+          new PrognozError(
+            'invalid_transition',
+            `prediction ${prediction.id} has used its ${limits.maxAttempts} attempts`,
+          ),
+        );
       }
       return ok(
         withDeadline(
@@ -354,26 +388,58 @@ export const transition = (
       );
     case 'lost': {
       if (prediction.status !== 'processing' || current !== event.claim) return err(claimLost(prediction, event.claim));
-      const requeued: Queued = { ...base(prediction), status: 'queued', startedAt: null, queuedAt: formatTimestamp(event.atMs) };
+      const requeued: Queued = {
+        ...base(prediction),
+        status: 'queued',
+        startedAt: null,
+        queuedAt: formatTimestamp(event.atMs),
+      };
       return ok(withDeadline(requeued, limits));
     }
     case 'succeeded':
       if (current !== event.claim) return err(claimLost(prediction, event.claim));
       return ok(
         withDeadline(
-          { ...finished(prediction, event.atMs, event.runtimeMs, 'worker', policy, event), status: 'succeeded', output: event.output, runtimeMs: event.runtimeMs },
+          {
+            ...finished(prediction, event.atMs, event.runtimeMs, 'worker', policy, event),
+            status: 'succeeded',
+            output: event.output,
+            runtimeMs: event.runtimeMs,
+          },
           limits,
         ),
       );
     case 'failed':
       if (event.claim !== undefined && current !== event.claim) return err(claimLost(prediction, event.claim));
-      return ok(withDeadline({ ...finished(prediction, event.atMs, event.runtimeMs, event.by, policy, event), status: 'failed', error: event.error }, limits));
+      return ok(
+        withDeadline(
+          {
+            ...finished(prediction, event.atMs, event.runtimeMs, event.by, policy, event),
+            status: 'failed',
+            error: event.error,
+          },
+          limits,
+        ),
+      );
     case 'canceled': {
       if (event.claim !== undefined && current !== event.claim) return err(claimLost(prediction, event.claim));
       // Billed only for the model time used before the cancel.
       const runtimeMs =
-        event.runtimeMs !== undefined ? event.runtimeMs : prediction.startedAt === null ? null : Math.max(0, event.atMs - parseTimestamp(prediction.startedAt));
-      return ok(withDeadline({ ...finished(prediction, event.atMs, runtimeMs, event.by, policy, event), status: 'canceled', error: event.error ?? null }, limits));
+        event.runtimeMs !== undefined
+          ? event.runtimeMs
+          : prediction.startedAt === null
+            ? null
+            : Math.max(0, event.atMs - parseTimestamp(prediction.startedAt));
+      return ok(
+        withDeadline(
+          {
+            ...finished(prediction, event.atMs, runtimeMs, event.by, policy, event),
+            status: 'canceled',
+            error: event.error ?? null,
+          },
+          limits,
+        ),
+      );
     }
   }
 };

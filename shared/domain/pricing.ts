@@ -17,7 +17,8 @@ export const roublesToMicro = (roubles: string): bigint => {
 
 /** runtime × price, rounded up to the whole kopeck. */
 export const costInKopecks = (runtimeMs: number, pricePerSecondMicro: bigint): number => {
-  if (!Number.isInteger(runtimeMs) || runtimeMs < 0) throw new Error(`runtime must be whole non-negative ms: ${runtimeMs}`);
+  if (!Number.isInteger(runtimeMs) || runtimeMs < 0)
+    throw new Error(`runtime must be whole non-negative ms: ${runtimeMs}`);
   const microTimesMs = BigInt(runtimeMs) * pricePerSecondMicro; // µ₽·ms/s
   const divisor = MS_PER_SECOND * MICRO_ROUBLES_PER_KOPECK;
   return Number((microTimesMs + divisor - 1n) / divisor);

@@ -14,7 +14,11 @@ const withSortedKeys = (value: unknown): unknown => {
   if (Array.isArray(value)) return value.map(withSortedKeys);
   if (typeof value !== 'object' || value === null) return value;
   const object = value as Record<string, unknown>;
-  return Object.fromEntries(Object.keys(object).sort().map((key) => [key, withSortedKeys(object[key])]));
+  return Object.fromEntries(
+    Object.keys(object)
+      .sort()
+      .map((key) => [key, withSortedKeys(object[key])]),
+  );
 };
 
 /** JSON with every object's keys sorted, so that the same value gives the same text whatever order it came in. */

@@ -5,7 +5,8 @@ export const LOGS_KEPT_CHARS = 16 * 1024;
 /** The streamed output pieces a prediction keeps, in characters; past it, readers see the final output. */
 export const STREAMED_KEPT_CHARS = 32 * 1024;
 
-export const keepLogTail = (logs: string): string => (logs.length <= LOGS_KEPT_CHARS ? logs : logs.slice(logs.length - LOGS_KEPT_CHARS));
+export const keepLogTail = (logs: string): string =>
+  logs.length <= LOGS_KEPT_CHARS ? logs : logs.slice(logs.length - LOGS_KEPT_CHARS);
 
 /** The streamed pieces while they fit, else null (readers fall back to the final output). */
 export const keepStreamed = (pieces: readonly string[]): readonly string[] | null =>

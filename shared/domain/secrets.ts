@@ -2,7 +2,10 @@
 export const REDACTED = '**********';
 
 /** The input as callers and webhooks see it: every secret field's value redacted. */
-export const redactSecrets = (input: Readonly<Record<string, unknown>>, secrets: readonly string[]): Record<string, unknown> => {
+export const redactSecrets = (
+  input: Readonly<Record<string, unknown>>,
+  secrets: readonly string[],
+): Record<string, unknown> => {
   if (secrets.length === 0) return { ...input };
   const shown: Record<string, unknown> = { ...input };
   for (const name of secrets) {
@@ -14,7 +17,10 @@ export const redactSecrets = (input: Readonly<Record<string, unknown>>, secrets:
 };
 
 /** Replaces every secret input's value in text a caller will read (the model's logs, its errors). */
-export const secretScrubber = (secrets: readonly string[], input: Readonly<Record<string, unknown>>): ((text: string) => string) => {
+export const secretScrubber = (
+  secrets: readonly string[],
+  input: Readonly<Record<string, unknown>>,
+): ((text: string) => string) => {
   const values = secrets
     .flatMap((name) => (Array.isArray(input[name]) ? (input[name] as unknown[]) : [input[name]]))
     .filter((value): value is string => typeof value === 'string' && value.length > 0)

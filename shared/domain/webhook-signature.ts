@@ -13,7 +13,9 @@ export const signWebhook = (secret: string, webhookId: string, timestamp: number
  * libraries check: the same content, keyed with the base64-decoded part of `whsec_…`.
  */
 export const signStandardWebhook = (secret: string, webhookId: string, timestamp: number, body: string): string =>
-  `v1,${createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64')).update(`${webhookId}.${timestamp}.${body}`, 'utf8').digest('base64')}`;
+  `v1,${createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64'))
+    .update(`${webhookId}.${timestamp}.${body}`, 'utf8')
+    .digest('base64')}`;
 
 /**
  * For receivers (spec §6.4): accepts the delivery when `X-Webhook-SIGNATURE`, compared whole and
@@ -27,8 +29,11 @@ export const verifyWebhook = (
   options: { nowSeconds: number; toleranceSeconds?: number },
 ): boolean => {
   const timestamp = Number(headers.timestamp);
-  if (!Number.isInteger(timestamp) || Math.abs(options.nowSeconds - timestamp) > (options.toleranceSeconds ?? 300)) return false;
-  return (typeof secrets === 'string' ? [secrets] : secrets).some((secret) => sameSecret(headers.signature, signWebhook(secret, headers.id, timestamp, body)));
+  if (!Number.isInteger(timestamp) || Math.abs(options.nowSeconds - timestamp) > (options.toleranceSeconds ?? 300))
+    return false;
+  return (typeof secrets === 'string' ? [secrets] : secrets).some((secret) =>
+    sameSecret(headers.signature, signWebhook(secret, headers.id, timestamp, body)),
+  );
 };
 
 /** Stable across retries, different per event of a prediction. */

@@ -18,5 +18,9 @@ export const checkWebhookUrl = (raw: string, policy: AddressPolicy): Result<stri
   if (url.username !== '' || url.password !== '') return err('must not carry credentials');
   if (url.protocol === 'https:') return ok(url.href);
   if (url.protocol === 'http:' && policy.allowLoopback && isLoopbackHost(url.hostname)) return ok(url.href);
-  return err(url.protocol === 'http:' ? 'must be https (plain http is accepted only for loopback in the local runtime)' : 'must be an https URL');
+  return err(
+    url.protocol === 'http:'
+      ? 'must be https (plain http is accepted only for loopback in the local runtime)'
+      : 'must be an https URL',
+  );
 };

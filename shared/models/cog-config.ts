@@ -19,7 +19,9 @@ const cogYaml = z.object({
       python_packages: z.array(z.string()).default([]),
       python_requirements: z.string().optional(),
       // Cog accepts a command or {command, mounts}; mounts are a BuildKit detail we do not use.
-      run: z.array(z.union([z.string(), z.object({ command: z.string() }).transform((entry) => entry.command)])).default([]),
+      run: z
+        .array(z.union([z.string(), z.object({ command: z.string() }).transform((entry) => entry.command)]))
+        .default([]),
     })
     .prefault({}),
   predict: z.string().regex(/^[^:]+\.py:[A-Za-z_][A-Za-z0-9_]*$/, 'must be "<file>.py:<Predictor>"'),
@@ -53,7 +55,9 @@ export const parseCogConfig = (text: string, source: string): CogConfig => {
   }
   const parsed = cogYaml.safeParse(raw ?? {});
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(file)'}: ${issue.message}`).join('; ');
+    const problems = parsed.error.issues
+      .map((issue) => `${issue.path.join('.') || '(file)'}: ${issue.message}`)
+      .join('; ');
     throw new CogConfigError(`${source}: ${problems}`);
   }
   const { build, predict, concurrency } = parsed.data;

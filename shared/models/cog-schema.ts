@@ -74,7 +74,12 @@ const plainEscapes = (pattern: string): string => {
 
 /** A Python regex in JavaScript's spelling: named groups `(?P<name>…)`, back-references `(?P=name)`, escapes. */
 const jsPattern = (pattern: string): RegExp =>
-  new RegExp(plainEscapes(pattern).replace(/\(\?P</g, '(?<').replace(/\(\?P=(\w+)\)/g, '\\k<$1>'), 'u');
+  new RegExp(
+    plainEscapes(pattern)
+      .replace(/\(\?P</g, '(?<')
+      .replace(/\(\?P=(\w+)\)/g, '\\k<$1>'),
+    'u',
+  );
 
 const enumOf = (values: readonly (string | number)[], where: string): z.ZodType => {
   if (values.length === 0) throw new Error(`${where}: an enumeration without values`);
@@ -89,7 +94,8 @@ const primitiveOf = (property: CogProperty, where: string): z.ZodType => {
       let schema = z.string();
       if (property.minLength !== undefined) schema = schema.min(property.minLength);
       if (property.maxLength !== undefined) schema = schema.max(property.maxLength);
-      if (property.pattern !== undefined) schema = schema.regex(jsPattern(property.pattern), `must match ${property.pattern}`);
+      if (property.pattern !== undefined)
+        schema = schema.regex(jsPattern(property.pattern), `must match ${property.pattern}`);
       return isSecret(property) ? schema.meta({ format: 'password', writeOnly: true, 'x-cog-secret': true }) : schema;
     }
     case 'integer':
@@ -116,17 +122,26 @@ const primitiveOf = (property: CogProperty, where: string): z.ZodType => {
 };
 
 /** The input schema of a predictor: strict (unknown fields are refused), defaults filled in, in Cog's field order. */
-export const inputOf = (cog: CogInputSchema, enums: Readonly<Record<string, unknown>>, where: string): Pick<ModelContract, 'input' | 'files' | 'secrets'> => {
+export const inputOf = (
+  cog: CogInputSchema,
+  enums: Readonly<Record<string, unknown>>,
+  where: string,
+): Pick<ModelContract, 'input' | 'files' | 'secrets'> => {
   const required = new Set(cog.required ?? []);
-  const entries = Object.entries(cog.properties ?? {}).sort(([, a], [, b]) => (a['x-order'] ?? 0) - (b['x-order'] ?? 0));
+  const entries = Object.entries(cog.properties ?? {}).sort(
+    ([, a], [, b]) => (a['x-order'] ?? 0) - (b['x-order'] ?? 0),
+  );
   const shape: Record<string, z.ZodType> = {};
   const files: FileInput[] = [];
   const secrets: string[] = [];
   for (const [name, property] of entries) {
     const ref = property.allOf?.[0]?.$ref;
-    const resolved: CogProperty = ref ? { ...(enums[ref.split('/').pop() ?? ''] as CogProperty | undefined), ...property } : property;
+    const resolved: CogProperty = ref
+      ? { ...(enums[ref.split('/').pop() ?? ''] as CogProperty | undefined), ...property }
+      : property;
     let field = resolved.enum ? enumOf(resolved.enum, `${where}.${name}`) : primitiveOf(resolved, `${where}.${name}`);
-    if (isFile(resolved) || (resolved.type === 'array' && resolved.items && isFile(resolved.items))) files.push({ name, list: resolved.type === 'array' });
+    if (isFile(resolved) || (resolved.type === 'array' && resolved.items && isFile(resolved.items)))
+      files.push({ name, list: resolved.type === 'array' });
     if (isSecret(resolved) || (resolved.items && isSecret(resolved.items))) secrets.push(name);
     const meta: Record<string, unknown> = { 'x-order': resolved['x-order'] ?? 0 };
     if (resolved.title !== undefined) meta.title = resolved.title;
@@ -186,7 +201,10 @@ export const outputOf = (cog: CogProperty, where = 'output'): z.ZodType => {
 };
 
 /** A model's contract from what was derived from its predictor. */
-export const contractOf = (derived: { input: unknown; enums: Record<string, unknown>; output: unknown }, where: string): ModelContract => ({
+export const contractOf = (
+  derived: { input: unknown; enums: Record<string, unknown>; output: unknown },
+  where: string,
+): ModelContract => ({
   ...inputOf(derived.input as CogInputSchema, derived.enums, where),
   output: outputOf(derived.output as CogProperty),
   // An iterator output (Cog's `Iterator`, `ConcatenateIterator`) is the one Cog streams while the run goes on.

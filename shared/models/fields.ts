@@ -20,7 +20,10 @@ export const httpUrl = () =>
       if (url.protocol === 'data:') {
         ctx.addIssue({ code: 'custom', message: 'data: URLs are not supported; pass an http(s) URL' });
       } else if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-        ctx.addIssue({ code: 'custom', message: `the ${url.protocol.slice(0, -1)} scheme is not supported; pass an http(s) URL` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `the ${url.protocol.slice(0, -1)} scheme is not supported; pass an http(s) URL`,
+        });
       } else if (url.username !== '' || url.password !== '') {
         ctx.addIssue({ code: 'custom', message: 'URLs with credentials are not accepted' });
       }

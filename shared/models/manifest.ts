@@ -34,7 +34,11 @@ export const manifestEntry = z.strictObject({
    * listed nor served locally (local/weights.ts).
    */
   local: z
-    .strictObject({ requiresWeights: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'must be the name of a folder of weights (e.g. "large-v3-turbo")') })
+    .strictObject({
+      requiresWeights: z
+        .string()
+        .regex(/^[a-z0-9][a-z0-9._-]*$/, 'must be the name of a folder of weights (e.g. "large-v3-turbo")'),
+    })
     .optional(),
 });
 export type ManifestEntry = z.infer<typeof manifestEntry>;

@@ -24,7 +24,10 @@ export const WITHHELD_MODELS_ENV = 'PROGNOZ_WITHHELD_MODELS';
 export const modelsOf = (source: Catalog): ModelDefinition[] =>
   source.models.map((entry) => {
     const derived = source.derived[entry.id];
-    if (!derived) throw new Error(`model ${entry.id} has no derived schema: run \`npm run models\` to derive it from ${entry.predictor}`);
+    if (!derived)
+      throw new Error(
+        `model ${entry.id} has no derived schema: run \`npm run models\` to derive it from ${entry.predictor}`,
+      );
     return {
       ...entry,
       ...contractOf(derived, entry.id),
@@ -56,7 +59,8 @@ const registry = () => {
   return loaded;
 };
 
-const withheld = (): ReadonlySet<string> => new Set((process.env[WITHHELD_MODELS_ENV] ?? '').split(',').filter(Boolean));
+const withheld = (): ReadonlySet<string> =>
+  new Set((process.env[WITHHELD_MODELS_ENV] ?? '').split(',').filter(Boolean));
 
 /** Every model of the catalog, offered by this run or withheld. */
 export const catalogModels = (): readonly ModelDefinition[] => registry().list;
@@ -68,7 +72,8 @@ export const allModels = (): readonly ModelDefinition[] => {
 };
 
 /** A model this deployment serves; undefined for an unknown or withheld one. */
-export const findModel = (id: string): ModelDefinition | undefined => (withheld().has(id) ? undefined : registry().byId.get(id));
+export const findModel = (id: string): ModelDefinition | undefined =>
+  withheld().has(id) ? undefined : registry().byId.get(id);
 
 /** A model of the catalog, withheld or not: a prediction made for it keeps its price and limits to its end. */
 export const requireModel = (id: string): ModelDefinition => {
@@ -128,7 +133,11 @@ export const coerceFormInput = (model: ModelDefinition, form: Record<string, str
 
 const coerceValue = (value: string, types: readonly JsonType[]): unknown => {
   if (types.includes('boolean') && (value === 'true' || value === 'false')) return value === 'true';
-  if ((types.includes('number') || types.includes('integer')) && value.trim() !== '' && Number.isFinite(Number(value))) {
+  if (
+    (types.includes('number') || types.includes('integer')) &&
+    value.trim() !== '' &&
+    Number.isFinite(Number(value))
+  ) {
     return Number(value);
   }
   return value;

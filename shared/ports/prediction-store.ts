@@ -23,7 +23,11 @@ export interface PredictionStore {
    * idempotency claim, the claim is recorded in the same transaction, and a live claim on the
    * same key wins over everything else: then nothing is written and the prior claim comes back.
    */
-  insert(prediction: Prediction, limitKopecks: number | null, claim?: IdempotencyClaim | null): Promise<Result<Inserted, PrognozError>>;
+  insert(
+    prediction: Prediction,
+    limitKopecks: number | null,
+    claim?: IdempotencyClaim | null,
+  ): Promise<Result<Inserted, PrognozError>>;
   /** The prediction as it stands (a consistent read); null when it does not exist or has expired. */
   get(id: PredictionId): Promise<Prediction | null>;
   /**

@@ -21,7 +21,14 @@ export interface CancelDeps {
  * sees the cancel at its next status check and stops the model. A cancel repeated after one
  * that failed half-way (status written, execution or webhook not) finishes what that one began.
  */
-export const cancelPredictionUseCase = async (deps: CancelDeps, id: PredictionId): Promise<Result<TerminalPrediction, PrognozError>> => {
-  const ended = await endPrediction(stoppingExecutions(deps, 'canceled by its owner'), id, { type: 'canceled', atMs: deps.clock.now(), by: 'api' });
+export const cancelPredictionUseCase = async (
+  deps: CancelDeps,
+  id: PredictionId,
+): Promise<Result<TerminalPrediction, PrognozError>> => {
+  const ended = await endPrediction(stoppingExecutions(deps, 'canceled by its owner'), id, {
+    type: 'canceled',
+    atMs: deps.clock.now(),
+    by: 'api',
+  });
   return ended.ok ? ok(ended.value) : err(ended.error);
 };

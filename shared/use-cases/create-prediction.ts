@@ -50,13 +50,25 @@ const fingerprintOf = (request: CreateRequest): string =>
     cancelAfterSeconds: request.cancelAfterSeconds ?? null,
   });
 
-const answerRepeat = async (deps: CreateDeps, prior: PriorClaim, fingerprint: string | undefined): Promise<Result<Created, PrognozError>> => {
+const answerRepeat = async (
+  deps: CreateDeps,
+  prior: PriorClaim,
+  fingerprint: string | undefined,
+): Promise<Result<Created, PrognozError>> => {
   if (prior.fingerprint !== fingerprint) {
-    return err(new PrognozError('idempotency_key_reused', 'this Idempotency-Key was used with another request within the last 24 hours; use a new key for a new request'));
+    return err(
+      new PrognozError(
+        'idempotency_key_reused',
+        'this Idempotency-Key was used with another request within the last 24 hours; use a new key for a new request',
+      ),
+    );
   }
   const prediction = await deps.store.get(prior.predictionId);
   // Kept for less than the key's 24 h (a short retention): the first answer cannot be given again.
-  if (!prediction) return err(new PrognozError('prediction_not_found', 'the prediction first made with this Idempotency-Key no longer exists'));
+  if (!prediction)
+    return err(
+      new PrognozError('prediction_not_found', 'the prediction first made with this Idempotency-Key no longer exists'),
+    );
   return ok({ kind: 'replayed', prediction });
 };
 
@@ -67,14 +79,26 @@ const answerRepeat = async (deps: CreateDeps, prior: PriorClaim, fingerprint: st
  * `Idempotency-Key` already claimed, nothing is made: the same request gets the first prediction,
  * another request a 422.
  */
-export const createPredictionUseCase = async (deps: CreateDeps, request: CreateRequest): Promise<Result<Created, PrognozError>> => {
+export const createPredictionUseCase = async (
+  deps: CreateDeps,
+  request: CreateRequest,
+): Promise<Result<Created, PrognozError>> => {
   const input = validateInput(request.model, request.input);
   if (!input.ok) {
-    return err(new PrognozError('invalid_input', `the input does not match the schema of ${request.model.id}`, { fields: input.error }));
+    return err(
+      new PrognozError('invalid_input', `the input does not match the schema of ${request.model.id}`, {
+        fields: input.error,
+      }),
+    );
   }
   const inputBytes = Buffer.byteLength(JSON.stringify(input.value));
   if (inputBytes > MAX_INPUT_BYTES) {
-    return err(new PrognozError('payload_too_large', `the input is ${inputBytes} bytes of JSON, over the ${MAX_INPUT_BYTES}-byte limit; pass files as http(s) URLs`));
+    return err(
+      new PrognozError(
+        'payload_too_large',
+        `the input is ${inputBytes} bytes of JSON, over the ${MAX_INPUT_BYTES}-byte limit; pass files as http(s) URLs`,
+      ),
+    );
   }
   const nowMs = deps.clock.now();
   const account = await deps.accounts.getAccount(request.owner, nowMs);
@@ -92,7 +116,9 @@ export const createPredictionUseCase = async (deps: CreateDeps, request: CreateR
     nowMs,
     hold: holdFor(request.model, nowMs),
   });
-  const claim = request.idempotencyKey ? claimIdempotencyKey(request.idempotencyKey, fingerprintOf(request), nowMs) : null;
+  const claim = request.idempotencyKey
+    ? claimIdempotencyKey(request.idempotencyKey, fingerprintOf(request), nowMs)
+    : null;
   const reserved = await deps.store.insert(prediction, account.monthlyLimitKopecks, claim);
   if (!reserved.ok) return err(reserved.error);
   if (reserved.value.kind === 'key_taken') return answerRepeat(deps, reserved.value.prior, claim?.fingerprint);

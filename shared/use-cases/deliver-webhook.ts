@@ -33,17 +33,25 @@ const MAX_ATTEMPTS = 1 + RETRY_POLICY.retryDelaysSeconds.length;
  * `webhook-signature` carries the previous secret's too, space-separated as Standard Webhooks
  * allows. 2xx is success; anything else, a timeout or a redirect is a failure the queue retries.
  */
-export const deliverWebhook = async (deps: DeliveryDeps, message: WebhookMessage, attempt: number): Promise<DeliveryResult> => {
+export const deliverWebhook = async (
+  deps: DeliveryDeps,
+  message: WebhookMessage,
+  attempt: number,
+): Promise<DeliveryResult> => {
   const prediction = await deps.store.get(message.predictionId as PredictionId);
   if (!prediction?.webhook) return { kind: 'skipped', reason: 'no webhook registered' };
-  if ('event' in message && !prediction.webhookEvents?.includes(message.event)) return { kind: 'skipped', reason: `${message.event} events were not asked for` };
+  if ('event' in message && !prediction.webhookEvents?.includes(message.event))
+    return { kind: 'skipped', reason: `${message.event} events were not asked for` };
   const startedMs = deps.clock.now();
   const secrets = await deps.accounts.signingSecrets(prediction.owner, startedMs);
   if (secrets === null) throw new Error(`account ${prediction.owner} has no signing secret`);
   const signing = [secrets.current, ...(secrets.previous === null ? [] : [secrets.previous])];
 
   const body = JSON.stringify(await presentPrediction(prediction, deps.outputs, { includeCost: false }));
-  const webhookId = webhookIdOf(prediction.id, 'status' in message ? message.status : `${message.event}.${message.atMs}`);
+  const webhookId = webhookIdOf(
+    prediction.id,
+    'status' in message ? message.status : `${message.event}.${message.atMs}`,
+  );
   const timestamp = Math.floor(startedMs / 1000);
   const outcome = await deps.post(prediction.webhook, {
     headers: {
@@ -72,5 +80,9 @@ export const deliverWebhook = async (deps: DeliveryDeps, message: WebhookMessage
     outcome: delivered ? 'delivered' : final ? 'dead_lettered' : 'failed',
   });
   if (delivered) return { kind: 'delivered', status: outcome.status };
-  return { kind: 'failed', reason: 'error' in outcome ? outcome.error : `the receiver answered HTTP ${outcome.status}`, final };
+  return {
+    kind: 'failed',
+    reason: 'error' in outcome ? outcome.error : `the receiver answered HTTP ${outcome.status}`,
+    final,
+  };
 };

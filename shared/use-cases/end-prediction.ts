@@ -2,7 +2,13 @@ import type { WebhookNotifier } from '../adapters/webhook-queue.ts';
 import type { WorkflowClient } from '../adapters/workflow-client.ts';
 import type { PrognozError } from '../domain/errors.ts';
 import type { PredictionId } from '../domain/ids.ts';
-import { isTerminal, withEffectsDone, type PredictionEvent, type SideEffect, type TerminalPrediction } from '../domain/prediction.ts';
+import {
+  isTerminal,
+  withEffectsDone,
+  type PredictionEvent,
+  type SideEffect,
+  type TerminalPrediction,
+} from '../domain/prediction.ts';
 import { err, ok, type Result } from '../domain/result.ts';
 import type { PredictionStore } from '../ports/prediction-store.ts';
 import { applyEvent } from './apply-event.ts';
@@ -19,7 +25,10 @@ export interface EffectDeps {
 
 /** Effects that end executions with StopExecution: for the API and the sweeper, which hold no task token. */
 export const stoppingExecutions = (
-  deps: Omit<EffectDeps, 'stopExecution'> & { readonly workflow: WorkflowClient; readonly stateMachineArnOf: (model: string) => string | undefined },
+  deps: Omit<EffectDeps, 'stopExecution'> & {
+    readonly workflow: WorkflowClient;
+    readonly stateMachineArnOf: (model: string) => string | undefined;
+  },
   cause: string,
 ): EffectDeps => ({
   store: deps.store,
@@ -36,7 +45,10 @@ export const stoppingExecutions = (
  * cancel or Finalize, the sweeper after EFFECTS_GRACE_MS), so it happens at least once; the
  * webhook's stable id lets receivers drop the rare repeat. What fails stays owed.
  */
-export const completeEffects = async (deps: EffectDeps, prediction: TerminalPrediction): Promise<TerminalPrediction> => {
+export const completeEffects = async (
+  deps: EffectDeps,
+  prediction: TerminalPrediction,
+): Promise<TerminalPrediction> => {
   if (prediction.effects.length === 0) return prediction;
   const done: SideEffect[] = [];
   const failures: unknown[] = [];
@@ -62,7 +74,11 @@ type TerminalEvent = Extract<PredictionEvent, { type: 'succeeded' | 'failed' | '
  * for those who come across it (a worker given its old job, news of its execution's end), so
  * that they do not repeat its webhook while its ender is still sending it.
  */
-export const completeOverdueEffects = async (deps: EffectDeps, prediction: TerminalPrediction, nowMs: number): Promise<TerminalPrediction> =>
+export const completeOverdueEffects = async (
+  deps: EffectDeps,
+  prediction: TerminalPrediction,
+  nowMs: number,
+): Promise<TerminalPrediction> =>
   prediction.sweepAtMs !== null && prediction.sweepAtMs <= nowMs ? completeEffects(deps, prediction) : prediction;
 
 /**

@@ -5,14 +5,18 @@ import type { FinalizeInput, FinalizeOutput } from '../workflow/messages.ts';
 import { completeEffects, endPrediction, type EffectDeps } from './end-prediction.ts';
 
 /** Turns the error Dispatch was caught with into the message the prediction's owner reads. */
-export const describeFailure = (error: { Error: string; Cause?: string | null | undefined } | undefined, prediction: Prediction): string => {
+export const describeFailure = (
+  error: { Error: string; Cause?: string | null | undefined } | undefined,
+  prediction: Prediction,
+): string => {
   const name = error?.Error ?? 'Prognoz.NoResult';
   if (name === 'States.Timeout') {
     return prediction.status === 'processing'
       ? 'the prediction did not finish within the time allowed for this model'
       : 'no worker took this prediction up within the time allowed for this model';
   }
-  if (name.startsWith('SQS.')) return `the service could not queue this prediction for its model (${name}); please retry`;
+  if (name.startsWith('SQS.'))
+    return `the service could not queue this prediction for its model (${name}); please retry`;
   return `the service failed while running this prediction (${name})`;
 };
 

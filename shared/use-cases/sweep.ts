@@ -17,7 +17,13 @@ export const START_LIMIT_MS = 10 * 60_000;
 export type SweepAction = 'gone' | 'not_due' | 'settled' | 'started' | 'deferred' | 'ended';
 
 const fail = async (deps: SweepDeps, id: PredictionId, error: string): Promise<SweepAction> => {
-  await endUnlessEnded(stoppingExecutions(deps, error), id, { type: 'failed', atMs: deps.clock.now(), error, runtimeMs: null, by: 'sweeper' });
+  await endUnlessEnded(stoppingExecutions(deps, error), id, {
+    type: 'failed',
+    atMs: deps.clock.now(),
+    error,
+    runtimeMs: null,
+    by: 'sweeper',
+  });
   return 'ended';
 };
 
@@ -68,7 +74,9 @@ export const removeExpiredData = async (deps: Pick<SweepDeps, 'store' | 'clock'>
   const ids = await deps.store.dataDue(deps.clock.now(), limit);
   let removed = 0;
   for (let start = 0; start < ids.length; start += REMOVALS_AT_ONCE) {
-    const done = await Promise.all(ids.slice(start, start + REMOVALS_AT_ONCE).map((id) => deps.store.removeData(id, deps.clock.now())));
+    const done = await Promise.all(
+      ids.slice(start, start + REMOVALS_AT_ONCE).map((id) => deps.store.removeData(id, deps.clock.now())),
+    );
     removed += done.filter(Boolean).length;
   }
   return removed;
@@ -80,7 +88,11 @@ export interface SweepReport {
 }
 
 /** One run of the sweeper: every due prediction (up to `limit`), each on its own. */
-export const sweep = async (deps: SweepDeps, limit = 500, onError: (id: string, error: unknown) => void = () => undefined): Promise<SweepReport> => {
+export const sweep = async (
+  deps: SweepDeps,
+  limit = 500,
+  onError: (id: string, error: unknown) => void = () => undefined,
+): Promise<SweepReport> => {
   const ids = await deps.store.due(deps.clock.now(), limit);
   const actions: Partial<Record<SweepAction | 'error', number>> = {};
   for (const id of ids) {
@@ -119,4 +131,5 @@ export const reconcileExecution = (deps: SweepDeps, id: PredictionId, executionS
   endIfActive(deps, id, ENDINGS.workflowEnded(executionStatus));
 
 /** A job the model queue dead-lettered after its receives ran out: no worker will run it. */
-export const endDeadJob = (deps: SweepDeps, id: PredictionId, receives: number): Promise<SweepAction> => endIfActive(deps, id, ENDINGS.deadJob(receives));
+export const endDeadJob = (deps: SweepDeps, id: PredictionId, receives: number): Promise<SweepAction> =>
+  endIfActive(deps, id, ENDINGS.deadJob(receives));

@@ -37,7 +37,8 @@ export const webhookMessage = z.union([
 export type WebhookMessage = z.infer<typeof webhookMessage>;
 
 /** The event a webhook message delivers, as the delivery log and the webhook id name it. */
-export const webhookEventOf = (message: WebhookMessage): string => ('status' in message ? message.status : message.event);
+export const webhookEventOf = (message: WebhookMessage): string =>
+  'status' in message ? message.status : message.event;
 
 /** Finalize's input: the execution input plus the error Dispatch was caught with. */
 export const finalizeInput = z.object({

@@ -14,8 +14,13 @@ export const RETRY_POLICY = {
 export const retryDelaysSeconds = (env: NodeJS.ProcessEnv = process.env): readonly number[] => {
   const configured = env.PROGNOZ_WEBHOOK_RETRY_DELAYS?.split(',').map(Number);
   if (!configured) return RETRY_POLICY.retryDelaysSeconds;
-  if (configured.length !== RETRY_POLICY.retryDelaysSeconds.length || configured.some((s) => !Number.isInteger(s) || s < 0 || s > 43_200)) {
-    throw new Error(`PROGNOZ_WEBHOOK_RETRY_DELAYS must be ${RETRY_POLICY.retryDelaysSeconds.length} whole numbers of seconds`);
+  if (
+    configured.length !== RETRY_POLICY.retryDelaysSeconds.length ||
+    configured.some((s) => !Number.isInteger(s) || s < 0 || s > 43_200)
+  ) {
+    throw new Error(
+      `PROGNOZ_WEBHOOK_RETRY_DELAYS must be ${RETRY_POLICY.retryDelaysSeconds.length} whole numbers of seconds`,
+    );
   }
   return configured;
 };

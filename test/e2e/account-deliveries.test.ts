@@ -6,13 +6,22 @@ import { RECORD_KEPT_AFTER_DATA_SECONDS, retentionSecondsFromEnv } from '../../s
 import { predictionKey } from '../../shared/adapters/table-keys.ts';
 import type { AccountDeliveries } from '../../shared/api/webhook-views.ts';
 import { asAccountId, newPredictionId } from '../../shared/domain/ids.ts';
-import { accountOf, call, createOtherAccount, createPrediction, localDynamo, runtime, untilTerminal } from '../support/api.ts';
+import {
+  accountOf,
+  call,
+  createOtherAccount,
+  createPrediction,
+  localDynamo,
+  runtime,
+  untilTerminal,
+} from '../support/api.ts';
 import { newAccountWithOwner } from '../support/owners.ts';
 import { receiverForFile } from '../support/receiver.ts';
 
 const receiver = receiverForFile();
 
-const deliveriesOf = (token: string, path = 'webhooks/default/deliveries') => call<AccountDeliveries & { error?: { code: string } }>(path, { token });
+const deliveriesOf = (token: string, path = 'webhooks/default/deliveries') =>
+  call<AccountDeliveries & { error?: { code: string } }>(path, { token });
 
 /** The page's link as a path the test client calls (it is absolute, on the same API). */
 const pathOf = (next: string) => next.slice(runtime().apiUrl.length);
@@ -36,8 +45,18 @@ describe("an account's webhook deliveries across its predictions (GET /webhooks/
     expect(listed.json.next).toBeNull();
     expect(listed.json.results.map((attempt) => attempt.prediction_id)).toEqual([second.json.id, first.json.id]);
     for (const attempt of listed.json.results) {
-      expect(attempt).toMatchObject({ model: 'prognoz/echo', event: 'succeeded', attempt: 1, status_code: 204, outcome: 'delivered', error: null });
-      const own = await call<{ attempts: { webhook_id: string; at: string }[] }>(`predictions/${attempt.prediction_id}/webhooks`, { token: apiToken });
+      expect(attempt).toMatchObject({
+        model: 'prognoz/echo',
+        event: 'succeeded',
+        attempt: 1,
+        status_code: 204,
+        outcome: 'delivered',
+        error: null,
+      });
+      const own = await call<{ attempts: { webhook_id: string; at: string }[] }>(
+        `predictions/${attempt.prediction_id}/webhooks`,
+        { token: apiToken },
+      );
       expect(own.json.attempts).toEqual([expect.objectContaining({ webhook_id: attempt.webhook_id, at: attempt.at })]);
     }
     expect((await deliveriesOf(session)).json).toEqual(listed.json);
@@ -59,7 +78,16 @@ describe("an account's webhook deliveries across its predictions (GET /webhooks/
       const prediction = { id: newPredictionId(), owner: account, model: 'prognoz/echo' };
       // Two attempts at the same millisecond: the attempt's own id orders them, and neither is lost between pages.
       const atMs = startMs + Math.floor(n / 2) * 10;
-      await log.record(prediction, { webhookId: `msg_${n}`, event: 'succeeded', attempt: 1, atMs, durationMs: 5, statusCode: 200, error: null, outcome: 'delivered' });
+      await log.record(prediction, {
+        webhookId: `msg_${n}`,
+        event: 'succeeded',
+        attempt: 1,
+        atMs,
+        durationMs: 5,
+        statusCode: 200,
+        error: null,
+        outcome: 'delivered',
+      });
       recorded.push({ predictionId: prediction.id, atMs });
     }
 
@@ -71,7 +99,9 @@ describe("an account's webhook deliveries across its predictions (GET /webhooks/
     expect(second.json.next).toBeNull();
 
     const pages = [...first.json.results, ...second.json.results];
-    expect(new Set(pages.map((attempt) => attempt.prediction_id))).toEqual(new Set(recorded.map((r) => r.predictionId)));
+    expect(new Set(pages.map((attempt) => attempt.prediction_id))).toEqual(
+      new Set(recorded.map((r) => r.predictionId)),
+    );
     const times = pages.map((attempt) => Date.parse(attempt.at));
     expect(times).toEqual([...times].sort((a, b) => b - a));
     expect(times[0]).toBe(recorded.at(-1)?.atMs);
@@ -82,7 +112,14 @@ describe("an account's webhook deliveries across its predictions (GET /webhooks/
     const account = asAccountId((await accountOf(token)).id);
     const log = dynamoDeliveryLog(runtime().tableName, localDynamo());
     const keptSeconds = retentionSecondsFromEnv() + RECORD_KEPT_AFTER_DATA_SECONDS;
-    const attempt = { event: 'succeeded', attempt: 1, durationMs: 5, statusCode: 200, error: null, outcome: 'delivered' } as const;
+    const attempt = {
+      event: 'succeeded',
+      attempt: 1,
+      durationMs: 5,
+      statusCode: 200,
+      error: null,
+      outcome: 'delivered',
+    } as const;
     const recent = { id: newPredictionId(), owner: account, model: 'prognoz/echo' };
     const old = { id: newPredictionId(), owner: account, model: 'prognoz/echo' };
     const nowMs = Date.now();
@@ -92,14 +129,21 @@ describe("an account's webhook deliveries across its predictions (GET /webhooks/
     const listed = await deliveriesOf(token);
     expect(listed.json.results.map((entry) => entry.prediction_id)).toEqual([recent.id]);
     const { Items = [] } = await localDynamo().send(
-      new QueryCommand({ TableName: runtime().tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': predictionKey(recent.id).pk } }),
+      new QueryCommand({
+        TableName: runtime().tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': predictionKey(recent.id).pk },
+      }),
     );
     expect(Items[0]?.expires_at).toBe(Math.floor(nowMs / 1000) + keptSeconds);
   });
 
   it('refuses a cursor it did not give out (400 invalid_query)', async () => {
     for (const cursor of ['not-a-cursor', Buffer.from('2026-11-21T18:27:49.123000Z#x').toString('base64url'), '%%%']) {
-      const response = await deliveriesOf(runtime().apiToken, `webhooks/default/deliveries?cursor=${encodeURIComponent(cursor)}`);
+      const response = await deliveriesOf(
+        runtime().apiToken,
+        `webhooks/default/deliveries?cursor=${encodeURIComponent(cursor)}`,
+      );
       expect(response.status, cursor).toBe(400);
       expect(response.json.error?.code).toBe('invalid_query');
     }

@@ -3,7 +3,16 @@ import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts
 import { systemClock } from '../../shared/domain/clock.ts';
 import { finalizePrediction } from '../../shared/use-cases/finalize-prediction.ts';
 import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
-import { call, createOtherAccount, createPrediction, localDynamo, localSqs, runtime, untilTerminal, webhookQueueUrl } from '../support/api.ts';
+import {
+  call,
+  createOtherAccount,
+  createPrediction,
+  localDynamo,
+  localSqs,
+  runtime,
+  untilTerminal,
+  webhookQueueUrl,
+} from '../support/api.ts';
 import { requireModel } from '../../shared/models/registry.ts';
 
 const echoModel = requireModel('prognoz/echo');
@@ -53,7 +62,9 @@ describe('billing', () => {
 
   it('200 concurrent creates against a limit that allows 10 start at most 10', async () => {
     const token = await createOtherAccount({ balanceKopecks: 100_000, monthlyLimitKopecks: 300, ratePerSecond: 1000 });
-    const responses = await Promise.all(Array.from({ length: 200 }, () => createPrediction({ text: 'race' }, { token })));
+    const responses = await Promise.all(
+      Array.from({ length: 200 }, () => createPrediction({ text: 'race' }, { token })),
+    );
     const started = responses.filter((r) => r.status === 201);
     expect(started.length).toBeGreaterThanOrEqual(1);
     expect(started.length).toBeLessThanOrEqual(10);

@@ -20,7 +20,8 @@ describe('cancel', () => {
 
     // The model server's own log: coglet canceled the run, long before its 30 s sleep.
     const deadline = Date.now() + 5000;
-    const stopped = async () => (await modelLogOf(created.json.id)).some((line) => line.includes('Prediction cancelled'));
+    const stopped = async () =>
+      (await modelLogOf(created.json.id)).some((line) => line.includes('Prediction cancelled'));
     while (!(await stopped()) && Date.now() < deadline) await sleep(100);
     expect(await stopped()).toBe(true);
 

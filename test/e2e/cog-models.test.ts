@@ -30,29 +30,61 @@ afterAll(() => new Promise((resolve) => files.close(resolve)));
 
 describe('a Cog predictor brought with --model', () => {
   it('is listed among the models the caller can run, with its price and links', async () => {
-    const { status, json } = await call<{ results: { id: string; price_per_second: number; urls: { model: string } }[] }>('models');
+    const { status, json } = await call<{
+      results: { id: string; price_per_second: number; urls: { model: string } }[];
+    }>('models');
     expect(status).toBe(200);
     const ids = json.results.map((model) => model.id);
-    expect(ids).toEqual(expect.arrayContaining(['prognoz/echo', 'prognoz/stream', 'openai/whisper-base', 'acme/wordcount', 'acme/broken']));
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        'prognoz/echo',
+        'prognoz/stream',
+        'openai/whisper-base',
+        'acme/wordcount',
+        'acme/broken',
+      ]),
+    );
     const wordcount = json.results.find((model) => model.id === 'acme/wordcount');
     expect(wordcount?.price_per_second).toBe(0.02);
     expect(wordcount?.urls.model).toMatch(/\/api\/v1\/acme\/wordcount$/);
   });
 
   it('publishes the input and output JSON Schema derived from the predictor signature', async () => {
-    type Schema = { type?: string; anyOf?: Schema[]; properties?: Record<string, Schema>; required?: string[]; [keyword: string]: unknown };
-    const { json } = await call<{ schema: { input: Schema & { properties: Record<string, Schema> }; output: Schema } }>('acme/wordcount');
+    type Schema = {
+      type?: string;
+      anyOf?: Schema[];
+      properties?: Record<string, Schema>;
+      required?: string[];
+      [keyword: string]: unknown;
+    };
+    const { json } = await call<{ schema: { input: Schema & { properties: Record<string, Schema> }; output: Schema } }>(
+      'acme/wordcount',
+    );
     const { properties, required } = json.schema.input;
     expect(required).toEqual(['text']);
-    expect(properties.text).toMatchObject({ type: 'string', minLength: 1, maxLength: 10000, description: 'The text to count.' });
+    expect(properties.text).toMatchObject({
+      type: 'string',
+      minLength: 1,
+      maxLength: 10000,
+      description: 'The text to count.',
+    });
     expect(properties.unit).toMatchObject({ enum: ['words', 'characters'], default: 'words' });
     expect(properties.repeat).toMatchObject({ type: 'integer', minimum: 1, maximum: 10, default: 1 });
     expect(properties.language).toMatchObject({ type: 'string', pattern: '^[a-z]{2}$', default: 'en' });
     // Optional (nullable) inputs: their type, or null.
-    expect(properties.document?.anyOf).toEqual([expect.objectContaining({ type: 'string', format: 'uri' }), { type: 'null' }]);
-    expect(properties.token?.anyOf).toEqual([expect.objectContaining({ writeOnly: true, 'x-cog-secret': true }), { type: 'null' }]);
+    expect(properties.document?.anyOf).toEqual([
+      expect.objectContaining({ type: 'string', format: 'uri' }),
+      { type: 'null' },
+    ]);
+    expect(properties.token?.anyOf).toEqual([
+      expect.objectContaining({ writeOnly: true, 'x-cog-secret': true }),
+      { type: 'null' },
+    ]);
     expect(Object.keys(properties)).toEqual(['text', 'unit', 'repeat', 'language', 'document', 'token', 'sleep']);
-    expect(json.schema.output).toMatchObject({ type: 'object', properties: { count: { type: 'integer' }, summary: { type: 'string' } } });
+    expect(json.schema.output).toMatchObject({
+      type: 'object',
+      properties: { count: { type: 'integer' }, summary: { type: 'string' } },
+    });
   });
 
   it.each([
@@ -95,17 +127,32 @@ describe('a Cog predictor brought with --model', () => {
   });
 
   it('gets a cog.Path input as a local file fetched by the guarded fetcher', async () => {
-    const { json } = await create('acme/wordcount', { text: 'zero', document: `${filesUrl}/document.txt` }, { prefer: 'wait' });
-    expect(json).toMatchObject({ status: 'succeeded', output: { count: 8, document_bytes: Buffer.byteLength(DOCUMENT) } });
+    const { json } = await create(
+      'acme/wordcount',
+      { text: 'zero', document: `${filesUrl}/document.txt` },
+      { prefer: 'wait' },
+    );
+    expect(json).toMatchObject({
+      status: 'succeeded',
+      output: { count: 8, document_bytes: Buffer.byteLength(DOCUMENT) },
+    });
     expect(json.input.document).toBe(`${filesUrl}/document.txt`);
   });
 
   it('fails a prediction whose file cannot be fetched, naming the input and why', async () => {
-    const missing = await create('acme/wordcount', { text: 'x', document: `${filesUrl}/missing.txt` }, { prefer: 'wait' });
+    const missing = await create(
+      'acme/wordcount',
+      { text: 'x', document: `${filesUrl}/missing.txt` },
+      { prefer: 'wait' },
+    );
     expect(missing.json.status).toBe('failed');
     expect(missing.json.error).toMatch(/document.*HTTP 404/);
     // The guard: a link-local address (the cloud metadata service) is never fetched, even locally.
-    const metadata = await create('acme/wordcount', { text: 'x', document: 'http://169.254.169.254/latest/meta-data/' }, { prefer: 'wait' });
+    const metadata = await create(
+      'acme/wordcount',
+      { text: 'x', document: 'http://169.254.169.254/latest/meta-data/' },
+      { prefer: 'wait' },
+    );
     expect(metadata.json.status).toBe('failed');
     expect(metadata.json.error).toMatch(/document.*(private, loopback or link-local)/);
     expect(await modelLogOf(metadata.json.id)).toEqual([]);
@@ -113,7 +160,11 @@ describe('a Cog predictor brought with --model', () => {
 
   it('never shows a cog.Secret input: redacted in the prediction, its logs and its webhook', async () => {
     const secret = 'sk-this-must-never-show';
-    const { json } = await create('acme/wordcount', { text: 'a b', token: secret, webhook: `${receiver().url}/secret` }, { prefer: 'wait' });
+    const { json } = await create(
+      'acme/wordcount',
+      { text: 'a b', token: secret, webhook: `${receiver().url}/secret` },
+      { prefer: 'wait' },
+    );
     expect(json.status).toBe('succeeded');
     expect(json.output).toMatchObject({ token_length: secret.length });
     expect(json.input.token).toBe('**********');
@@ -135,7 +186,8 @@ describe('a Cog predictor brought with --model', () => {
     expect(ended.status).toBe('canceled');
     expect(Date.now() - canceledAt).toBeLessThan(5000);
     expect(ended.runtime).toBeLessThan(30);
-    for (let i = 0; i < 50 && !(await modelLogOf(json.id)).some((line) => line.includes('cancelled')); i++) await sleep(100);
+    for (let i = 0; i < 50 && !(await modelLogOf(json.id)).some((line) => line.includes('cancelled')); i++)
+      await sleep(100);
     expect((await modelLogOf(json.id)).some((line) => line.includes('cancelled'))).toBe(true);
   });
 });

@@ -30,7 +30,11 @@ describe('the snippets of the API tab', () => {
     it(`${language}: runs prognoz/echo against the service with the Playground’s input`, async () => {
       const code = snippet(language, { apiBase: `${runtime().origin}/api/v1`, model: 'prognoz/echo', input: INPUT });
       const [command, args] = commandOf(language, code);
-      const { stdout } = await run(command, args, { cwd: ROOT, env: { ...process.env, PROGNOZ_API_TOKEN: runtime().apiToken }, timeout: 60_000 });
+      const { stdout } = await run(command, args, {
+        cwd: ROOT,
+        env: { ...process.env, PROGNOZ_API_TOKEN: runtime().apiToken },
+        timeout: 60_000,
+      });
       // curl prints the prediction as JSON, the clients its output as JavaScript and Python print
       // objects: each escapes some quotes its own way.
       expect(stdout.replaceAll('\\', '')).toContain(EXPECTED);

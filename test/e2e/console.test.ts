@@ -107,11 +107,21 @@ describe('the web console', () => {
     const account = asAccountId(crypto.randomUUID());
     await accounts.createAccount(account, Date.now(), { balanceKopecks: 500 });
     const email = `invited-${account}@prognoz.test`;
-    const added = await addOwner({ pool: cognitoOwnerPool(runtime().ownerPoolId, ownerCognito()), accounts, clock: systemClock }, { account, email, firstPassword: { kind: 'invitation' } });
+    const added = await addOwner(
+      { pool: cognitoOwnerPool(runtime().ownerPoolId, ownerCognito()), accounts, clock: systemClock },
+      { account, email, firstPassword: { kind: 'invitation' } },
+    );
     expect(added.ok).toBe(true);
     // What the invitation email would carry: a temporary password.
     const temporary = `Temporary-${account.slice(0, 8)}-1`;
-    await ownerCognito().send(new AdminSetUserPasswordCommand({ UserPoolId: runtime().ownerPoolId, Username: email, Password: temporary, Permanent: false }));
+    await ownerCognito().send(
+      new AdminSetUserPasswordCommand({
+        UserPoolId: runtime().ownerPoolId,
+        Username: email,
+        Password: temporary,
+        Permanent: false,
+      }),
+    );
 
     const invited = await watchedPage(browser);
     await invited.page.goto(`${origin()}/account`);
@@ -138,7 +148,9 @@ describe('the web console', () => {
     await page.getByLabel('Repeat').fill('2');
     await page.getByRole('button', { name: 'Run' }).click();
     const output = page.locator('.result');
-    await expect.poll(() => output.textContent(), { timeout: 30_000 }).toContain('привет from the playgroundпривет from the playground');
+    await expect
+      .poll(() => output.textContent(), { timeout: 30_000 })
+      .toContain('привет from the playgroundпривет from the playground');
     await expect.poll(() => output.locator('.status').textContent()).toBe('succeeded');
     await screenshot(page, '02-model-playground');
 
@@ -230,7 +242,9 @@ describe('the web console', () => {
       await page.getByRole('status').filter({ hasText: 'Queued again' }).waitFor();
       await expect.poll(() => flaky.accepted(failing.json.id).length, { timeout: 20_000 }).toBe(1);
       await page.reload();
-      await expect.poll(() => page.locator('tbody tr').last().textContent(), { timeout: 10_000 }).toContain('delivered');
+      await expect
+        .poll(() => page.locator('tbody tr').last().textContent(), { timeout: 10_000 })
+        .toContain('delivered');
       await screenshot(page, '05b-prediction-webhooks');
     } finally {
       await flaky.close();
@@ -238,7 +252,8 @@ describe('the web console', () => {
 
     const created = await createPrediction({ text: 'to a webhook', webhook: `${receiver().url}/console` });
     await untilTerminal(created.json.id, 30_000);
-    for (let waited = 0; receiver().accepted(created.json.id).length === 0 && waited < 30_000; waited += 200) await sleep(200);
+    for (let waited = 0; receiver().accepted(created.json.id).length === 0 && waited < 30_000; waited += 200)
+      await sleep(200);
 
     await page.goto(`${origin()}/account/webhooks`);
     const row = page.locator('tbody tr', { hasText: created.json.id }).first();

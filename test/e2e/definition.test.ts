@@ -19,9 +19,17 @@ describe('the workflow the local runtime executes', () => {
     const executed = (await (await fetch(`${runtime().origin}/_local/definitions`)).json()) as Executed;
     const { app, stack } = buildApp({ bundle: false });
     const template = app.synth().getStackArtifact(stack.artifactId).template as {
-      Resources: Record<string, { Type: string; Properties: { DefinitionString: { 'Fn::Join': [string, (string | Record<string, unknown>)[]] } } }>;
+      Resources: Record<
+        string,
+        {
+          Type: string;
+          Properties: { DefinitionString: { 'Fn::Join': [string, (string | Record<string, unknown>)[]] } };
+        }
+      >;
     };
-    const synthesized = Object.entries(template.Resources).filter(([, r]) => r.Type === 'AWS::StepFunctions::StateMachine');
+    const synthesized = Object.entries(template.Resources).filter(
+      ([, r]) => r.Type === 'AWS::StepFunctions::StateMachine',
+    );
 
     expect(executed.machines.map((m) => m.logicalId).sort()).toEqual(synthesized.map(([id]) => id).sort());
     for (const [logicalId, resource] of synthesized) {

@@ -35,7 +35,11 @@ describe('side effects complete on retry', () => {
     const created = await createPrediction({ sleep: 30, webhook: `${receiver().url}/cancel` }, { token });
     await pollUntil(created.json.id, (p) => p.status === 'processing', 20_000, { token });
     // The first cancel's status write, and nothing after it (as if StopExecution had failed).
-    const written = await applyEvent(store(), created.json.id as PredictionId, { type: 'canceled', atMs: Date.now(), by: 'api' });
+    const written = await applyEvent(store(), created.json.id as PredictionId, {
+      type: 'canceled',
+      atMs: Date.now(),
+      by: 'api',
+    });
     expect(written.ok && written.value.after.status).toBe('canceled');
     await sleep(1500);
     expect(await executionStatus(created.json.id)).toBe('RUNNING');
@@ -56,7 +60,13 @@ describe('side effects complete on retry', () => {
     const token = await createOtherAccount({ balanceKopecks: 10_000 });
     const id = await insertPrediction(token, { webhook: `${receiver().url}/finalize` });
     // The first Finalize's write committed; it died before it queued the webhook.
-    await applyEvent(store(), id, { type: 'failed', atMs: Date.now(), error: 'no worker took this prediction up in time', runtimeMs: null, by: 'workflow' });
+    await applyEvent(store(), id, {
+      type: 'failed',
+      atMs: Date.now(),
+      error: 'no worker took this prediction up in time',
+      runtimeMs: null,
+      by: 'workflow',
+    });
     await sleep(1000);
     expect(receiver().accepted(id)).toEqual([]);
 

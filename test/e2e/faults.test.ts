@@ -50,7 +50,7 @@ describe('waiting is not dying', () => {
     expect((await accountOf(token)).held).toBe(0);
   });
 
-  it('a prediction that overstays its model\'s queue limit ends failed, saying no capacity was found, and pays its debts', async () => {
+  it("a prediction that overstays its model's queue limit ends failed, saying no capacity was found, and pays its debts", async () => {
     const token = await createOtherAccount({ balanceKopecks: 10_000 });
     const id = await insertPrediction(token, { webhook: `${receiver().url}/queue-limit` });
     // Held from its creation: checked before it is overdue, which the sweeper (every 2 s) may end at once.
@@ -60,7 +60,12 @@ describe('waiting is not dying', () => {
 
     const ended = await untilTerminal(id, 20_000, { token });
 
-    expect(ended).toMatchObject({ status: 'failed', error: ENDINGS.noCapacity(limits.queueSeconds), runtime: null, cost: 0 });
+    expect(ended).toMatchObject({
+      status: 'failed',
+      error: ENDINGS.noCapacity(limits.queueSeconds),
+      runtime: null,
+      cost: 0,
+    });
     expect((await accountOf(token)).held).toBe(0);
     await pollUntil(id, () => receiver().accepted(id).length > 0, 20_000, { token });
     expect(JSON.parse(receiver().accepted(id)[0]?.body ?? '{}')).toMatchObject({ id, status: 'failed' });
@@ -72,7 +77,15 @@ describe('waiting is not dying', () => {
     await applyEvent(store(), id, { type: 'queued', atMs: Date.now() - limits.queueSeconds * 1000 - 1000 });
     const notifier = sqsWebhookNotifier(await webhookQueueUrl(), localSqs());
     const taken = await takeJob(
-      { store: store(), clock: systemClock, ids: randomUUID, limits, effects: { store: store(), notifier, stopExecution: () => Promise.resolve() }, log: () => undefined, countLost: () => undefined },
+      {
+        store: store(),
+        clock: systemClock,
+        ids: randomUUID,
+        limits,
+        effects: { store: store(), notifier, stopExecution: () => Promise.resolve() },
+        log: () => undefined,
+        countLost: () => undefined,
+      },
       id,
     );
     expect(taken).toEqual({ kind: 'done', reason: ENDINGS.noCapacity(limits.queueSeconds) });
@@ -94,7 +107,9 @@ describe('nothing stays stuck', () => {
     const created = await createPrediction({ sleep: 30, webhook: `${receiver().url}/stopped` }, { token });
     await pollUntil(created.json.id, (p) => p.status === 'processing', 20_000, { token });
 
-    await localStepFunctions().send(new StopExecutionCommand({ executionArn: await echoExecutionArn(created.json.id), cause: 'an operator' }));
+    await localStepFunctions().send(
+      new StopExecutionCommand({ executionArn: await echoExecutionArn(created.json.id), cause: 'an operator' }),
+    );
 
     const ended = await untilTerminal(created.json.id, 10_000, { token });
     expect(ended).toMatchObject({ status: 'failed', error: ENDINGS.workflowEnded('ABORTED') });
@@ -113,7 +128,12 @@ describe('a lost worker loses no prediction', () => {
 
     process.kill(worker.pid ?? 0, 'SIGKILL');
 
-    const again = await pollUntil(created.json.id, (p) => p.status === 'processing' && p.started_at !== first.started_at, 20_000, { token });
+    const again = await pollUntil(
+      created.json.id,
+      (p) => p.status === 'processing' && p.started_at !== first.started_at,
+      20_000,
+      { token },
+    );
     expect(again.status).toBe('processing');
     const done = await untilTerminal(created.json.id, 30_000, { token });
     expect(done.status).toBe('succeeded');
@@ -121,7 +141,10 @@ describe('a lost worker loses no prediction', () => {
     expect(done.runtime ?? 0).toBeGreaterThanOrEqual(4);
     expect(done.runtime ?? 0).toBeLessThan(5);
     expect(done.cost).toBe(0.05);
-    expect(await untilTerminal(behind.json.id, 30_000, { token })).toMatchObject({ status: 'succeeded', output: { text: 'still here' } });
+    expect(await untilTerminal(behind.json.id, 30_000, { token })).toMatchObject({
+      status: 'succeeded',
+      output: { text: 'still here' },
+    });
     expect((await accountOf(token)).held).toBe(0);
     await waitForRestart('worker:', worker.pid ?? 0);
   });
@@ -131,7 +154,12 @@ describe('a lost worker loses no prediction', () => {
     const created = await createPrediction({ sleep: 30 }, { token });
     let started: string | null = null;
     for (let attempt = 1; attempt <= limits.maxAttempts; attempt++) {
-      const running = await pollUntil(created.json.id, (p) => p.status === 'processing' && p.started_at !== started, 30_000, { token });
+      const running = await pollUntil(
+        created.json.id,
+        (p) => p.status === 'processing' && p.started_at !== started,
+        30_000,
+        { token },
+      );
       started = running.started_at;
       const worker = await processNamed('worker:prognoz/echo');
       process.kill(worker.pid ?? 0, 'SIGKILL');
@@ -167,7 +195,7 @@ describe('a lost worker loses no prediction', () => {
 });
 
 describe('deadlines hold', () => {
-  it('the worker\'s call to its model server times out at the model\'s run limit: the run is stopped, the prediction ends failed, billed for the time it ran', async () => {
+  it("the worker's call to its model server times out at the model's run limit: the run is stopped, the prediction ends failed, billed for the time it ran", async () => {
     const token = await createOtherAccount({ balanceKopecks: 10_000 });
     const id = await insertPrediction(token);
     await applyEvent(store(), id, { type: 'queued', atMs: Date.now() });

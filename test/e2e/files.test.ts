@@ -30,14 +30,23 @@ interface UploadOptions {
 /** A real multipart request, as browsers and the replicate client send one. */
 const upload = async (content: Uint8Array | null, options: UploadOptions = {}) => {
   const form = new FormData();
-  if (content) form.append('content', new Blob([content], { type: options.type ?? 'application/octet-stream' }), options.name ?? 'upload.bin');
-  if (options.metadata !== undefined) form.append('metadata', new Blob([JSON.stringify(options.metadata)], { type: 'application/json' }));
+  if (content)
+    form.append(
+      'content',
+      new Blob([content], { type: options.type ?? 'application/octet-stream' }),
+      options.name ?? 'upload.bin',
+    );
+  if (options.metadata !== undefined)
+    form.append('metadata', new Blob([JSON.stringify(options.metadata)], { type: 'application/json' }));
   const response = await fetch(new URL('files', runtime().apiUrl), {
     method: 'POST',
     headers: { authorization: `Bearer ${options.token ?? runtime().apiToken}` },
     body: form,
   });
-  return { status: response.status, json: (await response.json()) as FileView & { error?: { code: string; message: string } } };
+  return {
+    status: response.status,
+    json: (await response.json()) as FileView & { error?: { code: string; message: string } },
+  };
 };
 
 const download = async (url: string) => {
@@ -77,7 +86,7 @@ describe('file uploads', () => {
     expect(sha256((await download(read.json.urls.get)).bytes)).toBe(sha256(content));
   });
 
-  it("give a URL that a prediction takes as its file input", async () => {
+  it('give a URL that a prediction takes as its file input', async () => {
     const content = binaryBytes(50_000);
     const { json: file } = await upload(content);
 
@@ -96,7 +105,10 @@ describe('file uploads', () => {
       expect(foreign.status).toBe(404);
       expect(foreign.json).toMatchObject({ error: { code: 'file_not_found' } });
     }
-    const deleted = await fetch(new URL(`files/${file.id}`, runtime().apiUrl), { method: 'DELETE', headers: { authorization: `Bearer ${runtime().apiToken}` } });
+    const deleted = await fetch(new URL(`files/${file.id}`, runtime().apiUrl), {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${runtime().apiToken}` },
+    });
     expect(deleted.status).toBe(204);
     expect(await deleted.text()).toBe('');
 
@@ -128,19 +140,31 @@ describe('a refused upload', () => {
   it('without a file in `content` is 400', async () => {
     const response = await upload(null, { metadata: { a: 1 } });
     expect(response.status).toBe(400);
-    expect(response.json.error).toMatchObject({ code: 'invalid_body', message: expect.stringContaining('content') as string });
+    expect(response.json.error).toMatchObject({
+      code: 'invalid_body',
+      message: expect.stringContaining('content') as string,
+    });
   });
 
   it('with broken multipart or metadata is 400', async () => {
-    const broken = await call('files', { body: '--x\r\nnot a part', headers: { 'content-type': 'multipart/form-data; boundary=y' } });
+    const broken = await call('files', {
+      body: '--x\r\nnot a part',
+      headers: { 'content-type': 'multipart/form-data; boundary=y' },
+    });
     expect(broken.status).toBe(400);
     expect(broken.json).toMatchObject({ error: { code: 'invalid_body' } });
     const form = new FormData();
     form.append('content', new Blob(['hi']), 'a.txt');
     form.append('metadata', '[1, 2]');
-    const response = await fetch(new URL('files', runtime().apiUrl), { method: 'POST', headers: { authorization: `Bearer ${runtime().apiToken}` }, body: form });
+    const response = await fetch(new URL('files', runtime().apiUrl), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${runtime().apiToken}` },
+      body: form,
+    });
     expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({ error: { code: 'invalid_body', message: 'metadata must be a JSON object' } });
+    expect(await response.json()).toMatchObject({
+      error: { code: 'invalid_body', message: 'metadata must be a JSON object' },
+    });
   });
 
   it('of another content type is 415', async () => {
@@ -152,7 +176,10 @@ describe('a refused upload', () => {
   it('over 100 MiB is 413, saying what AWS allows', async () => {
     const response = await upload(new Uint8Array(MAX_UPLOAD_BYTES + 1));
     expect(response.status).toBe(413);
-    expect(response.json.error).toMatchObject({ code: 'payload_too_large', message: expect.stringContaining('4.5 MB') as string });
+    expect(response.json.error).toMatchObject({
+      code: 'payload_too_large',
+      message: expect.stringContaining('4.5 MB') as string,
+    });
   });
 });
 
@@ -163,7 +190,12 @@ describe('the official replicate client', () => {
     const content = Buffer.from(binaryBytes(10_000));
 
     const created = (await replicate.files.create(content, { purpose: 'test' })) as FileView;
-    expect(created).toMatchObject({ size: content.length, content_type: 'application/octet-stream', checksums: { sha256: sha256(content) }, metadata: { purpose: 'test' } });
+    expect(created).toMatchObject({
+      size: content.length,
+      content_type: 'application/octet-stream',
+      checksums: { sha256: sha256(content) },
+      metadata: { purpose: 'test' },
+    });
     expect(created.name).toMatch(/^buffer_\d+$/);
 
     const read = (await replicate.files.get(created.id)) as FileView;

@@ -1,9 +1,20 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateToken } from '../../shared/domain/tokens.ts';
-import { call, createOtherAccount, createPrediction, getPrediction, cancelPrediction, runtime } from '../support/api.ts';
+import {
+  call,
+  createOtherAccount,
+  createPrediction,
+  getPrediction,
+  cancelPrediction,
+  runtime,
+} from '../support/api.ts';
 
 const ERROR_SHAPE = {
-  error: { code: expect.any(String) as string, message: expect.any(String) as string, request_id: expect.any(String) as string },
+  error: {
+    code: expect.any(String) as string,
+    message: expect.any(String) as string,
+    request_id: expect.any(String) as string,
+  },
 };
 
 describe('request bodies', () => {
@@ -42,7 +53,9 @@ describe('request bodies', () => {
     const response = await createPrediction({ text: 5, sleep: 'long', fail: 'yes', colour: 'red' });
     expect(response.status).toBe(422);
     expect(response.json).toMatchObject({ ...ERROR_SHAPE, error: { code: 'invalid_input' } });
-    const fields = (response.json as unknown as { error: { fields: { field: string }[] } }).error.fields.map((f) => f.field);
+    const fields = (response.json as unknown as { error: { fields: { field: string }[] } }).error.fields.map(
+      (f) => f.field,
+    );
     expect(fields.sort()).toEqual(['colour', 'fail', 'sleep', 'text']);
   });
 
@@ -56,7 +69,9 @@ describe('request bodies', () => {
     for (const file of ['data:text/plain;base64,aGk=', 'ftp://example.com/a.wav', 'file:///etc/passwd', 'not a url']) {
       const response = await createPrediction({ file });
       expect(response.status, file).toBe(422);
-      expect((response.json as unknown as { error: { fields: { field: string }[] } }).error.fields[0]?.field).toBe('file');
+      expect((response.json as unknown as { error: { fields: { field: string }[] } }).error.fields[0]?.field).toBe(
+        'file',
+      );
     }
   });
 
@@ -101,7 +116,10 @@ describe('authentication', () => {
   });
 
   it('`Authorization: Token x` is 400', async () => {
-    const response = await createPrediction({}, { token: null, headers: { authorization: `Token ${runtime().apiToken}` } });
+    const response = await createPrediction(
+      {},
+      { token: null, headers: { authorization: `Token ${runtime().apiToken}` } },
+    );
     expect(response.status).toBe(400);
     expect(response.json).toMatchObject({ error: { code: 'malformed_authorization' } });
   });

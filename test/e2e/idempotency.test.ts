@@ -36,7 +36,13 @@ const freshKey = () => `test-${crypto.randomUUID()}`;
 
 /** A create on the spec's route under an Idempotency-Key, sent as the draft writes it: a quoted string. */
 const createUnder = <T = PredictionView>(key: string, token: string, body: unknown, options: CallOptions = {}) =>
-  call<T>('prognoz/echo', { ...options, token, method: 'POST', body, headers: { 'idempotency-key': `"${key}"`, ...options.headers } });
+  call<T>('prognoz/echo', {
+    ...options,
+    token,
+    method: 'POST',
+    body,
+    headers: { 'idempotency-key': `"${key}"`, ...options.headers },
+  });
 
 const executionsStarted = async () => (await meterSnapshot(runtime().origin)).stepFunctions.executions;
 
@@ -80,7 +86,9 @@ describe('a create under an Idempotency-Key', () => {
     const key = freshKey();
     const executionsBefore = await executionsStarted();
 
-    const responses = await Promise.all(Array.from({ length: 10 }, () => createUnder(key, token, { text: 'race', sleep: 2 })));
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, () => createUnder(key, token, { text: 'race', sleep: 2 })),
+    );
 
     expect(responses.map((response) => response.status)).toEqual(Array(10).fill(201));
     expect(new Set(responses.map((response) => response.json.id)).size).toBe(1);
@@ -124,8 +132,12 @@ describe('a create under an Idempotency-Key', () => {
   it('matches a body whatever the order of its keys', async () => {
     const token = await createOtherAccount();
     const key = freshKey();
-    const first = await createUnder(key, token, '{"text": "ordered", "repeat": 2, "sleep": 0}', { headers: { 'content-type': 'application/json' } });
-    const again = await createUnder(key, token, '{"sleep": 0, "repeat": 2, "text": "ordered"}', { headers: { 'content-type': 'application/json' } });
+    const first = await createUnder(key, token, '{"text": "ordered", "repeat": 2, "sleep": 0}', {
+      headers: { 'content-type': 'application/json' },
+    });
+    const again = await createUnder(key, token, '{"sleep": 0, "repeat": 2, "text": "ordered"}', {
+      headers: { 'content-type': 'application/json' },
+    });
 
     expect(first.status).toBe(201);
     expect(again.status).toBe(201);
@@ -137,7 +149,12 @@ describe('a create under an Idempotency-Key', () => {
     const token = await createOtherAccount();
     const key = freshKey();
     const replicate = (body: unknown) =>
-      call<PredictionView>('models/prognoz/echo/predictions', { token, method: 'POST', body, headers: { 'idempotency-key': key } });
+      call<PredictionView>('models/prognoz/echo/predictions', {
+        token,
+        method: 'POST',
+        body,
+        headers: { 'idempotency-key': key },
+      });
 
     const first = await replicate({ input: { text: 'replicate' } });
     const again = await replicate({ input: { text: 'replicate' } });
@@ -180,7 +197,10 @@ describe('a create under an Idempotency-Key', () => {
     expect(other.status).toBe(201);
     expect(other.json.id).not.toBe(first.json.id);
     expect(other.headers.get('idempotent-replayed')).toBeNull();
-    await Promise.all([untilTerminal(first.json.id, undefined, { token: mine }), untilTerminal(other.json.id, undefined, { token: theirs })]);
+    await Promise.all([
+      untilTerminal(first.json.id, undefined, { token: mine }),
+      untilTerminal(other.json.id, undefined, { token: theirs }),
+    ]);
   });
 
   it('counts no more once its 24 hours are over, even while TTL has not yet deleted the record', async () => {
@@ -215,7 +235,12 @@ describe('a create under an Idempotency-Key', () => {
     const token = await createOtherAccount();
     const executionsBefore = await executionsStarted();
     for (const bad of ['"unclosed', 'k'.repeat(256), '""']) {
-      const response = await call<ErrorBody>('prognoz/echo', { token, method: 'POST', body: { text: 'bad key' }, headers: { 'idempotency-key': bad } });
+      const response = await call<ErrorBody>('prognoz/echo', {
+        token,
+        method: 'POST',
+        body: { text: 'bad key' },
+        headers: { 'idempotency-key': bad },
+      });
       expect(response.status, bad).toBe(400);
       expect(response.json.error.code).toBe('invalid_header');
       expect(response.json.error.message).toContain('Idempotency-Key');
@@ -234,9 +259,15 @@ describe('a create under an Idempotency-Key', () => {
       if (command instanceof TransactWriteCommand && conflictsLeft-- > 0) {
         return Promise.reject(
           new TransactionCanceledException({
-            message: 'Transaction cancelled, please refer cancellation reasons for specific reasons [None, None, None, TransactionConflict]',
+            message:
+              'Transaction cancelled, please refer cancellation reasons for specific reasons [None, None, None, TransactionConflict]',
             $metadata: {},
-            CancellationReasons: [{ Code: 'None' }, { Code: 'None' }, { Code: 'None' }, { Code: 'TransactionConflict' }],
+            CancellationReasons: [
+              { Code: 'None' },
+              { Code: 'None' },
+              { Code: 'None' },
+              { Code: 'TransactionConflict' },
+            ],
           }),
         );
       }
@@ -245,7 +276,15 @@ describe('a create under an Idempotency-Key', () => {
     const store = dynamoPredictionStore(runtime().tableName, client);
     const claim = claimIdempotencyKey(freshKey(), 'f'.repeat(64), Date.now());
     const prediction = () =>
-      createPrediction({ id: newPredictionId(), model: echoModel.id, owner, input: { text: 'conflict' }, webhook: null, nowMs: Date.now(), hold: holdFor(echoModel, Date.now()) });
+      createPrediction({
+        id: newPredictionId(),
+        model: echoModel.id,
+        owner,
+        input: { text: 'conflict' },
+        webhook: null,
+        nowMs: Date.now(),
+        hold: holdFor(echoModel, Date.now()),
+      });
 
     const first = prediction();
     const inserted = await store.insert(first, null, claim);
@@ -253,7 +292,10 @@ describe('a create under an Idempotency-Key', () => {
     const repeated = await store.insert(prediction(), null, claim);
 
     expect(inserted).toEqual({ ok: true, value: { kind: 'inserted' } });
-    expect(repeated).toEqual({ ok: true, value: { kind: 'key_taken', prior: { predictionId: first.id, fingerprint: claim.fingerprint } } });
+    expect(repeated).toEqual({
+      ok: true,
+      value: { kind: 'key_taken', prior: { predictionId: first.id, fingerprint: claim.fingerprint } },
+    });
     expect(await store.get(first.id)).toMatchObject({ id: first.id, status: 'starting' });
   });
 });

@@ -8,7 +8,16 @@ import type { PredictionView } from '../../shared/api/prediction-view.ts';
 import { formatTimestamp } from '../../shared/domain/clock.ts';
 import { asAccountId, newPredictionId, type AccountId } from '../../shared/domain/ids.ts';
 import { createPrediction as newPrediction, type TerminalPrediction } from '../../shared/domain/prediction.ts';
-import { accountOf, call, createOtherAccount, createPrediction, getPrediction, localDynamo, runtime, untilTerminal } from '../support/api.ts';
+import {
+  accountOf,
+  call,
+  createOtherAccount,
+  createPrediction,
+  getPrediction,
+  localDynamo,
+  runtime,
+  untilTerminal,
+} from '../support/api.ts';
 
 const SEEDED = 200;
 const REAL = 5;
@@ -53,7 +62,15 @@ const finished = (owner: AccountId, i: number, startMs: number): TerminalPredict
   switch (i % 3) {
     case 0:
       // One output kept in the outputs bucket, as a large one would be.
-      return { ...done, status: 'succeeded', runtimeMs: 500, output: i === 30 ? { kind: 'object', key: `outputs/${started.id}.json`, bytes: 6_000_000 } : { kind: 'inline', value: { text: `seeded ${i}` } } };
+      return {
+        ...done,
+        status: 'succeeded',
+        runtimeMs: 500,
+        output:
+          i === 30
+            ? { kind: 'object', key: `outputs/${started.id}.json`, bytes: 6_000_000 }
+            : { kind: 'inline', value: { text: `seeded ${i}` } },
+      };
     case 1:
       return { ...done, status: 'failed', error: 'the model failed' };
     default:
@@ -67,7 +84,9 @@ const putItems = async (items: Record<string, unknown>[]): Promise<void> => {
   for (let i = 0; i < items.length; i += 25) {
     let batch: Record<string, unknown>[] = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
     while (batch.length > 0) {
-      const { UnprocessedItems } = await dynamo.send(new BatchWriteCommand({ RequestItems: { [runtime().tableName]: batch } }));
+      const { UnprocessedItems } = await dynamo.send(
+        new BatchWriteCommand({ RequestItems: { [runtime().tableName]: batch } }),
+      );
       batch = UnprocessedItems?.[runtime().tableName] ?? [];
     }
   }
@@ -76,7 +95,11 @@ const putItems = async (items: Record<string, unknown>[]): Promise<void> => {
 const list = (pathOrUrl: string, token: string) => call<PredictionListBody>(pathOrUrl, { token });
 
 /** Every page from `start`, following `next` (or `previous`) to the end. */
-const walk = async (start: string, token: string, link: 'next' | 'previous' = 'next'): Promise<PredictionListBody[]> => {
+const walk = async (
+  start: string,
+  token: string,
+  link: 'next' | 'previous' = 'next',
+): Promise<PredictionListBody[]> => {
   const pages: PredictionListBody[] = [];
   let url: string | null = start;
   while (url !== null) {
@@ -89,7 +112,8 @@ const walk = async (start: string, token: string, link: 'next' | 'previous' = 'n
   return pages;
 };
 
-const idsOf = (pages: PredictionListBody[]): string[] => pages.flatMap((page) => page.results.map((result) => result.id));
+const idsOf = (pages: PredictionListBody[]): string[] =>
+  pages.flatMap((page) => page.results.map((result) => result.id));
 
 const expectNewestFirst = (results: readonly PredictionView[]) => {
   const times = results.map((result) => result.created_at);
@@ -110,11 +134,19 @@ describe('GET /predictions', () => {
     const startMs = Date.now() - 3_600_000;
     seededUntilMs = startMs + 1;
     const predictions = Array.from({ length: SEEDED }, (_, i) => finished(owner, i, startMs));
-    seeded = predictions.map((p) => ({ id: p.id, createdAtMs: Date.parse(p.createdAt), model: p.model, status: p.status }));
+    seeded = predictions.map((p) => ({
+      id: p.id,
+      createdAtMs: Date.parse(p.createdAt),
+      model: p.model,
+      status: p.status,
+    }));
     const expired = finished(owner, 3, startMs);
     expiredId = expired.id;
     // Expired but not yet removed by TTL (which can lag by days): no one may see it any more.
-    await putItems([...predictions.map(toItem), { ...toItem(expired), expires_at: Math.floor(Date.now() / 1000) - 60 }]);
+    await putItems([
+      ...predictions.map(toItem),
+      { ...toItem(expired), expires_at: Math.floor(Date.now() / 1000) - 60 },
+    ]);
 
     real = [];
     for (let i = 0; i < REAL; i++) {
@@ -162,8 +194,16 @@ describe('GET /predictions', () => {
     for (const id of [real[0] ?? '', seeded[1]?.id ?? '', seeded[3]?.id ?? '']) {
       expect(byId.get(id)).toEqual((await getPrediction(id, { token })).json);
     }
-    expect(byId.get(seeded[0]?.id ?? '')).toMatchObject({ status: 'succeeded', output: { text: 'seeded 0' }, cost: 0.01 });
-    expect(byId.get(seeded[30]?.id ?? '')).toMatchObject({ status: 'succeeded', output: null, urls: { get: `${runtime().apiUrl}predictions/${seeded[30]?.id}` } });
+    expect(byId.get(seeded[0]?.id ?? '')).toMatchObject({
+      status: 'succeeded',
+      output: { text: 'seeded 0' },
+      cost: 0.01,
+    });
+    expect(byId.get(seeded[30]?.id ?? '')).toMatchObject({
+      status: 'succeeded',
+      output: null,
+      urls: { get: `${runtime().apiUrl}predictions/${seeded[30]?.id}` },
+    });
   });
 
   it('walks previous back to the first page, the same pages in reverse', async () => {
@@ -173,7 +213,12 @@ describe('GET /predictions', () => {
 
     const backward = await walk(last.previous, token, 'previous');
 
-    expect(backward.map((page) => page.results.map((r) => r.id))).toEqual(forward.slice(0, -1).reverse().map((page) => page.results.map((r) => r.id)));
+    expect(backward.map((page) => page.results.map((r) => r.id))).toEqual(
+      forward
+        .slice(0, -1)
+        .reverse()
+        .map((page) => page.results.map((r) => r.id)),
+    );
     // And forward again from a page reached going back.
     const second = backward[0];
     expect(second?.next).toBeTruthy();
@@ -189,7 +234,8 @@ describe('GET /predictions', () => {
     const from = seeded[20]?.createdAtMs ?? 0;
     const until = seeded[3]?.createdAtMs ?? 0;
     // The same window written in Moscow time (an escaped `+`).
-    const moscow = (ms: number) => encodeURIComponent(new Date(ms + 3 * 3_600_000).toISOString().replace('Z', '+03:00'));
+    const moscow = (ms: number) =>
+      encodeURIComponent(new Date(ms + 3 * 3_600_000).toISOString().replace('Z', '+03:00'));
     const window = await walk(`predictions?created_after=${moscow(from)}&created_before=${moscow(until)}`, token);
     const expected = seeded.filter((s) => s.createdAtMs >= from && s.createdAtMs < until);
     expect(expected.length).toBeGreaterThan(0);
@@ -199,20 +245,42 @@ describe('GET /predictions', () => {
 
   it('keeps to a model and a status, alone and together', async () => {
     const whisper = await walk(`predictions?model=${WHISPER}`, token);
-    expect(idsOf(whisper).toSorted()).toEqual(seeded.filter((s) => s.model === WHISPER).map((s) => s.id).toSorted());
+    expect(idsOf(whisper).toSorted()).toEqual(
+      seeded
+        .filter((s) => s.model === WHISPER)
+        .map((s) => s.id)
+        .toSorted(),
+    );
 
     const failed = await walk('predictions?status=failed', token);
-    expect(idsOf(failed).toSorted()).toEqual(seeded.filter((s) => s.status === 'failed').map((s) => s.id).toSorted());
+    expect(idsOf(failed).toSorted()).toEqual(
+      seeded
+        .filter((s) => s.status === 'failed')
+        .map((s) => s.id)
+        .toSorted(),
+    );
     expect(failed.flatMap((page) => page.results).every((r) => r.status === 'failed')).toBe(true);
 
-    const canceledEcho = await walk(`predictions?model=${ECHO}&status=canceled&created_before=${formatTimestamp(seededUntilMs)}`, token);
-    expect(idsOf(canceledEcho).toSorted()).toEqual(seeded.filter((s) => s.model === ECHO && s.status === 'canceled').map((s) => s.id).toSorted());
+    const canceledEcho = await walk(
+      `predictions?model=${ECHO}&status=canceled&created_before=${formatTimestamp(seededUntilMs)}`,
+      token,
+    );
+    expect(idsOf(canceledEcho).toSorted()).toEqual(
+      seeded
+        .filter((s) => s.model === ECHO && s.status === 'canceled')
+        .map((s) => s.id)
+        .toSorted(),
+    );
 
     const succeeded = await walk('predictions?status=succeeded', token);
     expect(idsOf(succeeded)).toEqual(expect.arrayContaining(real));
     expectNewestFirst(succeeded.flatMap((page) => page.results));
 
-    expect((await list('predictions?model=nobody/nothing', token)).json).toEqual({ results: [], next: null, previous: null });
+    expect((await list('predictions?model=nobody/nothing', token)).json).toEqual({
+      results: [],
+      next: null,
+      previous: null,
+    });
   });
 
   it('shows another account none of them, not even through this account’s cursor', async () => {
@@ -239,7 +307,9 @@ describe('GET /predictions', () => {
     ] as const) {
       const response = await call(`predictions?${query}`, { token });
       expect(response.status, query).toBe(400);
-      expect(response.json).toMatchObject({ error: { code: 'invalid_query', message: expect.stringContaining(name) as string } });
+      expect(response.json).toMatchObject({
+        error: { code: 'invalid_query', message: expect.stringContaining(name) as string },
+      });
     }
     // Unknown parameters are ignored.
     expect((await list('predictions?page=2', token)).status).toBe(200);

@@ -4,7 +4,11 @@ import { localJson, meterSnapshot } from '../../bench/local-endpoints.ts';
 import { createPrediction, runtime } from '../support/api.ts';
 
 const meter = () => meterSnapshot(runtime().origin);
-const definitions = () => localJson<{ machines: { model: string; definition: { States: Record<string, unknown> } }[] }>(runtime().origin, 'definitions');
+const definitions = () =>
+  localJson<{ machines: { model: string; definition: { States: Record<string, unknown> } }[] }>(
+    runtime().origin,
+    'definitions',
+  );
 
 describe('the local runtime’s call meter (the cost model of npm run bench reads it)', () => {
   it('counts what one prediction asks of API Gateway, Lambda, Step Functions, DynamoDB and SQS', async () => {
@@ -25,12 +29,18 @@ describe('the local runtime’s call meter (the cost model of npm run bench read
     const transitions = after.stepFunctions.transitions - before.stepFunctions.transitions;
     expect(transitions).toBe(1);
     expect(Object.keys(echo?.definition.States ?? {})).toContain('Dispatch');
-    expect(after.lambda['functions/workflow/finalize.ts']?.invocations ?? 0).toBe(before.lambda['functions/workflow/finalize.ts']?.invocations ?? 0);
+    expect(after.lambda['functions/workflow/finalize.ts']?.invocations ?? 0).toBe(
+      before.lambda['functions/workflow/finalize.ts']?.invocations ?? 0,
+    );
     expect(after.stepFunctions.api.SendTaskSuccess).toBe((before.stepFunctions.api.SendTaskSuccess ?? 0) + 1);
-    expect(after.lambda['functions/http/create-prediction.ts']?.totalMs).toBeGreaterThan(before.lambda['functions/http/create-prediction.ts']?.totalMs ?? 0);
+    expect(after.lambda['functions/http/create-prediction.ts']?.totalMs).toBeGreaterThan(
+      before.lambda['functions/http/create-prediction.ts']?.totalMs ?? 0,
+    );
     // The hold at create and the charge at the end: two transactions of two items at least.
-    const transactions = (after.dynamodb.TransactWriteItems?.calls ?? 0) - (before.dynamodb.TransactWriteItems?.calls ?? 0);
-    const transactionUnits = (after.dynamodb.TransactWriteItems?.writeUnits ?? 0) - (before.dynamodb.TransactWriteItems?.writeUnits ?? 0);
+    const transactions =
+      (after.dynamodb.TransactWriteItems?.calls ?? 0) - (before.dynamodb.TransactWriteItems?.calls ?? 0);
+    const transactionUnits =
+      (after.dynamodb.TransactWriteItems?.writeUnits ?? 0) - (before.dynamodb.TransactWriteItems?.writeUnits ?? 0);
     expect(transactions).toBeGreaterThanOrEqual(2);
     expect(transactionUnits).toBeGreaterThanOrEqual(8);
     expect((after.dynamodb.GetItem?.readUnits ?? 0) - (before.dynamodb.GetItem?.readUnits ?? 0)).toBeGreaterThan(0);

@@ -23,7 +23,9 @@ describe('GET /api/v1/openapi.json', () => {
     expect(document.openapi).toBe('3.1.0');
     expect(document.servers).toEqual([{ url: runtime().apiUrl.replace(/\/$/, '') }]);
     // The suites' runtime serves the test catalog's models beside the repository's; turbo is withheld (no weights).
-    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/prognoz/echo', '/openai/whisper-base', '/acme/wordcount', '/predictions/{id}']));
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining(['/prognoz/echo', '/openai/whisper-base', '/acme/wordcount', '/predictions/{id}']),
+    );
     expect(document.paths['/openai/whisper-large-v3-turbo']).toBeUndefined();
     expect(document.components.schemas.AcmeWordcountInput).toBeDefined();
   });
@@ -36,7 +38,10 @@ describe('the reference page at /docs', () => {
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     const html = await page.text();
     const scripts = [...html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)];
-    expect(scripts.map((script) => /src="([^"]+)"/.exec(script[1] ?? '')?.[1])).toEqual(['docs/scalar.js', 'docs/reference.js']);
+    expect(scripts.map((script) => /src="([^"]+)"/.exec(script[1] ?? '')?.[1])).toEqual([
+      'docs/scalar.js',
+      'docs/reference.js',
+    ]);
     expect(scripts.every((script) => script[2]?.trim() === '')).toBe(true);
     for (const name of ['scalar.js', 'reference.js']) {
       const file = await fetch(new URL(`docs/${name}`, `${origin()}/docs`));
@@ -56,7 +61,7 @@ describe('the reference page at /docs', () => {
   });
 });
 
-describe('a typed client generated from the document (the README\'s command)', () => {
+describe("a typed client generated from the document (the README's command)", () => {
   const ROOT = path.resolve(import.meta.dirname, '..', '..');
   const bin = (name: string) => path.join(ROOT, 'node_modules', '.bin', name);
 
@@ -66,7 +71,13 @@ describe('a typed client generated from the document (the README\'s command)', (
     mkdirSync(folder, { recursive: true });
     try {
       // A field with a default may be left out of a request: the generator must not make it required.
-      await run(bin('openapi-typescript'), [`${runtime().apiUrl}openapi.json`, '--default-non-nullable', 'false', '-o', path.join(folder, 'prognoz.d.ts')]);
+      await run(bin('openapi-typescript'), [
+        `${runtime().apiUrl}openapi.json`,
+        '--default-non-nullable',
+        'false',
+        '-o',
+        path.join(folder, 'prognoz.d.ts'),
+      ]);
       writeFileSync(
         path.join(folder, 'client.ts'),
         `import createClient from 'openapi-fetch';
@@ -83,7 +94,22 @@ const listed = await client.GET('/predictions', { params: { query: { model: 'pro
 console.log(JSON.stringify({ status, output: data.output, listed: listed.data?.results.length ?? 0 }));
 `,
       );
-      await run(bin('tsc'), ['--ignoreConfig', '--noEmit', '--strict', '--types', 'node', '--target', 'es2023', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', '--allowImportingTsExtensions', path.join(folder, 'client.ts')]);
+      await run(bin('tsc'), [
+        '--ignoreConfig',
+        '--noEmit',
+        '--strict',
+        '--types',
+        'node',
+        '--target',
+        'es2023',
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--skipLibCheck',
+        '--allowImportingTsExtensions',
+        path.join(folder, 'client.ts'),
+      ]);
       const output = await run(process.execPath, ['--import', 'tsx', path.join(folder, 'client.ts')], {
         API_URL: runtime().apiUrl.replace(/\/$/, ''),
         API_TOKEN: runtime().apiToken,
@@ -98,8 +124,13 @@ console.log(JSON.stringify({ status, output: data.output, listed: listed.data?.r
 
 const run = (command: string, args: readonly string[], env: Record<string, string> = {}): Promise<string> =>
   new Promise((resolve, reject) => {
-    execFile(command, args, { cwd: path.resolve(import.meta.dirname, '..', '..'), env: { ...process.env, ...env } }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${path.basename(command)} failed: ${stdout}${stderr}`));
-      else resolve(stdout);
-    });
+    execFile(
+      command,
+      args,
+      { cwd: path.resolve(import.meta.dirname, '..', '..'), env: { ...process.env, ...env } },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`${path.basename(command)} failed: ${stdout}${stderr}`));
+        else resolve(stdout);
+      },
+    );
   });

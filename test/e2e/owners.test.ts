@@ -39,11 +39,14 @@ describe('API tokens, managed by a signed-in owner (the console’s token self-s
   it('are created with a name and shown once, work at once, are listed by hint, and are refused once revoked', async () => {
     const { owner, accountId } = runtime();
     const session = (await signIn(owner.email, owner.password)).AccessToken ?? null;
-    const created = await call<{ id: string; token: string; name: string; hint: string; revoked: boolean }>('account/tokens', {
-      method: 'POST',
-      body: { name: '  laptop  ' },
-      token: session,
-    });
+    const created = await call<{ id: string; token: string; name: string; hint: string; revoked: boolean }>(
+      'account/tokens',
+      {
+        method: 'POST',
+        body: { name: '  laptop  ' },
+        token: session,
+      },
+    );
     expect(created.status).toBe(201);
     expect(created.json).toMatchObject({ name: 'laptop', revoked: false });
     expect(created.json.token.startsWith(created.json.hint.replace(/…$/, ''))).toBe(true);
@@ -63,9 +66,15 @@ describe('API tokens, managed by a signed-in owner (the console’s token self-s
     const refused = await call<{ error: { code: string } }>('account', { token: created.json.token });
     expect(refused.status).toBe(401);
     expect(refused.json.error.code).toBe('invalid_token');
-    const again = await call<{ error: { code: string } }>(`account/tokens/${created.json.id}`, { method: 'DELETE', token: session });
+    const again = await call<{ error: { code: string } }>(`account/tokens/${created.json.id}`, {
+      method: 'DELETE',
+      token: session,
+    });
     expect(again.status).toBe(204); // revoking a revoked token changes nothing
-    const unknown = await call<{ error: { code: string } }>('account/tokens/no-such-token', { method: 'DELETE', token: session });
+    const unknown = await call<{ error: { code: string } }>('account/tokens/no-such-token', {
+      method: 'DELETE',
+      token: session,
+    });
     expect(unknown.status).toBe(404);
     expect(unknown.json.error.code).toBe('token_not_found');
   });
@@ -73,11 +82,16 @@ describe('API tokens, managed by a signed-in owner (the console’s token self-s
   it('show their last use: none until a request uses the token, then its time, not rewritten by the next request', async () => {
     const { owner } = runtime();
     const session = (await signIn(owner.email, owner.password)).AccessToken ?? null;
-    const created = await call<{ id: string; token: string; last_used_at: string | null }>('account/tokens', { method: 'POST', body: { name: 'last use' }, token: session });
+    const created = await call<{ id: string; token: string; last_used_at: string | null }>('account/tokens', {
+      method: 'POST',
+      body: { name: 'last use' },
+      token: session,
+    });
     expect(created.json.last_used_at).toBeNull();
     const lastUse = async () =>
-      (await call<{ results: { id: string; last_used_at: string | null }[] }>('account/tokens', { token: session })).json.results.find((t) => t.id === created.json.id)
-        ?.last_used_at;
+      (
+        await call<{ results: { id: string; last_used_at: string | null }[] }>('account/tokens', { token: session })
+      ).json.results.find((t) => t.id === created.json.id)?.last_used_at;
     expect(await lastUse()).toBeNull();
 
     const before = Date.now();
@@ -95,19 +109,31 @@ describe('API tokens, managed by a signed-in owner (the console’s token self-s
 
   it('are never listed, created or revoked with an API token (a leaked token must not mint more), and a bad name changes nothing', async () => {
     const { apiToken, owner } = runtime();
-    const before = (await call<{ results: unknown[] }>('account/tokens', { token: (await signIn(owner.email, owner.password)).AccessToken ?? null })).json.results.length;
+    const before = (
+      await call<{ results: unknown[] }>('account/tokens', {
+        token: (await signIn(owner.email, owner.password)).AccessToken ?? null,
+      })
+    ).json.results.length;
     for (const [path, method, body] of [
       ['account/tokens', 'GET', undefined],
       ['account/tokens', 'POST', { name: 'minted' }],
       ['account/tokens/anything', 'DELETE', undefined],
     ] as const) {
-      const response = await call<{ error: { code: string } }>(path, { method, token: apiToken, ...(body ? { body } : {}) });
+      const response = await call<{ error: { code: string } }>(path, {
+        method,
+        token: apiToken,
+        ...(body ? { body } : {}),
+      });
       expect(response.status, `${method} ${path}`).toBe(403);
       expect(response.json.error.code).toBe('owner_sign_in_required');
     }
     const session = (await signIn(owner.email, owner.password)).AccessToken ?? null;
     for (const body of [{}, { name: '' }, { name: 'x'.repeat(65) }, { name: 'ok', extra: true }]) {
-      const response = await call<{ error: { code: string } }>('account/tokens', { method: 'POST', body, token: session });
+      const response = await call<{ error: { code: string } }>('account/tokens', {
+        method: 'POST',
+        body,
+        token: session,
+      });
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect(response.json.error.code).toBe('invalid_body');
     }

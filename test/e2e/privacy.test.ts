@@ -10,7 +10,8 @@ import { createPrediction as newPrediction } from '../../shared/domain/predictio
 import { applyEvent } from '../../shared/use-cases/apply-event.ts';
 import { call, createPrediction, localDynamo, runtime, untilTerminal } from '../support/api.ts';
 
-const logs = async (): Promise<string> => ((await (await fetch(`${runtime().origin}/_local/logs`)).json()) as { lines: string[] }).lines.join('\n');
+const logs = async (): Promise<string> =>
+  ((await (await fetch(`${runtime().origin}/_local/logs`)).json()) as { lines: string[] }).lines.join('\n');
 
 describe('privacy', () => {
   it('no input or output value reaches any log line without x-log-request: true', async () => {
@@ -18,9 +19,17 @@ describe('privacy', () => {
     const ok = await createPrediction({ text: canary }, { headers: { prefer: 'wait' } });
     const failed = await createPrediction({ text: canary, fail: true }, { headers: { prefer: 'wait' } });
     const invalid = await createPrediction({ text: canary, sleep: 'x' });
-    const form = await call('prognoz/echo', { body: `text=${canary}`, headers: { 'content-type': 'application/x-www-form-urlencoded', prefer: 'wait' } });
+    const form = await call('prognoz/echo', {
+      body: `text=${canary}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', prefer: 'wait' },
+    });
 
-    expect([ok.json.status, failed.json.status, invalid.status, form.json.status]).toEqual(['succeeded', 'failed', 422, 'succeeded']);
+    expect([ok.json.status, failed.json.status, invalid.status, form.json.status]).toEqual([
+      'succeeded',
+      'failed',
+      422,
+      'succeeded',
+    ]);
     expect(ok.json.output).toEqual({ text: canary, file: null });
     await sleep(1000);
     const captured = await logs();
@@ -32,15 +41,25 @@ describe('privacy', () => {
   it('with x-log-request: true the request is kept under its x-request-id, for a bounded time, and still not logged', async () => {
     const canary = `canary-${randomUUID()}`;
     const requestId = randomUUID();
-    const created = await createPrediction({ text: canary }, { headers: { 'x-log-request': 'true', 'x-request-id': requestId } });
+    const created = await createPrediction(
+      { text: canary },
+      { headers: { 'x-log-request': 'true', 'x-request-id': requestId } },
+    );
     await untilTerminal(created.json.id);
 
     const { Items = [] } = await localDynamo().send(
-      new QueryCommand({ TableName: runtime().tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `REQUESTLOG#${requestId}` } }),
+      new QueryCommand({
+        TableName: runtime().tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': `REQUESTLOG#${requestId}` },
+      }),
     );
     expect(Items).toHaveLength(1);
     expect(String(Items[0]?.body)).toContain(canary);
-    expect(JSON.parse(String(Items[0]?.headers_json))).toMatchObject({ 'x-log-request': 'true', 'x-request-id': requestId });
+    expect(JSON.parse(String(Items[0]?.headers_json))).toMatchObject({
+      'x-log-request': 'true',
+      'x-request-id': requestId,
+    });
     expect(JSON.parse(String(Items[0]?.headers_json))).not.toHaveProperty('authorization');
     const expiresAt = Number(Items[0]?.expires_at);
     expect(expiresAt * 1000 - Date.now()).toBeGreaterThan(6 * 86_400_000);
@@ -53,10 +72,22 @@ describe('privacy', () => {
     // Too long a text for the model (422), and a body far past what one table item holds.
     const body = JSON.stringify({ text: 'ж'.repeat(450_000) });
     // A header named as no map key may be (what Schemathesis sent) is kept too.
-    const refused = await call('prognoz/echo', { body, headers: { 'content-type': 'application/json', 'x-log-request': 'true', 'x-request-id': requestId, ...Object.fromEntries([['__proto__', '8']]) } });
+    const refused = await call('prognoz/echo', {
+      body,
+      headers: {
+        'content-type': 'application/json',
+        'x-log-request': 'true',
+        'x-request-id': requestId,
+        ...Object.fromEntries([['__proto__', '8']]),
+      },
+    });
     expect(refused.status).toBe(422);
     const { Items = [] } = await localDynamo().send(
-      new QueryCommand({ TableName: runtime().tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `REQUESTLOG#${requestId}` } }),
+      new QueryCommand({
+        TableName: runtime().tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': `REQUESTLOG#${requestId}` },
+      }),
     );
     expect(Items).toHaveLength(1);
     expect(Items[0]).toMatchObject({ body_truncated: true, body_bytes: Buffer.byteLength(body) });
@@ -71,21 +102,42 @@ describe('privacy', () => {
     const id = newPredictionId();
     const now = Date.now();
     const created = await store.insert(
-      newPrediction({ id, model: 'prognoz/echo', owner: asAccountId(runtime().accountId), input: { text: 'soon gone' }, webhook: null, nowMs: now, hold: { kopecks: 0, month: new Date(now).toISOString().slice(0, 7) } }),
+      newPrediction({
+        id,
+        model: 'prognoz/echo',
+        owner: asAccountId(runtime().accountId),
+        input: { text: 'soon gone' },
+        webhook: null,
+        nowMs: now,
+        hold: { kopecks: 0, month: new Date(now).toISOString().slice(0, 7) },
+      }),
       null,
     );
     expect(created.ok).toBe(true);
     await applyEvent(store, id, { type: 'claimed', atMs: Date.now(), claim: 'test' });
-    await applyEvent(store, id, { type: 'succeeded', atMs: Date.now(), claim: 'test', output: { kind: 'inline', value: { text: 'soon gone' } }, runtimeMs: 1 });
+    await applyEvent(store, id, {
+      type: 'succeeded',
+      atMs: Date.now(),
+      claim: 'test',
+      output: { kind: 'inline', value: { text: 'soon gone' } },
+      runtimeMs: 1,
+    });
     expect((await store.get(id))?.status).toBe('succeeded');
 
     await sleep(1500);
 
     const after = await store.get(id);
-    expect(after).toMatchObject({ status: 'succeeded', input: {}, dataRemoved: true, output: { kind: 'inline', value: null } });
+    expect(after).toMatchObject({
+      status: 'succeeded',
+      input: {},
+      dataRemoved: true,
+      output: { kind: 'inline', value: null },
+    });
     expect(JSON.stringify(after)).not.toContain('soon gone');
     const raw = await localDynamo().send(new GetCommand({ TableName: runtime().tableName, Key: predictionKey(id) }));
     // The record outlives its data by RECORD_KEPT_AFTER_DATA_SECONDS, then TTL removes it.
-    expect(Number(raw.Item?.expires_at) * 1000 - Number(raw.Item?.data_expires_at_ms)).toBeGreaterThanOrEqual(RECORD_KEPT_AFTER_DATA_SECONDS * 1000 - 1000);
+    expect(Number(raw.Item?.expires_at) * 1000 - Number(raw.Item?.data_expires_at_ms)).toBeGreaterThanOrEqual(
+      RECORD_KEPT_AFTER_DATA_SECONDS * 1000 - 1000,
+    );
   });
 });

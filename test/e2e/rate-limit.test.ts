@@ -10,7 +10,10 @@ describe('request rate (429)', () => {
 
     const responses = await Promise.all(Array.from({ length: 30 }, () => call('account', { token })));
 
-    expect(responses.every((r) => r.status === 200 || r.status === 429), JSON.stringify(responses.map((r) => [r.status, r.json]))).toBe(true);
+    expect(
+      responses.every((r) => r.status === 200 || r.status === 429),
+      JSON.stringify(responses.map((r) => [r.status, r.json])),
+    ).toBe(true);
     const allowed = responses.filter((r) => r.status === 200).length;
     expect(allowed).toBeGreaterThanOrEqual(9);
     expect(allowed).toBeLessThanOrEqual(11);

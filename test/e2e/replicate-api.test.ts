@@ -4,17 +4,31 @@ import type { PredictionView } from '../../shared/api/prediction-view.ts';
 import { signWebhook } from '../../shared/domain/webhook-signature.ts';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { predictionKey } from '../../shared/adapters/table-keys.ts';
-import { accountOf, call, createOtherAccount, getPrediction, insertPrediction, localDynamo, pollUntil, runtime, untilTerminal } from '../support/api.ts';
+import {
+  accountOf,
+  call,
+  createOtherAccount,
+  getPrediction,
+  insertPrediction,
+  localDynamo,
+  pollUntil,
+  runtime,
+  untilTerminal,
+} from '../support/api.ts';
 import { receiverForFile } from '../support/receiver.ts';
 
 const receiver = receiverForFile();
 
 /** Replicate's create route for a model: `{input, ...}` in JSON. */
-const createByModel = (body: Record<string, unknown>, options: { token?: string; headers?: Record<string, string> } = {}) =>
-  call<PredictionView>('models/prognoz/echo/predictions', { method: 'POST', body, ...options });
+const createByModel = (
+  body: Record<string, unknown>,
+  options: { token?: string; headers?: Record<string, string> } = {},
+) => call<PredictionView>('models/prognoz/echo/predictions', { method: 'POST', body, ...options });
 /** prognoz/stream: a Cog predictor whose output is an iterator of words, as a language model's is. */
-const createStreaming = (body: Record<string, unknown>, options: { token?: string; headers?: Record<string, string> } = {}) =>
-  call<PredictionView>('models/prognoz/stream/predictions', { method: 'POST', body, ...options });
+const createStreaming = (
+  body: Record<string, unknown>,
+  options: { token?: string; headers?: Record<string, string> } = {},
+) => call<PredictionView>('models/prognoz/stream/predictions', { method: 'POST', body, ...options });
 
 interface StreamedEvent {
   readonly event: string;
@@ -23,7 +37,9 @@ interface StreamedEvent {
 }
 
 /** Reads a text/event-stream to its end (the service ends it after `done`). */
-const readStream = async (url: string): Promise<{ status: number; contentType: string | null; events: StreamedEvent[] }> => {
+const readStream = async (
+  url: string,
+): Promise<{ status: number; contentType: string | null; events: StreamedEvent[] }> => {
   const response = await fetch(url, { headers: { accept: 'text/event-stream' } });
   const text = await response.text();
   const events = text
@@ -31,7 +47,8 @@ const readStream = async (url: string): Promise<{ status: number; contentType: s
     .filter((block) => block.trim() !== '' && !block.startsWith(':'))
     .map((block) => {
       const lines = block.split('\n');
-      const field = (name: string) => lines.filter((line) => line.startsWith(`${name}: `)).map((line) => line.slice(name.length + 2));
+      const field = (name: string) =>
+        lines.filter((line) => line.startsWith(`${name}: `)).map((line) => line.slice(name.length + 2));
       return { event: field('event')[0] ?? '', id: field('id')[0] ?? '', data: field('data').join('\n') };
     });
   return { status: response.status, contentType: response.headers.get('content-type'), events };
@@ -42,12 +59,20 @@ describe('Replicate-style creates', () => {
     const created = await createByModel({ input: { text: 'привет' } }, { headers: { prefer: 'wait' } });
     expect(created.status).toBe(201);
     const view = created.json;
-    expect(view).toMatchObject({ status: 'succeeded', model: 'prognoz/echo', version: 'prognoz/echo', output: { text: 'привет' }, data_removed: false });
+    expect(view).toMatchObject({
+      status: 'succeeded',
+      model: 'prognoz/echo',
+      version: 'prognoz/echo',
+      output: { text: 'привет' },
+      data_removed: false,
+    });
     const base = runtime().apiUrl.replace(/\/$/, '');
     expect(view.urls).toEqual({
       get: `${base}/predictions/${view.id}`,
       cancel: `${base}/predictions/${view.id}/cancel`,
-      stream: expect.stringMatching(new RegExp(`^${base}/predictions/${view.id}/stream\\?key=[0-9a-f-]{36}$`)) as unknown,
+      stream: expect.stringMatching(
+        new RegExp(`^${base}/predictions/${view.id}/stream\\?key=[0-9a-f-]{36}$`),
+      ) as unknown,
     });
     expect(view.logs).toContain('sleeping 0 s');
     expect(view.metrics.predict_time).toBeGreaterThanOrEqual(0);
@@ -56,11 +81,19 @@ describe('Replicate-style creates', () => {
     expect(view.completed_at).not.toBeNull();
     expect(created.headers.get('location')).toBe(`/api/v1/predictions/${view.id}`);
     // The spec's GET shows the same fields.
-    expect((await getPrediction(view.id)).json).toMatchObject({ urls: view.urls, logs: view.logs, version: 'prognoz/echo' });
+    expect((await getPrediction(view.id)).json).toMatchObject({
+      urls: view.urls,
+      logs: view.logs,
+      version: 'prognoz/echo',
+    });
   });
 
   it('POST /predictions takes the model as `version`, and says what is wrong with a bad one', async () => {
-    const created = await call<PredictionView>('predictions', { method: 'POST', body: { version: 'prognoz/echo', input: { text: 'v' } }, headers: { prefer: 'wait=20' } });
+    const created = await call<PredictionView>('predictions', {
+      method: 'POST',
+      body: { version: 'prognoz/echo', input: { text: 'v' } },
+      headers: { prefer: 'wait=20' },
+    });
     expect(created.status).toBe(201);
     expect(created.json).toMatchObject({ status: 'succeeded', output: { text: 'v' } });
 
@@ -72,16 +105,24 @@ describe('Replicate-style creates', () => {
     expect(unknown.json).toMatchObject({ error: { code: 'model_not_found' } });
     const notAnObject = await createByModel({ input: 'hello' });
     expect(notAnObject.status).toBe(422);
-    const form = await call('models/prognoz/echo/predictions', { method: 'POST', body: 'input=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const form = await call('models/prognoz/echo/predictions', {
+      method: 'POST',
+      body: 'input=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(form.status).toBe(415);
     const badInput = await createByModel({ input: { repeat: 1000 } });
     expect(badInput.status).toBe(422);
     expect(badInput.json).toMatchObject({ error: { code: 'invalid_input', fields: [{ field: 'repeat' }] } });
   });
 
-  it('shows the model\'s logs while it runs', async () => {
+  it("shows the model's logs while it runs", async () => {
     const created = await createStreaming({ input: { text: 'a b c d e f', sleep: 3 } });
-    const running = await pollUntil(created.json.id, (p) => p.status === 'processing' && p.logs.includes('streamed piece'), 20_000);
+    const running = await pollUntil(
+      created.json.id,
+      (p) => p.status === 'processing' && p.logs.includes('streamed piece'),
+      20_000,
+    );
     expect(running.logs).toMatch(/streamed piece \d\/6/);
     const done = await untilTerminal(created.json.id, 20_000);
     expect(done.logs).toContain('streamed piece 6/6');
@@ -119,7 +160,12 @@ describe('deadlines (Cancel-After)', () => {
 
   it('accepts 30s, 5m, 1h30m and seconds, and refuses anything else or under 5 s without creating anything', async () => {
     const token = await createOtherAccount({ balanceKopecks: 10_000 });
-    for (const [header, seconds] of [['1h30m', 5400], ['5m', 300], ['30s', 30], ['45', 45]] as const) {
+    for (const [header, seconds] of [
+      ['1h30m', 5400],
+      ['5m', 300],
+      ['30s', 30],
+      ['45', 45],
+    ] as const) {
       const created = await createByModel({ input: {} }, { token, headers: { 'cancel-after': header } });
       expect(created.status).toBe(201);
       expect(Date.parse(created.json.deadline ?? '') - Date.parse(created.json.created_at)).toBe(seconds * 1000);
@@ -135,7 +181,10 @@ describe('deadlines (Cancel-After)', () => {
 });
 
 describe('webhook events filter', () => {
-  const deliveriesOf = (id: string) => receiver().accepted(id).map((d) => ({ ...d, webhookId: String(d.headers['x-webhook-id']) }));
+  const deliveriesOf = (id: string) =>
+    receiver()
+      .accepted(id)
+      .map((d) => ({ ...d, webhookId: String(d.headers['x-webhook-id']) }));
 
   it('sends start, output, logs and completed as asked, each signed, output and logs at most every 500 ms', async () => {
     const secret = (await call<{ key: string }>('webhooks/default/secret')).json.key;
@@ -146,7 +195,11 @@ describe('webhook events filter', () => {
     });
     expect(created.json.webhook_events_filter).toEqual(['start', 'output', 'logs', 'completed']);
     await untilTerminal(created.json.id, 30_000);
-    await pollUntil(created.json.id, () => deliveriesOf(created.json.id).some((d) => d.webhookId.endsWith('.succeeded')), 20_000);
+    await pollUntil(
+      created.json.id,
+      () => deliveriesOf(created.json.id).some((d) => d.webhookId.endsWith('.succeeded')),
+      20_000,
+    );
     await sleep(500);
     const delivered = deliveriesOf(created.json.id);
     const kinds = delivered.map((d) => d.webhookId.split('.')[1]);
@@ -159,28 +212,46 @@ describe('webhook events filter', () => {
       expect(d.headers['x-webhook-signature']).toBe(signature);
     }
     for (const kind of ['output', 'logs']) {
-      const times = delivered.filter((d) => d.webhookId.split('.')[1] === kind).map((d) => Number(d.webhookId.split('.')[2])).sort((a, b) => a - b);
+      const times = delivered
+        .filter((d) => d.webhookId.split('.')[1] === kind)
+        .map((d) => Number(d.webhookId.split('.')[2]))
+        .sort((a, b) => a - b);
       for (let i = 1; i < times.length; i++) expect((times[i] ?? 0) - (times[i - 1] ?? 0)).toBeGreaterThanOrEqual(500);
     }
     // An output event carries the output streamed so far; the last delivery is the end.
-    const outputs = delivered.filter((d) => d.webhookId.split('.')[1] === 'output').map((d) => JSON.parse(d.body) as PredictionView);
+    const outputs = delivered
+      .filter((d) => d.webhookId.split('.')[1] === 'output')
+      .map((d) => JSON.parse(d.body) as PredictionView);
     expect(outputs.some((view) => view.status === 'processing')).toBe(true);
-    const attempts = (await call<{ attempts: { event: string }[] }>(`predictions/${created.json.id}/webhooks`)).json.attempts;
-    expect(new Set(attempts.map((attempt) => attempt.event))).toEqual(new Set(['start', 'output', 'logs', 'succeeded']));
+    const attempts = (await call<{ attempts: { event: string }[] }>(`predictions/${created.json.id}/webhooks`)).json
+      .attempts;
+    expect(new Set(attempts.map((attempt) => attempt.event))).toEqual(
+      new Set(['start', 'output', 'logs', 'succeeded']),
+    );
   });
 
   it('without completed in the filter, the end is not sent; without a filter, only the end is', async () => {
-    const startOnly = await createByModel({ input: { sleep: 1 }, webhook: `${receiver().url}/start-only`, webhook_events_filter: ['start'] });
+    const startOnly = await createByModel({
+      input: { sleep: 1 },
+      webhook: `${receiver().url}/start-only`,
+      webhook_events_filter: ['start'],
+    });
     const plain = await createStreaming({ input: { text: 'a b c', sleep: 1 }, webhook: `${receiver().url}/plain` });
     await untilTerminal(startOnly.json.id, 20_000);
     await untilTerminal(plain.json.id, 20_000);
-    await pollUntil(plain.json.id, () => deliveriesOf(plain.json.id).length > 0 && deliveriesOf(startOnly.json.id).length > 0, 20_000);
+    await pollUntil(
+      plain.json.id,
+      () => deliveriesOf(plain.json.id).length > 0 && deliveriesOf(startOnly.json.id).length > 0,
+      20_000,
+    );
     await sleep(3000);
     expect(deliveriesOf(startOnly.json.id).map((d) => d.webhookId.split('.')[1])).toEqual(['start']);
     expect(deliveriesOf(plain.json.id).map((d) => d.webhookId.split('.')[1])).toEqual(['succeeded']);
     const bad = await createByModel({ input: {}, webhook: `${receiver().url}/x`, webhook_events_filter: ['finished'] });
     expect(bad.status).toBe(422);
-    expect(bad.json).toMatchObject({ error: { code: 'invalid_input', fields: [{ field: 'webhook_events_filter.0' }] } });
+    expect(bad.json).toMatchObject({
+      error: { code: 'invalid_input', fields: [{ field: 'webhook_events_filter.0' }] },
+    });
   });
 });
 
@@ -203,7 +274,9 @@ describe('the event stream (urls.stream)', () => {
       body += chunk;
     }
     const events = body.split('\n\n').filter((block) => block.startsWith('event: '));
-    const outputs = events.filter((block) => block.startsWith('event: output')).map((block) => /\ndata: (.*)/.exec(block)?.[1] ?? '');
+    const outputs = events
+      .filter((block) => block.startsWith('event: output'))
+      .map((block) => /\ndata: (.*)/.exec(block)?.[1] ?? '');
     expect(outputs.join('')).toBe(text);
     expect(outputs.length).toBeGreaterThan(1);
     expect(events.some((block) => block.startsWith('event: logs'))).toBe(true);
@@ -214,7 +287,9 @@ describe('the event stream (urls.stream)', () => {
   it('a model that streams nothing sends its output once; a failure sends error then done; a wrong key finds nothing', async () => {
     const plain = await createByModel({ input: { text: 'whole' } });
     const whole = await readStream(plain.json.urls?.stream ?? '');
-    expect(whole.events.filter((e) => e.event === 'output').map((e) => JSON.parse(e.data) as unknown)).toEqual([{ text: 'whole', file: null }]);
+    expect(whole.events.filter((e) => e.event === 'output').map((e) => JSON.parse(e.data) as unknown)).toEqual([
+      { text: 'whole', file: null },
+    ]);
     expect(whole.events.at(-1)).toMatchObject({ event: 'done', data: '{}' });
 
     const failing = await createByModel({ input: { fail: true } });
@@ -226,14 +301,21 @@ describe('the event stream (urls.stream)', () => {
     await pollUntil(canceled.json.id, (p) => p.status === 'processing', 20_000);
     const streaming = readStream(canceled.json.urls?.stream ?? '');
     await call(`predictions/${canceled.json.id}/cancel`, { method: 'POST' });
-    expect((await streaming).events.at(-1)).toMatchObject({ event: 'done', data: JSON.stringify({ reason: 'canceled' }) });
+    expect((await streaming).events.at(-1)).toMatchObject({
+      event: 'done',
+      data: JSON.stringify({ reason: 'canceled' }),
+    });
 
-    const wrongKey = await readStream(`${runtime().apiUrl}predictions/${plain.json.id}/stream?key=00000000-0000-4000-8000-000000000000`);
+    const wrongKey = await readStream(
+      `${runtime().apiUrl}predictions/${plain.json.id}/stream?key=00000000-0000-4000-8000-000000000000`,
+    );
     expect(wrongKey.status).toBe(404);
     const noKey = await readStream(`${runtime().apiUrl}predictions/${plain.json.id}/stream`);
     expect(noKey.status).toBe(404);
     // As long as the real key in characters, longer in bytes.
-    const otherBytes = await readStream(`${runtime().apiUrl}predictions/${plain.json.id}/stream?key=${encodeURIComponent('я'.repeat(36))}`);
+    const otherBytes = await readStream(
+      `${runtime().apiUrl}predictions/${plain.json.id}/stream?key=${encodeURIComponent('я'.repeat(36))}`,
+    );
     expect(otherBytes.status).toBe(404);
   });
 });
@@ -258,10 +340,22 @@ describe('data removal after the retention period', () => {
 
     // Thirty days pass.
     await dynamo.send(
-      new UpdateCommand({ TableName: runtime().tableName, Key: key, UpdateExpression: 'SET data_expires_at_ms = :past, sweep_at = :past', ExpressionAttributeValues: { ':past': Date.now() - 1000 } }),
+      new UpdateCommand({
+        TableName: runtime().tableName,
+        Key: key,
+        UpdateExpression: 'SET data_expires_at_ms = :past, sweep_at = :past',
+        ExpressionAttributeValues: { ':past': Date.now() - 1000 },
+      }),
     );
     const removed = await pollUntil(created.json.id, (p) => p.data_removed, 5000);
-    expect(removed).toMatchObject({ status: 'succeeded', input: {}, output: null, logs: '', data_removed: true, cost: created.json.cost });
+    expect(removed).toMatchObject({
+      status: 'succeeded',
+      input: {},
+      output: null,
+      logs: '',
+      data_removed: true,
+      cost: created.json.cost,
+    });
     const deadline = Date.now() + 20_000;
     let after: Record<string, unknown> | undefined;
     do {

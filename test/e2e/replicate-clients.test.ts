@@ -11,7 +11,8 @@ import { wordErrorRate } from '../support/wer.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const JFK_AUDIO = path.resolve(ROOT, '..', 'shared', 'testdata', 'audio', 'jfk.flac');
-const JFK = 'And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country.';
+const JFK =
+  'And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country.';
 
 const receiver = receiverForFile();
 
@@ -21,9 +22,16 @@ const client = () => new Replicate({ auth: runtime().apiToken, baseUrl: runtime(
 describe('the official replicate npm client (1.4.0)', () => {
   it('run() blocks for the output, and polls for it when asked to', async () => {
     const replicate = client();
-    expect(await replicate.run('prognoz/echo', { input: { text: 'blocking' } })).toEqual({ text: 'blocking', file: null });
+    expect(await replicate.run('prognoz/echo', { input: { text: 'blocking' } })).toEqual({
+      text: 'blocking',
+      file: null,
+    });
     const seen: string[] = [];
-    const polled = await replicate.run('prognoz/echo', { input: { text: 'polled', sleep: 1 }, wait: { mode: 'poll', interval: 200 } }, (p) => seen.push(p.status));
+    const polled = await replicate.run(
+      'prognoz/echo',
+      { input: { text: 'polled', sleep: 1 }, wait: { mode: 'poll', interval: 200 } },
+      (p) => seen.push(p.status),
+    );
     expect(polled).toEqual({ text: 'polled', file: null });
     expect(seen).toContain('succeeded');
     // Replicate's clients know five statuses: to them a prediction waiting in its queue is `starting`.
@@ -46,7 +54,8 @@ describe('the official replicate npm client (1.4.0)', () => {
     expect(canceled.status).toBe('canceled');
 
     let page = await replicate.predictions.list();
-    for (let tries = 0; !page.results.some((p) => p.id === long.id) && tries < 50; tries++) page = await replicate.predictions.list();
+    for (let tries = 0; !page.results.some((p) => p.id === long.id) && tries < 50; tries++)
+      page = await replicate.predictions.list();
     expect(page.results.map((p) => p.id)).toContain(long.id);
     expect((page.results[0]?.created_at ?? '') >= (page.results.at(-1)?.created_at ?? '')).toBe(true);
   });
@@ -63,20 +72,33 @@ describe('the official replicate npm client (1.4.0)', () => {
   });
 
   it('a Buffer input is uploaded through /files and transcribed', async () => {
-    const output = (await client().run('openai/whisper-base', { input: { audio: readFileSync(JFK_AUDIO) } })) as { transcription: string };
+    const output = (await client().run('openai/whisper-base', { input: { audio: readFileSync(JFK_AUDIO) } })) as {
+      transcription: string;
+    };
     expect(wordErrorRate(JFK, output.transcription)).toBeLessThanOrEqual(0.2);
   }, 240_000);
 
   it('validateWebhook accepts a delivery from prognoz, and refuses it altered', async () => {
     const secret = (await call<{ key: string }>('webhooks/default/secret')).json.key;
-    const created = await client().predictions.create({ model: 'prognoz/echo', input: { text: 'signed' }, webhook: `${receiver().url}/signed` });
+    const created = await client().predictions.create({
+      model: 'prognoz/echo',
+      input: { text: 'signed' },
+      webhook: `${receiver().url}/signed`,
+    });
     await pollUntil(created.id, () => receiver().accepted(created.id).length > 0, 20_000);
     const delivery = receiver().accepted(created.id)[0];
     if (!delivery) throw new Error('no delivery');
     const headers = new Headers(Object.entries(delivery.headers).map(([name, value]) => [name, String(value)]));
-    expect(await validateWebhook(new Request('http://receiver/signed', { method: 'POST', headers, body: delivery.body }), secret)).toBe(true);
+    expect(
+      await validateWebhook(
+        new Request('http://receiver/signed', { method: 'POST', headers, body: delivery.body }),
+        secret,
+      ),
+    ).toBe(true);
     const altered = delivery.body.replace('signed', 'forged');
-    expect(await validateWebhook(new Request('http://receiver/signed', { method: 'POST', headers, body: altered }), secret)).toBe(false);
+    expect(
+      await validateWebhook(new Request('http://receiver/signed', { method: 'POST', headers, body: altered }), secret),
+    ).toBe(false);
     expect((JSON.parse(delivery.body) as PredictionView).status).toBe('succeeded');
   });
 });
@@ -104,7 +126,13 @@ describe('the official replicate PyPI client (1.0.7)', () => {
     } catch (error) {
       throw new Error(`the Python client failed: ${String((error as { stdout?: string }).stdout ?? error)}`);
     }
-    const steps = new Map(stdout.trim().split('\n').map((line) => JSON.parse(line) as PythonStep).map((step) => [step.step, step]));
+    const steps = new Map(
+      stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as PythonStep)
+        .map((step) => [step.step, step]),
+    );
     expect(steps.get('run_blocking')).toMatchObject({ output: { text: 'blocking' } });
     expect(steps.get('run_polling')).toMatchObject({ output: { text: 'polled' } });
     const created = steps.get('create');

@@ -45,7 +45,11 @@ const stopRuntime = async (started: Started): Promise<number | null> => {
 const request = async (apiUrl: string, pathName: string, init: RequestInit = {}) => {
   const response = await fetch(new URL(pathName, apiUrl), {
     ...init,
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...(init.headers as Record<string, string> | undefined) },
+    headers: {
+      authorization: `Bearer ${TOKEN}`,
+      'content-type': 'application/json',
+      ...(init.headers as Record<string, string> | undefined),
+    },
   });
   return (await response.json()) as { id: string; status: string; error: string | null };
 };
@@ -65,7 +69,10 @@ describe('the local runtime (npm start)', () => {
 
   it('stops cleanly on Ctrl-C, and after a restart the prediction it interrupted ends failed with a clear error', async () => {
     const first = await startRuntime(dataDir);
-    const created = await request(first.apiUrl, 'prognoz/echo', { method: 'POST', body: JSON.stringify({ sleep: 60 }) });
+    const created = await request(first.apiUrl, 'prognoz/echo', {
+      method: 'POST',
+      body: JSON.stringify({ sleep: 60 }),
+    });
     const deadline = Date.now() + 20_000;
     while ((await request(first.apiUrl, `predictions/${created.id}`)).status !== 'processing') {
       if (Date.now() > deadline) throw new Error('the prediction never started processing');

@@ -13,7 +13,12 @@ const SCHEMATHESIS = path.join(ROOT, '.venv', 'bin', 'schemathesis');
 const FUZZ_SECONDS = 120;
 /** The owner's routes are few: a short fuzzing phase covers them. */
 const OWNER_FUZZ_SECONDS = 20;
-const CHECKS = ['not_a_server_error', 'status_code_conformance', 'content_type_conformance', 'response_schema_conformance'];
+const CHECKS = [
+  'not_a_server_error',
+  'status_code_conformance',
+  'content_type_conformance',
+  'response_schema_conformance',
+];
 
 let runtimeProcess: ChildProcess | undefined;
 /** The service's error lines, shown with a failure: what the fuzzer's request did inside. */
@@ -120,9 +125,17 @@ describe('Schemathesis against the local runtime, from GET /api/v1/openapi.json'
   it(
     'finds nothing either in the routes only an owner may call (the account, its limit, its tokens), signed in as the owner',
     async () => {
-      const cognito = new CognitoIdentityProviderClient({ endpoint: started.cognitoEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+      const cognito = new CognitoIdentityProviderClient({
+        endpoint: started.cognitoEndpoint,
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      });
       const { AuthenticationResult } = await cognito.send(
-        new InitiateAuthCommand({ AuthFlow: 'USER_PASSWORD_AUTH', ClientId: started.ownerClientId, AuthParameters: { USERNAME: started.owner.email, PASSWORD: started.owner.password } }),
+        new InitiateAuthCommand({
+          AuthFlow: 'USER_PASSWORD_AUTH',
+          ClientId: started.ownerClientId,
+          AuthParameters: { USERNAME: started.owner.email, PASSWORD: started.owner.password },
+        }),
       );
       const run = await runSchemathesis([
         'run',

@@ -11,7 +11,8 @@ import { sharedVocabulary, wordErrorRate, words } from '../support/wer.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const AUDIO = path.resolve(ROOT, '..', 'shared', 'testdata', 'audio');
-const JFK = 'And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country.';
+const JFK =
+  'And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country.';
 /** The same passage of the MIT licence in English: what a translation of the German half renders. */
 const ENGLISH =
   'Permission is hereby granted, free of charge, to any person obtaining a copy of this software and associated documentation files (the Software), ' +
@@ -26,7 +27,14 @@ const LEFT = 'He began a confused complaint against the wizard, who had vanished
 const RIGHT = 'The horizon seems extremely distant.';
 
 interface Transcript {
-  segments: { start: number; end: number; text: string; language: string; speaker?: string; words?: { word: string; start: number; end: number }[] }[];
+  segments: {
+    start: number;
+    end: number;
+    text: string;
+    language: string;
+    speaker?: string;
+    words?: { word: string; start: number; end: number }[];
+  }[];
   transcription: string;
   translation: string | null;
   detected_language: string;
@@ -38,7 +46,11 @@ describe('openai/whisper-base over the API', () => {
   // Clips cut from the shared audio by the same code the model's pytest suite uses.
   const clips = mkdtempSync(path.join(tmpdir(), 'prognoz-clips-'));
   const { boundary } = JSON.parse(
-    execFileSync(path.join(ROOT, '.venv', 'bin', 'python'), [path.join(ROOT, 'models', 'transcribe', 'tests', 'clips.py'), clips], { encoding: 'utf8' }),
+    execFileSync(
+      path.join(ROOT, '.venv', 'bin', 'python'),
+      [path.join(ROOT, 'models', 'transcribe', 'tests', 'clips.py'), clips],
+      { encoding: 'utf8' },
+    ),
   ) as { boundary: number };
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -93,8 +105,15 @@ describe('openai/whisper-base over the API', () => {
   });
 
   it('tells the two speakers of the diarization clip apart', async () => {
-    const output = await transcribe({ audio: `${base}/two-speakers.wav`, diarize: true, speakers: 2, word_timestamp: true });
-    const labelled = output.segments.flatMap((segment) => (segment.words ?? []).map((word) => ({ start: word.start, speaker: segment.speaker })));
+    const output = await transcribe({
+      audio: `${base}/two-speakers.wav`,
+      diarize: true,
+      speakers: 2,
+      word_timestamp: true,
+    });
+    const labelled = output.segments.flatMap((segment) =>
+      (segment.words ?? []).map((word) => ({ start: word.start, speaker: segment.speaker })),
+    );
     expect(new Set(labelled.map((word) => word.speaker)).size).toBe(2);
     for (const [sentence, part] of [
       [LEFT, labelled.filter((word) => word.start < boundary)],
@@ -141,7 +160,9 @@ describe('openai/whisper-base over the API', () => {
       [{ audio: `${base}/jfk.flac`, model: 'large-v3' }, 'model'],
       [{}, 'audio'],
     ] as const) {
-      const response = await call<{ error: { code: string; fields: { field: string }[] } }>('openai/whisper-base', { body: input });
+      const response = await call<{ error: { code: string; fields: { field: string }[] } }>('openai/whisper-base', {
+        body: input,
+      });
       expect(response.status, JSON.stringify(input)).toBe(422);
       expect(response.json.error.fields.map((f) => f.field)).toContain(field);
     }
@@ -174,14 +195,28 @@ describe('openai/whisper-base over the API', () => {
   });
 
   it('publishes the model with its JSON Schema', async () => {
-    const response = await call<{ id: string; schema: { input: { properties: Record<string, unknown> }; output: { required: string[] } } }>('openai/whisper-base');
+    const response = await call<{
+      id: string;
+      schema: { input: { properties: Record<string, unknown> }; output: { required: string[] } };
+    }>('openai/whisper-base');
     expect(response.status).toBe(200);
     expect(response.json.id).toBe('openai/whisper-base');
-    expect(Object.keys(response.json.schema.input.properties)).toEqual(['audio', 'model', 'diarize', 'language', 'speakers', 'word_timestamp']);
+    expect(Object.keys(response.json.schema.input.properties)).toEqual([
+      'audio',
+      'model',
+      'diarize',
+      'language',
+      'speakers',
+      'word_timestamp',
+    ]);
     // Derived from the predictor as Cog does: Optional fields (translation) are not required.
     expect(response.json.schema.output.required.sort()).toEqual(['detected_language', 'segments', 'transcription']);
     // The segments' fields, which Cog leaves opaque, are published from the predictor's TypedDicts.
-    const segment = (response.json.schema.output as unknown as { properties: { segments: { items: { properties: Record<string, unknown>; required: string[] } } } }).properties.segments.items;
+    const segment = (
+      response.json.schema.output as unknown as {
+        properties: { segments: { items: { properties: Record<string, unknown>; required: string[] } } };
+      }
+    ).properties.segments.items;
     expect(Object.keys(segment.properties)).toEqual(['id', 'start', 'end', 'text', 'language', 'speaker', 'words']);
     expect(segment.required).toEqual(['id', 'start', 'end', 'text', 'language']);
   });

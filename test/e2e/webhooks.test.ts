@@ -55,7 +55,11 @@ const deliveriesOf = (id: string) => deliveries.filter((d) => (JSON.parse(d.body
 const attemptsOf = async (id: string): Promise<Attempt[]> =>
   (await call<{ attempts: Attempt[] }>(`predictions/${id}/webhooks`)).json.attempts;
 
-const untilAttempts = async (id: string, done: (attempts: Attempt[]) => boolean, timeoutMs = 40_000): Promise<Attempt[]> => {
+const untilAttempts = async (
+  id: string,
+  done: (attempts: Attempt[]) => boolean,
+  timeoutMs = 40_000,
+): Promise<Attempt[]> => {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const attempts = await attemptsOf(id);
@@ -67,10 +71,25 @@ const untilAttempts = async (id: string, done: (attempts: Attempt[]) => boolean,
 
 /** Whether the webhook dead-letter queue holds this prediction's event (peeked, left in place). */
 const deadLettered = async (id: string): Promise<boolean> => {
-  const { queues, sqsEndpoint } = (await (await fetch(`${runtime().origin}/_local/queues`)).json()) as { queues: { logicalId: string; url: string }[]; sqsEndpoint: string };
+  const { queues, sqsEndpoint } = (await (await fetch(`${runtime().origin}/_local/queues`)).json()) as {
+    queues: { logicalId: string; url: string }[];
+    sqsEndpoint: string;
+  };
   const dlq = queues.find((queue) => queue.logicalId.startsWith('WebhooksDeadLetters'));
-  const client = new SQSClient({ endpoint: sqsEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, useQueueUrlAsEndpoint: false });
-  const { Messages = [] } = await client.send(new ReceiveMessageCommand({ QueueUrl: dlq?.url, MaxNumberOfMessages: 10, VisibilityTimeout: 0, WaitTimeSeconds: 1 }));
+  const client = new SQSClient({
+    endpoint: sqsEndpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    useQueueUrlAsEndpoint: false,
+  });
+  const { Messages = [] } = await client.send(
+    new ReceiveMessageCommand({
+      QueueUrl: dlq?.url,
+      MaxNumberOfMessages: 10,
+      VisibilityTimeout: 0,
+      WaitTimeSeconds: 1,
+    }),
+  );
   return Messages.some((message) => message.Body?.includes(id));
 };
 
@@ -78,7 +97,11 @@ const verifies = (key: string, delivery: Delivery | undefined): boolean =>
   delivery !== undefined &&
   verifyWebhook(
     key,
-    { id: String(delivery.headers['x-webhook-id']), timestamp: String(delivery.headers['x-webhook-timestamp']), signature: String(delivery.headers['x-webhook-signature']) },
+    {
+      id: String(delivery.headers['x-webhook-id']),
+      timestamp: String(delivery.headers['x-webhook-timestamp']),
+      signature: String(delivery.headers['x-webhook-signature']),
+    },
     delivery.body,
     { nowSeconds: Math.floor(Date.now() / 1000) },
   );
@@ -126,18 +149,24 @@ describe('webhook deliveries', () => {
     expect(verifies(secret, found[0])).toBe(true);
   });
 
-  it.each([1, 2, 3])('a receiver that fails the first %i attempts gets it on the next, with the same X-Webhook-ID', async (failures) => {
-    const created = await createPrediction({ text: `fail ${failures}` }, { headers: { 'webhook-url': `${origin}/fail/${failures}` } });
+  it.each([1, 2, 3])(
+    'a receiver that fails the first %i attempts gets it on the next, with the same X-Webhook-ID',
+    async (failures) => {
+      const created = await createPrediction(
+        { text: `fail ${failures}` },
+        { headers: { 'webhook-url': `${origin}/fail/${failures}` } },
+      );
 
-    const attempts = await untilAttempts(created.json.id, (a) => a.some((x) => x.outcome === 'delivered'));
+      const attempts = await untilAttempts(created.json.id, (a) => a.some((x) => x.outcome === 'delivered'));
 
-    expect(attempts.map((a) => a.outcome)).toEqual([...Array<string>(failures).fill('failed'), 'delivered']);
-    expect(attempts.map((a) => a.attempt)).toEqual(Array.from({ length: failures + 1 }, (_, i) => i + 1));
-    const received = deliveriesOf(created.json.id);
-    expect(received).toHaveLength(failures + 1);
-    expect(new Set(received.map((d) => d.headers['x-webhook-id'])).size).toBe(1);
-    expect(received.every((d) => verifies(secret, d))).toBe(true);
-  });
+      expect(attempts.map((a) => a.outcome)).toEqual([...Array<string>(failures).fill('failed'), 'delivered']);
+      expect(attempts.map((a) => a.attempt)).toEqual(Array.from({ length: failures + 1 }, (_, i) => i + 1));
+      const received = deliveriesOf(created.json.id);
+      expect(received).toHaveLength(failures + 1);
+      expect(new Set(received.map((d) => d.headers['x-webhook-id'])).size).toBe(1);
+      expect(received.every((d) => verifies(secret, d))).toBe(true);
+    },
+  );
 
   it('a receiver that always fails gets 4 attempts, then the dead-letter queue; the log shows all 4', async () => {
     const created = await createPrediction({ text: 'always' }, { headers: { 'webhook-url': `${origin}/always` } });
@@ -206,12 +235,20 @@ describe('webhook registration', () => {
   });
 
   it('rejects conflicting addresses with 400', async () => {
-    const response = await createPrediction({ webhook: `${origin}/ok` }, { headers: { 'x-webhook-url': `${origin}/other` } });
+    const response = await createPrediction(
+      { webhook: `${origin}/ok` },
+      { headers: { 'x-webhook-url': `${origin}/other` } },
+    );
     expect(response.status).toBe(400);
     expect(response.json).toMatchObject({ error: { code: 'webhook_conflict' } });
   });
 
-  it.each(['http://example.com/hook', 'data:text/plain,hook', 'https://10.1.2.3/hook', 'https://169.254.169.254/latest'])('rejects %s with 422', async (webhook) => {
+  it.each([
+    'http://example.com/hook',
+    'data:text/plain,hook',
+    'https://10.1.2.3/hook',
+    'https://169.254.169.254/latest',
+  ])('rejects %s with 422', async (webhook) => {
     const response = await createPrediction({ webhook });
     expect(response.status).toBe(422);
     expect(response.json).toMatchObject({ error: { code: 'invalid_input', fields: [{ field: 'webhook' }] } });
@@ -219,9 +256,11 @@ describe('webhook registration', () => {
 });
 
 describe('the signing secret', () => {
-  it('is readable by its owner and rotates; during rotation X-Webhook-SIGNATURE is the new secret\'s alone and webhook-signature carries both', async () => {
+  it("is readable by its owner and rotates; during rotation X-Webhook-SIGNATURE is the new secret's alone and webhook-signature carries both", async () => {
     const before = (await call<{ key: string }>('webhooks/default/secret')).json.key;
-    const rotated = await call<{ key: string; previous_key_valid_until: string }>('webhooks/default/secret/rotate', { method: 'POST' });
+    const rotated = await call<{ key: string; previous_key_valid_until: string }>('webhooks/default/secret/rotate', {
+      method: 'POST',
+    });
     expect(rotated.status).toBe(200);
     expect(rotated.json.key).not.toBe(before);
     expect((await call<{ key: string }>('webhooks/default/secret')).json.key).toBe(rotated.json.key);
@@ -239,6 +278,9 @@ describe('the signing secret', () => {
     const standard = String(delivery?.headers['webhook-signature']).split(' ');
     const timestamp = Number(delivery?.headers['webhook-timestamp']);
     const id = String(delivery?.headers['webhook-id']);
-    expect(standard).toEqual([signStandardWebhook(rotated.json.key, id, timestamp, delivery?.body ?? ''), signStandardWebhook(before, id, timestamp, delivery?.body ?? '')]);
+    expect(standard).toEqual([
+      signStandardWebhook(rotated.json.key, id, timestamp, delivery?.body ?? ''),
+      signStandardWebhook(before, id, timestamp, delivery?.body ?? ''),
+    ]);
   });
 });

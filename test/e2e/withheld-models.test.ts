@@ -32,6 +32,10 @@ describe('a model whose weights the local runtime lacks', () => {
   it('has no model server or worker, and npm start said how to fetch its weights', async () => {
     expect((await processes()).map((process) => process.name).filter((name) => name.includes(TURBO))).toEqual([]);
     const { lines } = (await (await fetch(`${runtime().origin}/_local/logs`)).json()) as { lines: string[] };
-    expect(lines.some((line) => line.startsWith(`${TURBO}: not offered`) && line.includes('npm run weights -- large-v3-turbo'))).toBe(true);
+    expect(
+      lines.some(
+        (line) => line.startsWith(`${TURBO}: not offered`) && line.includes('npm run weights -- large-v3-turbo'),
+      ),
+    ).toBe(true);
   });
 });

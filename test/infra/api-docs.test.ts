@@ -24,11 +24,22 @@ describe('the API reference page', () => {
   it('lives in a private bucket, reached over TLS only', () => {
     template.resourceCountIs('AWS::S3::Bucket', 1);
     template.hasResourceProperties('AWS::S3::Bucket', {
-      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
-      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
     });
     template.hasResourceProperties('AWS::S3::BucketPolicy', {
-      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
     });
   });
 
@@ -38,7 +49,8 @@ describe('the API reference page', () => {
     const [deployment] = deployments;
     expect(deployment?.Properties.DestinationBucketName).toEqual(bucketRef);
     expect((deployment?.Properties.SourceObjectKeys as unknown[])[0]).toMatch(/^[0-9a-f]{64}\.zip$/);
-    for (const file of DOCS_FILES) expect(file.name).toMatch(file.contentType.startsWith('text/html') ? /\.html$/ : /\.js$/);
+    for (const file of DOCS_FILES)
+      expect(file.name).toMatch(file.contentType.startsWith('text/html') ? /\.html$/ : /\.js$/);
     // The renderer's 4 MB stay out of the template.
     expect(JSON.stringify(template.toJSON()).length).toBeLessThan(100_000);
   });
@@ -52,7 +64,11 @@ describe('the API reference page', () => {
     );
     expect(gets).toHaveLength(2);
     const keys = gets.map((m) => {
-      const integration = m.Properties.Integration as { IntegrationHttpMethod: string; Uri: unknown; RequestParameters: Record<string, string> };
+      const integration = m.Properties.Integration as {
+        IntegrationHttpMethod: string;
+        Uri: unknown;
+        RequestParameters: Record<string, string>;
+      };
       expect(m.Properties.AuthorizationType).toBe('NONE');
       expect(integration.IntegrationHttpMethod).toBe('GET');
       expect(JSON.stringify(integration.Uri)).toMatch(/:s3:path\/"?.*\/\{key\}/);
@@ -75,7 +91,11 @@ describe('the API reference page', () => {
           Match.objectLike({
             SelectionPattern: '4\\d{2}',
             StatusCode: '404',
-            ResponseTemplates: { 'application/json': Match.stringLikeRegexp('"code":"route_not_found".*"request_id":"\\$context.requestId"') },
+            ResponseTemplates: {
+              'application/json': Match.stringLikeRegexp(
+                '"code":"route_not_found".*"request_id":"\\$context.requestId"',
+              ),
+            },
           }),
         ]),
       }),
@@ -85,13 +105,23 @@ describe('the API reference page', () => {
   });
 
   it('reads the bucket through a role that may only get its objects', () => {
-    const [role] = Object.entries(template.findResources('AWS::IAM::Role', {
-      Properties: { AssumeRolePolicyDocument: { Statement: [Match.objectLike({ Principal: { Service: 'apigateway.amazonaws.com' } })] } },
-    }));
+    const [role] = Object.entries(
+      template.findResources('AWS::IAM::Role', {
+        Properties: {
+          AssumeRolePolicyDocument: {
+            Statement: [Match.objectLike({ Principal: { Service: 'apigateway.amazonaws.com' } })],
+          },
+        },
+      }),
+    );
     expect(role).toBeDefined();
     const [roleId] = role ?? [];
-    for (const method of resources('AWS::ApiGateway::Method').filter((m) => m.Properties.HttpMethod === 'GET' && JSON.stringify(m).includes(':s3:path/'))) {
-      expect((method.Properties.Integration as { Credentials: unknown }).Credentials).toEqual({ 'Fn::GetAtt': [roleId, 'Arn'] });
+    for (const method of resources('AWS::ApiGateway::Method').filter(
+      (m) => m.Properties.HttpMethod === 'GET' && JSON.stringify(m).includes(':s3:path/'),
+    )) {
+      expect((method.Properties.Integration as { Credentials: unknown }).Credentials).toEqual({
+        'Fn::GetAtt': [roleId, 'Arn'],
+      });
     }
     const statements = resources('AWS::IAM::Policy')
       .filter((policy) => (policy.Properties.Roles as { Ref?: string }[]).some((attached) => attached.Ref === roleId))

@@ -19,7 +19,9 @@ describe('cfn-lint', () => {
       let code = 0;
       let output = '';
       try {
-        output = execFileSync(path.join(ROOT, '.venv', 'bin', 'cfn-lint'), ['--format', 'parseable', file], { encoding: 'utf8' });
+        output = execFileSync(path.join(ROOT, '.venv', 'bin', 'cfn-lint'), ['--format', 'parseable', file], {
+          encoding: 'utf8',
+        });
       } catch (error) {
         const failure = error as { status: number; stdout: string };
         code = failure.status;

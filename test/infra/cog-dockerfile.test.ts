@@ -2,7 +2,14 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { COG_DOCKERFILE, COG_VERSION, CUDA_BASE_IMAGE, cogDockerfile, MODEL_INPUTS_DIR, writeCogDockerfile } from '../../infra/cog/dockerfile.ts';
+import {
+  COG_DOCKERFILE,
+  COG_VERSION,
+  CUDA_BASE_IMAGE,
+  cogDockerfile,
+  MODEL_INPUTS_DIR,
+  writeCogDockerfile,
+} from '../../infra/cog/dockerfile.ts';
 import { readCogConfig, type CogConfig } from '../../shared/models/cog-config.ts';
 import { copiedSources } from '../support/dockerfile.ts';
 
@@ -41,7 +48,9 @@ describe('the Dockerfile of a CPU predictor', () => {
   it('starts from the slim official Python of the requested version and installs Cog into a virtual environment', () => {
     expect(lines.filter((line) => line.startsWith('FROM '))).toEqual(['FROM python:3.11-slim']);
     expect(lines).toContain('RUN python -m venv /opt/venv');
-    expect(lines).toContain('ENV PATH="/opt/venv/bin:$PATH" VIRTUAL_ENV=/opt/venv PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1');
+    expect(lines).toContain(
+      'ENV PATH="/opt/venv/bin:$PATH" VIRTUAL_ENV=/opt/venv PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1',
+    );
     expect(lines).toContain(`RUN ["pip", "install", "--no-cache-dir", "cog==${COG_VERSION}"]`);
     expect(text).not.toContain('apt-get');
   });
@@ -82,7 +91,10 @@ describe('the Dockerfile of a GPU predictor', () => {
   const lines = instructions(text);
 
   it('installs a prebuilt CPython of the requested version in a build stage and runs on the CUDA 12 + cuDNN 9 runtime', () => {
-    expect(lines.filter((line) => line.startsWith('FROM '))).toEqual(['FROM python:3.12-slim AS python', `FROM ${CUDA_BASE_IMAGE}`]);
+    expect(lines.filter((line) => line.startsWith('FROM '))).toEqual([
+      'FROM python:3.12-slim AS python',
+      `FROM ${CUDA_BASE_IMAGE}`,
+    ]);
     expect(CUDA_BASE_IMAGE).toMatch(/^nvidia\/cuda:12\.[\d.]+-cudnn-runtime-ubuntu/);
     expect(text).toContain('uv python install --no-bin 3.12');
     expect(text).toContain('"$(uv python find 3.12)" -m venv /opt/venv');
@@ -106,9 +118,16 @@ describe('the Dockerfile of a GPU predictor', () => {
     const pip = indexOf(lines, /^RUN \["pip"/);
     expect(copy).toBe(pip - 1);
     expect(JSON.parse(lines[pip]?.slice('RUN '.length) ?? '')).toEqual([
-      'pip', 'install', '--no-cache-dir', `cog==${COG_VERSION}`,
-      'numpy==2.1.3', 'torch>=2.4,<3', '--extra-index-url', 'https://example.com/simple',
-      '-r', '/tmp/cog/requirements.txt',
+      'pip',
+      'install',
+      '--no-cache-dir',
+      `cog==${COG_VERSION}`,
+      'numpy==2.1.3',
+      'torch>=2.4,<3',
+      '--extra-index-url',
+      'https://example.com/simple',
+      '-r',
+      '/tmp/cog/requirements.txt',
     ]);
   });
 
@@ -123,7 +142,9 @@ describe('the Dockerfile of a GPU predictor', () => {
   });
 
   it('tells coglet its concurrency', () => {
-    expect(text).toContain('ENV COG_PREDICT_TYPE_STUB="predict.py:Predictor" COG_MAX_CONCURRENCY=2 PORT=5000 PYTHONUNBUFFERED=1\n');
+    expect(text).toContain(
+      'ENV COG_PREDICT_TYPE_STUB="predict.py:Predictor" COG_MAX_CONCURRENCY=2 PORT=5000 PYTHONUNBUFFERED=1\n',
+    );
   });
 
   it('is the same text for the same config (the image asset hash depends on it)', () => {
@@ -133,8 +154,16 @@ describe('the Dockerfile of a GPU predictor', () => {
 
 describe('what a Dockerfile refuses', () => {
   it.each([
-    ['a requirements file outside the folder', config({ pythonRequirements: '../requirements.txt' }), /inside the predictor folder/],
-    ['an absolute requirements file', config({ pythonRequirements: '/etc/requirements.txt' }), /inside the predictor folder/],
+    [
+      'a requirements file outside the folder',
+      config({ pythonRequirements: '../requirements.txt' }),
+      /inside the predictor folder/,
+    ],
+    [
+      'an absolute requirements file',
+      config({ pythonRequirements: '/etc/requirements.txt' }),
+      /inside the predictor folder/,
+    ],
     ['a Python version that is not one', config({ pythonVersion: '3.11; rm -rf /' }), /python_version/],
     ['a package over two lines', config({ systemPackages: ['ffmpeg\nRUN evil'] }), /one line/],
     ['a python package over two lines', config({ pythonPackages: ['numpy\nUSER root'] }), /one line/],
@@ -200,7 +229,11 @@ describe.each(predictorFolders)('the predictor folder $name', ({ folder }) => {
 
 describe('the fixture predictors', () => {
   it('are the configs the fleet tests assume', () => {
-    expect(readCogConfig(path.join(FIXTURES, 'gpu-model'))).toMatchObject({ gpu: true, concurrency: 1, pythonRequirements: 'requirements.txt' });
+    expect(readCogConfig(path.join(FIXTURES, 'gpu-model'))).toMatchObject({
+      gpu: true,
+      concurrency: 1,
+      pythonRequirements: 'requirements.txt',
+    });
     expect(readCogConfig(path.join(FIXTURES, 'cpu-model'))).toMatchObject({ gpu: false, concurrency: 4 });
   });
 });

@@ -33,8 +33,12 @@ interface ContainerDefinition {
 }
 
 const containers = (template: Template): Record<string, ContainerDefinition> => {
-  const [task] = Object.values(template.findResources('AWS::ECS::TaskDefinition')) as { Properties: { ContainerDefinitions: ContainerDefinition[] } }[];
-  return Object.fromEntries((task?.Properties.ContainerDefinitions ?? []).map((container) => [container.Name, container]));
+  const [task] = Object.values(template.findResources('AWS::ECS::TaskDefinition')) as {
+    Properties: { ContainerDefinitions: ContainerDefinition[] };
+  }[];
+  return Object.fromEntries(
+    (task?.Properties.ContainerDefinitions ?? []).map((container) => [container.Name, container]),
+  );
 };
 
 const environmentOf = (container: ContainerDefinition | undefined): Record<string, unknown> =>
@@ -53,7 +57,9 @@ describe('a fleet whose predictor needs a GPU', () => {
         Match.objectLike({ Name: 'Worker', ResourceRequirements: Match.absent() }),
       ]),
     });
-    expect(JSON.stringify(template.toJSON().Parameters ?? {})).toContain('/aws/service/ecs/optimized-ami/amazon-linux-2023/gpu/recommended/image_id');
+    expect(JSON.stringify(template.toJSON().Parameters ?? {})).toContain(
+      '/aws/service/ecs/optimized-ami/amazon-linux-2023/gpu/recommended/image_id',
+    );
   });
 
   it('builds the model server from the predictor folder with the Dockerfile generated from its cog.yaml, for amd64', () => {
@@ -62,7 +68,8 @@ describe('a fleet whose predictor needs a GPU', () => {
     expect(model?.platform).toBe('linux/amd64');
     const context = model?.context ?? '';
     expect(readFileSync(path.join(context, COG_DOCKERFILE), 'utf8')).toBe(cogDockerfile(readCogConfig(folder)));
-    for (const file of ['cog.yaml', 'predict.py', 'requirements.txt']) expect(existsSync(path.join(context, file)), file).toBe(true);
+    for (const file of ['cog.yaml', 'predict.py', 'requirements.txt'])
+      expect(existsSync(path.join(context, file)), file).toBe(true);
     // The container runs that very image: its URI ends with the asset's hash.
     expect(JSON.stringify(containers(template).ModelServer?.Image)).toContain(`:${model?.hash ?? 'none'}`);
     expect(readFileSync(path.join(folder, COG_DOCKERFILE), 'utf8')).toContain('FROM nvidia/cuda:12');
@@ -76,7 +83,7 @@ describe('a fleet whose predictor needs a GPU', () => {
     expect(JSON.stringify(containers(template).Worker?.Image)).toContain(`:${worker?.hash ?? 'none'}`);
   });
 
-  it('checks coglet\'s health: READY or BUSY', () => {
+  it("checks coglet's health: READY or BUSY", () => {
     const command = containers(template).ModelServer?.HealthCheck?.Command.join(' ') ?? '';
     expect(command).toContain('http://127.0.0.1:5000/health-check');
     expect(command).toContain("('READY','BUSY')");
@@ -126,7 +133,9 @@ describe('what a fleet refuses and allows', () => {
   });
 
   it('refuses a catalog whose concurrency is not the one cog.yaml says (derived data gone stale)', () => {
-    expect(() => synthFleet(fixtureModel('cpu-model', { concurrency: 2 }))).toThrow(/concurrency\.max 4.*npm run models/);
+    expect(() => synthFleet(fixtureModel('cpu-model', { concurrency: 2 }))).toThrow(
+      /concurrency\.max 4.*npm run models/,
+    );
   });
 
   it('refuses a folder that is no Cog predictor', () => {
@@ -146,7 +155,14 @@ describe('the build context of a predictor', () => {
   const contextOf = (setUp: (folder: string) => void) => {
     const folder = path.join(scratch, `model-${Math.random().toString(36).slice(2)}`);
     cpSync(path.join(FIXTURE_PREDICTORS, 'cpu-model'), folder, { recursive: true });
-    for (const file of ['tests/test_predict.py', '__pycache__/predict.cpython-311.pyc', 'lib/__pycache__/x.pyc', '.cog/openapi_schema.json', '.cog/tmp/build1/x', 'weights/small.bin']) {
+    for (const file of [
+      'tests/test_predict.py',
+      '__pycache__/predict.cpython-311.pyc',
+      'lib/__pycache__/x.pyc',
+      '.cog/openapi_schema.json',
+      '.cog/tmp/build1/x',
+      'weights/small.bin',
+    ]) {
       mkdirSync(path.dirname(path.join(folder, file)), { recursive: true });
       writeFileSync(path.join(folder, file), 'x');
     }
@@ -158,11 +174,13 @@ describe('the build context of a predictor', () => {
 
   it('has the code and the generated Dockerfile, not the tests, caches or the rest of .cog/', () => {
     const context = contextOf(() => undefined);
-    for (const file of ['cog.yaml', 'predict.py', COG_DOCKERFILE, 'weights/small.bin']) expect(existsSync(path.join(context, file)), file).toBe(true);
-    for (const file of ['tests', '__pycache__', 'lib/__pycache__', '.cog/openapi_schema.json', '.cog/tmp']) expect(existsSync(path.join(context, file)), file).toBe(false);
+    for (const file of ['cog.yaml', 'predict.py', COG_DOCKERFILE, 'weights/small.bin'])
+      expect(existsSync(path.join(context, file)), file).toBe(true);
+    for (const file of ['tests', '__pycache__', 'lib/__pycache__', '.cog/openapi_schema.json', '.cog/tmp'])
+      expect(existsSync(path.join(context, file)), file).toBe(false);
   });
 
-  it('honours the predictor\'s own .dockerignore, and keeps the Dockerfile even when it leaves out .cog', () => {
+  it("honours the predictor's own .dockerignore, and keeps the Dockerfile even when it leaves out .cog", () => {
     const context = contextOf((folder) => writeFileSync(path.join(folder, '.dockerignore'), '.cog\nweights\n'));
     expect(existsSync(path.join(context, COG_DOCKERFILE))).toBe(true);
     expect(existsSync(path.join(context, 'weights'))).toBe(false);

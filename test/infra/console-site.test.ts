@@ -30,7 +30,11 @@ const only = (type: string): [string, Resource] => {
 };
 const [bucketId] = only('AWS::S3::Bucket');
 const [distributionId, distribution] = only('AWS::CloudFront::Distribution');
-interface Behavior { PathPattern?: string; TargetOriginId: string; [key: string]: unknown }
+interface Behavior {
+  PathPattern?: string;
+  TargetOriginId: string;
+  [key: string]: unknown;
+}
 const config = distribution.Properties.DistributionConfig as {
   DefaultCacheBehavior: Behavior;
   CacheBehaviors: Behavior[];
@@ -41,8 +45,15 @@ const config = distribution.Properties.DistributionConfig as {
 describe('the console site', () => {
   it('keeps the build in a private bucket that only CloudFront reads, through origin access control', () => {
     template.hasResourceProperties('AWS::S3::Bucket', {
-      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
-      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
     });
     template.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Delete' });
     const [oacId] = only('AWS::CloudFront::OriginAccessControl');
@@ -54,7 +65,11 @@ describe('the console site', () => {
       PolicyDocument: {
         Statement: Match.arrayWith([
           Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-          Match.objectLike({ Effect: 'Allow', Action: 's3:GetObject', Principal: { Service: 'cloudfront.amazonaws.com' } }),
+          Match.objectLike({
+            Effect: 'Allow',
+            Action: 's3:GetObject',
+            Principal: { Service: 'cloudfront.amazonaws.com' },
+          }),
         ]),
       },
     });
@@ -71,7 +86,11 @@ describe('the console site', () => {
     expect(config.DefaultRootObject).toBe('index.html');
     // A distribution-wide error page would answer the API's 403s and 404s with the console too.
     expect(config.CustomErrorResponses).toBeUndefined();
-    const headers = (policy.Properties.ResponseHeadersPolicyConfig as { SecurityHeadersConfig: Record<string, Record<string, unknown>> }).SecurityHeadersConfig;
+    const headers = (
+      policy.Properties.ResponseHeadersPolicyConfig as {
+        SecurityHeadersConfig: Record<string, Record<string, unknown>>;
+      }
+    ).SecurityHeadersConfig;
     const csp = headers.ContentSecurityPolicy?.ContentSecurityPolicy as string;
     expect(headers.ContentSecurityPolicy?.Override).toBe(true);
     expect(csp).toContain("script-src 'self'");
@@ -82,7 +101,11 @@ describe('the console site', () => {
     expect(headers.FrameOptions).toEqual({ FrameOption: 'DENY', Override: true });
     expect(headers.ContentTypeOptions).toEqual({ Override: true });
     expect(headers.ReferrerPolicy).toEqual({ ReferrerPolicy: 'same-origin', Override: true });
-    expect(headers.StrictTransportSecurity).toEqual({ AccessControlMaxAgeSec: 63_072_000, IncludeSubdomains: true, Override: true });
+    expect(headers.StrictTransportSecurity).toEqual({
+      AccessControlMaxAgeSec: 63_072_000,
+      IncludeSubdomains: true,
+      Override: true,
+    });
   });
 
   it('answers every console page with index.html and leaves any other path to S3', () => {
@@ -91,16 +114,28 @@ describe('the console site', () => {
     expect(config.DefaultCacheBehavior.FunctionAssociations).toEqual([
       { EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [functionId, 'FunctionARN'] } },
     ]);
-    const handler = runInNewContext(`${fn.Properties.FunctionCode as string}\nhandler`) as (event: { request: { uri: string } }) => { uri: string };
+    const handler = runInNewContext(`${fn.Properties.FunctionCode as string}\nhandler`) as (event: {
+      request: { uri: string };
+    }) => { uri: string };
     const uriOf = (uri: string) => handler({ request: { uri } }).uri;
-    for (const page of ['/', '/predictions/p_1', '/models', '/models/prognoz/echo', '/account', '/account/webhooks']) expect(uriOf(page), page).toBe('/index.html');
-    for (const file of ['/assets/app-X.js', CONSOLE_CONFIG_PATH, '/favicon.ico', '/index.html', '/models/prognoz', '/predictions/', '/account/tokens']) {
+    for (const page of ['/', '/predictions/p_1', '/models', '/models/prognoz/echo', '/account', '/account/webhooks'])
+      expect(uriOf(page), page).toBe('/index.html');
+    for (const file of [
+      '/assets/app-X.js',
+      CONSOLE_CONFIG_PATH,
+      '/favicon.ico',
+      '/index.html',
+      '/models/prognoz',
+      '/predictions/',
+      '/account/tokens',
+    ]) {
       expect(uriOf(file), file).toBe(file);
     }
   });
 
   it('sends /api/* and /docs* to the API’s stage, uncached, with every method and the caller’s headers but Host', () => {
-    const [stageId] = resources('AWS::ApiGateway::Stage').find(([, stage]) => stage.Properties.StageName === 'prod') ?? [];
+    const [stageId] =
+      resources('AWS::ApiGateway::Stage').find(([, stage]) => stage.Properties.StageName === 'prod') ?? [];
     expect(stageId).toBeDefined();
     const byPath = new Map(config.CacheBehaviors.map((behavior) => [behavior.PathPattern, behavior]));
     expect([...byPath.keys()].sort()).toEqual(['/api/*', '/docs*']);
@@ -116,7 +151,9 @@ describe('the console site', () => {
       expect(behavior.FunctionAssociations).toBeUndefined();
       const origin = config.Origins.find((candidate) => candidate.Id === behavior.TargetOriginId);
       expect(origin?.OriginPath).toEqual({ 'Fn::Join': ['', ['/', { Ref: stageId }]] });
-      expect(JSON.stringify(origin?.DomainName)).toMatch(/^\{"Fn::Join":\["",\[\{"Ref":"Api\w+"\},"\.execute-api\.eu-central-1\.",\{"Ref":"AWS::URLSuffix"\}\]\]\}$/);
+      expect(JSON.stringify(origin?.DomainName)).toMatch(
+        /^\{"Fn::Join":\["",\[\{"Ref":"Api\w+"\},"\.execute-api\.eu-central-1\.",\{"Ref":"AWS::URLSuffix"\}\]\]\}$/,
+      );
       expect(origin?.CustomOriginConfig).toMatchObject({ OriginProtocolPolicy: 'https-only', OriginReadTimeout: 60 });
     }
   });
@@ -128,7 +165,8 @@ describe('the console site', () => {
       expect(deployment.Properties.DestinationBucketName).toEqual({ Ref: bucketId });
       expect(deployment.Properties.Prune).toBe(false);
     }
-    const cacheControlOf = ([, deployment]: [string, Resource]) => (deployment.Properties.SystemMetadata as Record<string, string>)['cache-control'];
+    const cacheControlOf = ([, deployment]: [string, Resource]) =>
+      (deployment.Properties.SystemMetadata as Record<string, string>)['cache-control'];
     const [assets, page, configuration] = ['DeployAssets', 'DeployPage', 'DeployConfig'].map((name) => {
       const found = deployments.find(([id]) => id.startsWith(`Site${name}`));
       expect(found, name).toBeDefined();
@@ -150,20 +188,31 @@ describe('the console site', () => {
     expect(configuration[1].Properties.Include).toBeUndefined();
     // The console's client id is filled in at deploy time, where the file has a marker.
     const [key] = configuration[1].Properties.SourceObjectKeys as string[];
-    const staged = JSON.parse(readFileSync(path.join(outdir, `asset.${String(key).replace(/\.zip$/, '')}`, CONSOLE_CONFIG_PATH), 'utf8')) as ConsoleConfig;
+    const staged = JSON.parse(
+      readFileSync(path.join(outdir, `asset.${String(key).replace(/\.zip$/, '')}`, CONSOLE_CONFIG_PATH), 'utf8'),
+    ) as ConsoleConfig;
     const markers = configuration[1].Properties.SourceMarkers as Record<string, unknown>[];
     expect(markers).toEqual([{ [staged.signIn.clientId]: stack.resolve(client.userPoolClientId) as unknown }]);
     expect(staged.signIn.endpoint).toBe('https://cognito-idp.eu-central-1.amazonaws.com/');
   });
 
   it('is reached at the distribution’s domain', () => {
-    expect(stack.resolve(site.url)).toEqual({ 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }, '/']] });
+    expect(stack.resolve(site.url)).toEqual({
+      'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }, '/']],
+    });
   });
 });
 
 describe('the stack', () => {
   it('outputs the console’s URL', () => {
     const whole = Template.fromStack(buildApp({ bundle: false }).stack);
-    whole.hasOutput('ConsoleUrl', { Value: { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [Match.stringLikeRegexp('^ConsoleDistribution'), 'DomainName'] }, '/']] } });
+    whole.hasOutput('ConsoleUrl', {
+      Value: {
+        'Fn::Join': [
+          '',
+          ['https://', { 'Fn::GetAtt': [Match.stringLikeRegexp('^ConsoleDistribution'), 'DomainName'] }, '/'],
+        ],
+      },
+    });
   });
 });

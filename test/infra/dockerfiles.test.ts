@@ -15,7 +15,8 @@ describe('the worker Dockerfile', () => {
   it('copies only files that exist (its context is the repository root)', () => {
     const copied = copiedSources(text);
     expect(copied.length).toBeGreaterThan(0);
-    for (const source of copied) expect(existsSync(path.join(ROOT, source)), `${WORKER_DOCKERFILE}: COPY ${source}`).toBe(true);
+    for (const source of copied)
+      expect(existsSync(path.join(ROOT, source)), `${WORKER_DOCKERFILE}: COPY ${source}`).toBe(true);
   });
 
   it('bundles the worker entry point with the catalog of models the registry imports', () => {
@@ -23,19 +24,27 @@ describe('the worker Dockerfile', () => {
     expect(copiedSources(text)).toEqual(expect.arrayContaining(['models/manifest.json', 'models/schemas.json']));
   });
 
-  it('keeps the models\' folders out of its context but for the catalog, and .dockerignore says the same', () => {
-    expect(WORKER_DOCKER_EXCLUDES).toEqual(expect.arrayContaining(['models/*', '!models/manifest.json', '!models/schemas.json']));
+  it("keeps the models' folders out of its context but for the catalog, and .dockerignore says the same", () => {
+    expect(WORKER_DOCKER_EXCLUDES).toEqual(
+      expect.arrayContaining(['models/*', '!models/manifest.json', '!models/schemas.json']),
+    );
     expect(WORKER_DOCKER_EXCLUDES).not.toContain('models');
-    const dockerignore = readFileSync(path.join(ROOT, '.dockerignore'), 'utf8').split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
+    const dockerignore = readFileSync(path.join(ROOT, '.dockerignore'), 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '' && !line.startsWith('#'));
     expect(dockerignore).toEqual(WORKER_DOCKER_EXCLUDES);
   });
 });
 
-describe.each(allModels().map((model) => ({ id: model.id, folder: predictorFolderOf(model) })))('the model $id', ({ folder }) => {
-  it('has a predictor folder whose generated Dockerfile copies only files that exist there', () => {
-    const text = cogDockerfile(readCogConfig(folder));
-    const copied = copiedSources(text);
-    expect(copied).toContain('.');
-    for (const source of copied) expect(existsSync(path.join(folder, source)), `${folder}: COPY ${source}`).toBe(true);
-  });
-});
+describe.each(allModels().map((model) => ({ id: model.id, folder: predictorFolderOf(model) })))(
+  'the model $id',
+  ({ folder }) => {
+    it('has a predictor folder whose generated Dockerfile copies only files that exist there', () => {
+      const text = cogDockerfile(readCogConfig(folder));
+      const copied = copiedSources(text);
+      expect(copied).toContain('.');
+      for (const source of copied)
+        expect(existsSync(path.join(folder, source)), `${folder}: COPY ${source}`).toBe(true);
+    });
+  },
+);

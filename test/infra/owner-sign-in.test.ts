@@ -22,7 +22,11 @@ describe('the owners’ sign-in', () => {
   it('has one app client for the console: password and SRP sign-in, no client secret (it runs in a browser)', () => {
     template.resourceCountIs('AWS::Cognito::UserPoolClient', 1);
     template.hasResourceProperties('AWS::Cognito::UserPoolClient', {
-      ExplicitAuthFlows: Match.arrayWith(['ALLOW_USER_PASSWORD_AUTH', 'ALLOW_USER_SRP_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH']),
+      ExplicitAuthFlows: Match.arrayWith([
+        'ALLOW_USER_PASSWORD_AUTH',
+        'ALLOW_USER_SRP_AUTH',
+        'ALLOW_REFRESH_TOKEN_AUTH',
+      ]),
       GenerateSecret: false,
       PreventUserExistenceErrors: 'ENABLED',
     });
@@ -32,8 +36,13 @@ describe('the owners’ sign-in', () => {
     const env = stack.resolve(owners.environment) as Record<string, unknown>;
     expect(JSON.stringify(env[OWNER_SIGN_IN_ENV.clientId])).toMatch(/^\{"Ref":"OwnerSignInOwnersConsole/);
     expect(JSON.stringify(env[OWNER_SIGN_IN_ENV.issuer])).toContain('https://cognito-idp.eu-central-1.amazonaws.com/');
-    const config = ownerSignInFromEnv({ [OWNER_SIGN_IN_ENV.issuer]: 'https://cognito-idp.eu-central-1.amazonaws.com/eu-central-1_abc', [OWNER_SIGN_IN_ENV.clientId]: 'client' });
-    expect(config?.jwksUri).toBe('https://cognito-idp.eu-central-1.amazonaws.com/eu-central-1_abc/.well-known/jwks.json');
+    const config = ownerSignInFromEnv({
+      [OWNER_SIGN_IN_ENV.issuer]: 'https://cognito-idp.eu-central-1.amazonaws.com/eu-central-1_abc',
+      [OWNER_SIGN_IN_ENV.clientId]: 'client',
+    });
+    expect(config?.jwksUri).toBe(
+      'https://cognito-idp.eu-central-1.amazonaws.com/eu-central-1_abc/.well-known/jwks.json',
+    );
     const emulated = ownerSignInFromEnv({
       [OWNER_SIGN_IN_ENV.issuer]: 'https://cognito-idp.us-east-1.amazonaws.com/us-east-1_x',
       [OWNER_SIGN_IN_ENV.clientId]: 'client',

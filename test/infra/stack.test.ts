@@ -11,9 +11,11 @@ type Resource = { Type: string; Properties: Record<string, unknown> };
 const resources = (type: string) => Object.values(template.findResources(type)) as Resource[];
 
 describe('the API', () => {
-  it('has the routes under /api/v1/, each behind the Bearer-token authorizer but the stream, which its URL\'s key opens', () => {
+  it("has the routes under /api/v1/, each behind the Bearer-token authorizer but the stream, which its URL's key opens", () => {
     // The reference page's files come from S3 (an AWS integration, test/infra/api-docs.test.ts); every route from its function.
-    const methods = resources('AWS::ApiGateway::Method').filter((m) => m.Properties.HttpMethod !== 'ANY' && (m.Properties.Integration as { Type: string }).Type !== 'AWS');
+    const methods = resources('AWS::ApiGateway::Method').filter(
+      (m) => m.Properties.HttpMethod !== 'ANY' && (m.Properties.Integration as { Type: string }).Type !== 'AWS',
+    );
     expect(methods.map((m) => m.Properties.HttpMethod).sort()).toEqual(ROUTES.map((route) => route.method).sort());
     const open = methods.filter((method) => method.Properties.AuthorizationType === 'NONE');
     expect(open).toHaveLength(ROUTES.filter(isPublicRoute).length);
@@ -25,7 +27,9 @@ describe('the API', () => {
       expect(method.Properties.AuthorizerId).toBeDefined();
     }
     const paths = resources('AWS::ApiGateway::Resource').map((r) => r.Properties.PathPart);
-    expect(paths).toEqual(expect.arrayContaining(['api', 'v1', 'predictions', '{id}', 'cancel', '{company}', '{model}', '{proxy+}']));
+    expect(paths).toEqual(
+      expect.arrayContaining(['api', 'v1', 'predictions', '{id}', 'cancel', '{company}', '{model}', '{proxy+}']),
+    );
     template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
       Type: 'REQUEST',
       IdentitySource: 'method.request.header.Authorization',
@@ -37,7 +41,10 @@ describe('the API', () => {
   it('streams the create response, so the longest synchronous wait outlasts the 29 s buffered limit and never meets a 504', () => {
     template.hasResourceProperties('AWS::ApiGateway::Method', {
       HttpMethod: 'POST',
-      Integration: Match.objectLike({ ResponseTransferMode: 'STREAM', TimeoutInMillis: SYNC_WAIT.integrationTimeoutSeconds * 1000 }),
+      Integration: Match.objectLike({
+        ResponseTransferMode: 'STREAM',
+        TimeoutInMillis: SYNC_WAIT.integrationTimeoutSeconds * 1000,
+      }),
     });
     // The wait (Request-Timeout: 60) < the create function's timeout < the integration's timeout.
     const create = resources('AWS::Lambda::Function').find((fn) => JSON.stringify(fn).includes('create-prediction.ts'));
@@ -46,11 +53,14 @@ describe('the API', () => {
     expect(SYNC_WAIT.handlerTimeoutSeconds).toBeLessThan(SYNC_WAIT.integrationTimeoutSeconds);
   });
 
-  it('streams a prediction\'s events through Lambda response streaming, for as long as a function may run, ending before it must', () => {
+  it("streams a prediction's events through Lambda response streaming, for as long as a function may run, ending before it must", () => {
     template.hasResourceProperties('AWS::ApiGateway::Method', {
       HttpMethod: 'GET',
       AuthorizationType: 'NONE',
-      Integration: Match.objectLike({ ResponseTransferMode: 'STREAM', TimeoutInMillis: EVENT_STREAM.integrationTimeoutSeconds * 1000 }),
+      Integration: Match.objectLike({
+        ResponseTransferMode: 'STREAM',
+        TimeoutInMillis: EVENT_STREAM.integrationTimeoutSeconds * 1000,
+      }),
     });
     const stream = resources('AWS::Lambda::Function').find((fn) => JSON.stringify(fn).includes('stream-prediction.ts'));
     expect(stream?.Properties.Timeout).toBe(EVENT_STREAM.handlerTimeoutSeconds);
@@ -72,7 +82,9 @@ describe('the API', () => {
     const [role] = (fn?.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'];
     return resources('AWS::IAM::Policy')
       .filter((policy) => (policy.Properties.Roles as { Ref?: string }[]).some((attached) => attached.Ref === role))
-      .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement)
+      .flatMap(
+        (policy) => (policy.Properties.PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement,
+      )
       .flatMap((statement) => [statement.Action].flat());
   };
 
@@ -96,13 +108,17 @@ describe('the API', () => {
   });
 
   it('lets API Gateway invoke each function with one permission for the whole API, not two per method (CloudFormation allows 500 resources)', () => {
-    const permissions = resources('AWS::Lambda::Permission').filter((p) => p.Properties.Principal === 'apigateway.amazonaws.com');
+    const permissions = resources('AWS::Lambda::Permission').filter(
+      (p) => p.Properties.Principal === 'apigateway.amazonaws.com',
+    );
     const invoked = new Set(permissions.map((p) => JSON.stringify(p.Properties.FunctionName)));
     expect(permissions).toHaveLength(invoked.size);
     // CloudFormation takes 500 resources a stack; each model adds about 25: room for two more at least.
     const CLOUDFORMATION_LIMIT = 500;
     const PER_MODEL = 25;
-    expect(Object.keys(template.toJSON().Resources as object).length).toBeLessThan(CLOUDFORMATION_LIMIT - 2 * PER_MODEL);
+    expect(Object.keys(template.toJSON().Resources as object).length).toBeLessThan(
+      CLOUDFORMATION_LIMIT - 2 * PER_MODEL,
+    );
   });
 
   it('throttles at the stage as an outer shield', () => {
@@ -111,11 +127,19 @@ describe('the API', () => {
     });
   });
 
-  it("answers in the error shape the OpenAPI document promises even where API Gateway answers itself (throttled, its own 5xx)", () => {
-    for (const [type, code] of [['THROTTLED', 'rate_limited'], ['DEFAULT_5XX', 'internal_error'], ['UNAUTHORIZED', 'missing_token']] as const) {
+  it('answers in the error shape the OpenAPI document promises even where API Gateway answers itself (throttled, its own 5xx)', () => {
+    for (const [type, code] of [
+      ['THROTTLED', 'rate_limited'],
+      ['DEFAULT_5XX', 'internal_error'],
+      ['UNAUTHORIZED', 'missing_token'],
+    ] as const) {
       template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
         ResponseType: type,
-        ResponseTemplates: { 'application/json': Match.stringLikeRegexp(`^\\{"error":\\{"code":"${code}","message":"[^"]+","request_id":"\\$context.requestId"\\}\\}$`) },
+        ResponseTemplates: {
+          'application/json': Match.stringLikeRegexp(
+            `^\\{"error":\\{"code":"${code}","message":"[^"]+","request_id":"\\$context.requestId"\\}\\}$`,
+          ),
+        },
       });
     }
   });
@@ -124,7 +148,9 @@ describe('the API', () => {
 describe('the functions', () => {
   it('all run on Node ≥ 22, arm64, with their logs kept a month', () => {
     // Ours, not the CDK's own helpers (the reference page's bucket deployment and auto-delete).
-    const functions = resources('AWS::Lambda::Function').filter((fn) => (fn as { Metadata?: Record<string, unknown> }).Metadata?.['prognoz:entry']);
+    const functions = resources('AWS::Lambda::Function').filter(
+      (fn) => (fn as { Metadata?: Record<string, unknown> }).Metadata?.['prognoz:entry'],
+    );
     expect(functions.length).toBeGreaterThanOrEqual(7);
     for (const fn of functions) {
       expect(Number(/^nodejs(\d+)\.x$/.exec(String(fn.Properties.Runtime))?.[1])).toBeGreaterThanOrEqual(22);
@@ -137,7 +163,10 @@ describe('the functions', () => {
 describe('webhook delivery', () => {
   it('has a queue whose dead-letter queue takes a message after the first attempt and every retry', () => {
     template.hasResourceProperties('AWS::SQS::Queue', {
-      RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 1 + RETRY_POLICY.retryDelaysSeconds.length },
+      RedrivePolicy: {
+        deadLetterTargetArn: Match.anyValue(),
+        maxReceiveCount: 1 + RETRY_POLICY.retryDelaysSeconds.length,
+      },
     });
     expect(1 + RETRY_POLICY.retryDelaysSeconds.length).toBe(4);
   });
@@ -178,11 +207,17 @@ describe('the model fleet', () => {
     template.hasResourceProperties('AWS::ECS::CapacityProvider', {
       AutoScalingGroupProvider: Match.objectLike({ ManagedScaling: Match.objectLike({ Status: 'ENABLED' }) }),
     });
-    template.hasResourceProperties('AWS::ECS::Service', { LaunchType: Match.absent(), CapacityProviderStrategy: Match.anyValue() });
+    template.hasResourceProperties('AWS::ECS::Service', {
+      LaunchType: Match.absent(),
+      CapacityProviderStrategy: Match.anyValue(),
+    });
   });
 
   it('scales on the queue backlog, from zero', () => {
-    template.hasResourceProperties('AWS::ApplicationAutoScaling::ScalableTarget', { MinCapacity: 0, ScalableDimension: 'ecs:service:DesiredCount' });
+    template.hasResourceProperties('AWS::ApplicationAutoScaling::ScalableTarget', {
+      MinCapacity: 0,
+      ScalableDimension: 'ecs:service:DesiredCount',
+    });
     template.hasResourceProperties('AWS::ApplicationAutoScaling::ScalingPolicy', {
       PolicyType: 'StepScaling',
       StepScalingPolicyConfiguration: Match.objectLike({ AdjustmentType: 'ExactCapacity' }),
@@ -197,8 +232,17 @@ describe('the model fleet', () => {
 describe('alarms', () => {
   it('watch dead letters, failed executions, API 5xx, lost workers and a failing sweeper', () => {
     const alarms = resources('AWS::CloudWatch::Alarm').map((alarm) => JSON.stringify(alarm.Properties));
-    for (const metric of ['ApproximateNumberOfMessagesVisible', 'ExecutionsFailed', '5XXError', 'WorkerLost', 'Errors']) {
-      expect(alarms.some((alarm) => alarm.includes(metric)), metric).toBe(true);
+    for (const metric of [
+      'ApproximateNumberOfMessagesVisible',
+      'ExecutionsFailed',
+      '5XXError',
+      'WorkerLost',
+      'Errors',
+    ]) {
+      expect(
+        alarms.some((alarm) => alarm.includes(metric)),
+        metric,
+      ).toBe(true);
     }
   });
 });
@@ -206,9 +250,13 @@ describe('alarms', () => {
 describe('security', () => {
   it('grants no `*` actions', () => {
     const statements = [
-      ...resources('AWS::IAM::Policy').flatMap((p) => (p.Properties.PolicyDocument as { Statement: unknown[] }).Statement),
+      ...resources('AWS::IAM::Policy').flatMap(
+        (p) => (p.Properties.PolicyDocument as { Statement: unknown[] }).Statement,
+      ),
       ...resources('AWS::IAM::Role').flatMap((r) =>
-        ((r.Properties.Policies ?? []) as { PolicyDocument: { Statement: unknown[] } }[]).flatMap((p) => p.PolicyDocument.Statement),
+        ((r.Properties.Policies ?? []) as { PolicyDocument: { Statement: unknown[] } }[]).flatMap(
+          (p) => p.PolicyDocument.Statement,
+        ),
       ),
     ] as { Action: string | string[] }[];
     expect(statements.length).toBeGreaterThan(10);
@@ -218,15 +266,23 @@ describe('security', () => {
   });
 
   it('encrypts data at rest and keeps it when the stack goes', () => {
-    template.hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Retain', Properties: Match.objectLike({ SSESpecification: Match.anyValue() }) });
+    template.hasResource('AWS::DynamoDB::GlobalTable', {
+      DeletionPolicy: 'Retain',
+      Properties: Match.objectLike({ SSESpecification: Match.anyValue() }),
+    });
     template.hasResource('AWS::S3::Bucket', {
       DeletionPolicy: 'Retain',
-      Properties: Match.objectLike({ BucketEncryption: Match.anyValue(), PublicAccessBlockConfiguration: Match.anyValue() }),
+      Properties: Match.objectLike({
+        BucketEncryption: Match.anyValue(),
+        PublicAccessBlockConfiguration: Match.anyValue(),
+      }),
     });
     for (const queue of resources('AWS::SQS::Queue')) expect(queue.Properties.SqsManagedSseEnabled).toBe(true);
   });
 
   it('outputs the API URL, the table and the bucket', () => {
-    expect(Object.keys(template.findOutputs('*'))).toEqual(expect.arrayContaining(['ApiUrl', 'BucketName', 'TableName']));
+    expect(Object.keys(template.findOutputs('*'))).toEqual(
+      expect.arrayContaining(['ApiUrl', 'BucketName', 'TableName']),
+    );
   });
 });

@@ -26,7 +26,9 @@ describe('the predictor folder of openai/whisper-large-v3-turbo', () => {
   });
 
   it('takes only its own model as `model`, by default', () => {
-    const { input } = jsonSchemaOf(model) as { input: { properties: Record<string, { default?: unknown; pattern?: string }> } };
+    const { input } = jsonSchemaOf(model) as {
+      input: { properties: Record<string, { default?: unknown; pattern?: string }> };
+    };
     expect(input.properties.model).toMatchObject({ default: 'large-v3-turbo' });
     expect(model.input.safeParse({ audio: 'https://example.com/a.wav', model: 'large-v3-turbo' }).success).toBe(true);
     expect(model.input.safeParse({ audio: 'https://example.com/a.wav', model: 'base' }).success).toBe(false);
@@ -49,10 +51,16 @@ describe('the fleet of openai/whisper-large-v3-turbo', () => {
   it('runs on a GPU: the model server reserves one on g5.xlarge with the GPU-optimized AMI', () => {
     template.hasResourceProperties('AWS::ECS::TaskDefinition', {
       ContainerDefinitions: Match.arrayWith([
-        Match.objectLike({ Name: 'ModelServer', ResourceRequirements: [{ Type: 'GPU', Value: '1' }], MemoryReservation: 14_000 }),
+        Match.objectLike({
+          Name: 'ModelServer',
+          ResourceRequirements: [{ Type: 'GPU', Value: '1' }],
+          MemoryReservation: 14_000,
+        }),
       ]),
     });
-    template.hasResourceProperties('AWS::EC2::LaunchTemplate', { LaunchTemplateData: Match.objectLike({ InstanceType: 'g5.xlarge' }) });
+    template.hasResourceProperties('AWS::EC2::LaunchTemplate', {
+      LaunchTemplateData: Match.objectLike({ InstanceType: 'g5.xlarge' }),
+    });
     expect(JSON.stringify(template.toJSON().Parameters ?? {})).toContain('/amazon-linux-2023/gpu/recommended/image_id');
   });
 
@@ -64,7 +72,9 @@ describe('the fleet of openai/whisper-large-v3-turbo', () => {
     const context = path.join(synthesized.assembly.directory, image?.source.directory ?? 'none');
     for (const file of ['predict.py', 'weights.py', 'whisper_predictor.py', 'requirements.txt']) {
       expect(lstatSync(path.join(context, file)).isFile(), file).toBe(true);
-      expect(readFileSync(path.join(context, file), 'utf8'), file).toBe(readFileSync(path.join(transcribe, file), 'utf8'));
+      expect(readFileSync(path.join(context, file), 'utf8'), file).toBe(
+        readFileSync(path.join(transcribe, file), 'utf8'),
+      );
     }
     expect(readFileSync(path.join(context, 'whisper-model'), 'utf8').trim()).toBe('large-v3-turbo');
     expect(readFileSync(path.join(context, COG_DOCKERFILE), 'utf8')).toContain(DOWNLOAD);

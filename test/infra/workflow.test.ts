@@ -10,22 +10,42 @@ const MODELS = allModels();
 const { stack } = buildApp({ bundle: false });
 const template = Template.fromStack(stack);
 
-const definitionOf = (): Record<string, { Type: string; Resource?: string; HeartbeatSeconds?: number; TimeoutSeconds?: number; Catch?: unknown[]; End?: boolean }> => {
+const definitionOf = (): Record<
+  string,
+  {
+    Type: string;
+    Resource?: string;
+    HeartbeatSeconds?: number;
+    TimeoutSeconds?: number;
+    Catch?: unknown[];
+    End?: boolean;
+  }
+> => {
   const machines = template.findResources('AWS::StepFunctions::StateMachine');
-  const [machine] = Object.values(machines) as { Properties: { DefinitionString: { 'Fn::Join': [string, unknown[]] } } }[];
-  const text = machine?.Properties.DefinitionString['Fn::Join'][1].map((part) => (typeof part === 'string' ? part : 'X')).join('') ?? '';
+  const [machine] = Object.values(machines) as {
+    Properties: { DefinitionString: { 'Fn::Join': [string, unknown[]] } };
+  }[];
+  const text =
+    machine?.Properties.DefinitionString['Fn::Join'][1]
+      .map((part) => (typeof part === 'string' ? part : 'X'))
+      .join('') ?? '';
   return (JSON.parse(text) as { States: ReturnType<typeof definitionOf> }).States;
 };
 
 describe('the prediction workflow', () => {
   it('dispatches with a task token and no heartbeat: waiting in the queue is not dying', () => {
     const states = definitionOf();
-    expect(states.Dispatch).toMatchObject({ Type: 'Task', TimeoutSeconds: dispatchTimeoutSeconds(phaseLimitsOf(echoModel)) });
+    expect(states.Dispatch).toMatchObject({
+      Type: 'Task',
+      TimeoutSeconds: dispatchTimeoutSeconds(phaseLimitsOf(echoModel)),
+    });
     expect(states.Dispatch).not.toHaveProperty('HeartbeatSeconds');
     expect(states.Dispatch?.Resource).toContain('sqs:sendMessage.waitForTaskToken');
     // The queue limit, then every attempt with its lease and another wait, come before the workflow's own limit.
     const limits = phaseLimitsOf(echoModel);
-    expect(states.Dispatch?.TimeoutSeconds).toBeGreaterThan(limits.queueSeconds + limits.maxAttempts * (limits.runSeconds + limits.leaseSeconds));
+    expect(states.Dispatch?.TimeoutSeconds).toBeGreaterThan(
+      limits.queueSeconds + limits.maxAttempts * (limits.runSeconds + limits.leaseSeconds),
+    );
   });
 
   it('is one state on the way to success, and Finalize only when Dispatch fails', () => {
@@ -37,7 +57,9 @@ describe('the prediction workflow', () => {
   });
 
   it('carries nothing but the prediction id into the queue', () => {
-    expect(JSON.stringify(definitionOf().Dispatch)).toMatch(/"MessageBody":\{"predictionId\.\$":"\$\.predictionId","taskToken\.\$":"\$\$\.Task\.Token"\}/);
+    expect(JSON.stringify(definitionOf().Dispatch)).toMatch(
+      /"MessageBody":\{"predictionId\.\$":"\$\.predictionId","taskToken\.\$":"\$\$\.Task\.Token"\}/,
+    );
   });
 
   it('sets a timeout on every Task and on the whole execution', () => {
@@ -49,7 +71,7 @@ describe('the prediction workflow', () => {
     expect(text).toContain('TimeoutSeconds');
   });
 
-  it('gives every model a queue whose visibility is the worker\'s lease, with a dead-letter queue after a bounded number of receives', () => {
+  it("gives every model a queue whose visibility is the worker's lease, with a dead-letter queue after a bounded number of receives", () => {
     const limits = phaseLimitsOf(echoModel);
     template.hasResourceProperties('AWS::SQS::Queue', {
       VisibilityTimeout: limits.leaseSeconds,
@@ -60,10 +82,15 @@ describe('the prediction workflow', () => {
   });
 
   it('has a sweeper on a one-minute schedule, told of executions that end without success, draining the model dead-letter queues', () => {
-    const [sweeper] = Object.entries(template.findResources('AWS::Lambda::Function')).filter(([, fn]) => JSON.stringify(fn).includes('functions/sweeper/sweep.ts'));
+    const [sweeper] = Object.entries(template.findResources('AWS::Lambda::Function')).filter(([, fn]) =>
+      JSON.stringify(fn).includes('functions/sweeper/sweep.ts'),
+    );
     expect(sweeper).toBeDefined();
     const sweeperId = sweeper?.[0] ?? '';
-    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 minute)', Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [sweeperId, 'Arn'] } })] });
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [sweeperId, 'Arn'] } })],
+    });
     template.hasResourceProperties('AWS::Events::Rule', {
       EventPattern: Match.objectLike({
         source: ['aws.states'],
@@ -72,7 +99,9 @@ describe('the prediction workflow', () => {
       }),
       Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [sweeperId, 'Arn'] } })],
     });
-    const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')).filter((m) => JSON.stringify(m).includes(sweeperId));
+    const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')).filter((m) =>
+      JSON.stringify(m).includes(sweeperId),
+    );
     expect(mappings).toHaveLength(MODELS.length);
   });
 
@@ -93,9 +122,12 @@ describe('the prediction workflow', () => {
 
   it('runs every Lambda on Node 24, arm64', () => {
     // Ours, not the CDK's own helpers (the reference page's bucket deployment and auto-delete).
-    const functions = (Object.values(template.findResources('AWS::Lambda::Function')) as { Metadata?: Record<string, unknown>; Properties: { Runtime: string; Architectures: string[] } }[]).filter(
-      (fn) => fn.Metadata?.['prognoz:entry'],
-    );
+    const functions = (
+      Object.values(template.findResources('AWS::Lambda::Function')) as {
+        Metadata?: Record<string, unknown>;
+        Properties: { Runtime: string; Architectures: string[] };
+      }[]
+    ).filter((fn) => fn.Metadata?.['prognoz:entry']);
     expect(functions.length).toBeGreaterThanOrEqual(5);
     for (const fn of functions) {
       expect(fn.Properties.Runtime).toBe('nodejs24.x');

@@ -23,12 +23,14 @@ export const runtime = () => inject('runtime');
 export type { ApiResponse, CallOptions } from './http-client.ts';
 
 /** One real HTTP call to the local runtime's API. */
-export const call = <T = Record<string, unknown>>(path: string, options: CallOptions = {}): Promise<ApiResponse<T>> => apiCall<T>(runtime(), path, options);
+export const call = <T = Record<string, unknown>>(path: string, options: CallOptions = {}): Promise<ApiResponse<T>> =>
+  apiCall<T>(runtime(), path, options);
 
 export const createPrediction = (input: Record<string, unknown>, options: CallOptions = {}) =>
   call<PredictionView>('prognoz/echo', { ...options, method: 'POST', body: input });
 
-export const getPrediction = (id: string, options: CallOptions = {}) => call<PredictionView>(`predictions/${id}`, options);
+export const getPrediction = (id: string, options: CallOptions = {}) =>
+  call<PredictionView>(`predictions/${id}`, options);
 
 export const cancelPrediction = (id: string, options: CallOptions = {}) =>
   call<PredictionView>(`predictions/${id}/cancel`, { ...options, method: 'POST' });
@@ -55,7 +57,11 @@ export const untilTerminal = (id: string, timeoutMs?: number, options: CallOptio
 /** A document client on the test runtime's DynamoDB Local. */
 export const localDynamo = (): DynamoDBDocumentClient =>
   DynamoDBDocumentClient.from(
-    new DynamoDBClient({ endpoint: runtime().dynamoEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+    new DynamoDBClient({
+      endpoint: runtime().dynamoEndpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
   );
 
 interface LocalQueues {
@@ -63,11 +69,17 @@ interface LocalQueues {
   readonly queues: { logicalId: string; url: string }[];
 }
 
-const localQueues = async (): Promise<LocalQueues> => (await (await fetch(`${runtime().origin}/_local/queues`)).json()) as LocalQueues;
+const localQueues = async (): Promise<LocalQueues> =>
+  (await (await fetch(`${runtime().origin}/_local/queues`)).json()) as LocalQueues;
 
 /** An SQS client on the test runtime's fauxqs, unmetered. */
 export const localSqs = (): SQSClient =>
-  new SQSClient({ endpoint: runtime().sqsEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, useQueueUrlAsEndpoint: false });
+  new SQSClient({
+    endpoint: runtime().sqsEndpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    useQueueUrlAsEndpoint: false,
+  });
 
 /** The URL of the queue of the template whose logical id starts with `prefix`. */
 export const queueUrl = async (prefix: string): Promise<string> => {
@@ -80,14 +92,20 @@ export const webhookQueueUrl = (): Promise<string> => queueUrl('WebhooksQueue');
 
 /** A Step Functions client on the test runtime's local Step Functions service. */
 export const localStepFunctions = (): SFNClient =>
-  new SFNClient({ endpoint: runtime().stepFunctionsEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  new SFNClient({
+    endpoint: runtime().stepFunctionsEndpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
 
 /** The service's own prediction store, on the test runtime's DynamoDB Local. */
 export const localPredictionStore = () => dynamoPredictionStore(runtime().tableName, localDynamo());
 
 /** The execution of an echo prediction, named after it, on the local Step Functions service. */
 export const echoExecutionArn = async (predictionId: string): Promise<string> => {
-  const { machines } = (await (await fetch(`${runtime().origin}/_local/definitions`)).json()) as { machines: { logicalId: string; model: string }[] };
+  const { machines } = (await (await fetch(`${runtime().origin}/_local/definitions`)).json()) as {
+    machines: { logicalId: string; model: string }[];
+  };
   const machine = machines.find((m) => m.model === 'prognoz/echo')?.logicalId ?? '';
   return executionArnOf(localStateMachineArn(machine), predictionId);
 };
@@ -104,7 +122,16 @@ export const insertPrediction = async (
   const owner = asAccountId((await accountOf(token)).id);
   const nowMs = Date.now() - (options.createdAgoMs ?? 0);
   const inserted = await localPredictionStore().insert(
-    newPrediction({ id, model: 'prognoz/echo', owner, input: { text: 'stranded', repeat: 1, sleep: 0, fail: false }, webhook: options.webhook ?? null, cancelAfterSeconds: options.cancelAfterSeconds ?? null, nowMs, hold: holdFor(requireModel('prognoz/echo'), nowMs) }),
+    newPrediction({
+      id,
+      model: 'prognoz/echo',
+      owner,
+      input: { text: 'stranded', repeat: 1, sleep: 0, fail: false },
+      webhook: options.webhook ?? null,
+      cancelAfterSeconds: options.cancelAfterSeconds ?? null,
+      nowMs,
+      hold: holdFor(requireModel('prognoz/echo'), nowMs),
+    }),
     null,
   );
   if (!inserted.ok) throw inserted.error;
@@ -113,7 +140,9 @@ export const insertPrediction = async (
 
 /** Another account with its own token, made through the same store the service uses. */
 export const createOtherAccount = async (
-  initial: { balanceKopecks?: number; monthlyLimitKopecks?: number | null; ratePerSecond?: number } = { balanceKopecks: 10_000 },
+  initial: { balanceKopecks?: number; monthlyLimitKopecks?: number | null; ratePerSecond?: number } = {
+    balanceKopecks: 10_000,
+  },
 ): Promise<string> => {
   const accounts = dynamoAccountStore(runtime().tableName, localDynamo());
   const account = asAccountId(crypto.randomUUID());
@@ -132,7 +161,8 @@ export interface AccountView {
 }
 
 /** GET /account with this token. */
-export const accountOf = async (token: string): Promise<AccountView> => (await call<AccountView>('account', { token })).json;
+export const accountOf = async (token: string): Promise<AccountView> =>
+  (await call<AccountView>('account', { token })).json;
 
 export type ProcessInfo = ProcessStatus;
 

@@ -57,7 +57,9 @@ export const synthFleet = (model: ModelDefinition, minWarmTasks?: number) => {
     webhookQueue: new Queue(stack, 'Webhooks'),
     bucket: new Bucket(stack, 'Outputs'),
     table: new TableV2(stack, 'Table', { partitionKey: { name: 'pk', type: AttributeType.STRING } }),
-    stateMachine: new StateMachine(stack, 'Machine', { definitionBody: DefinitionBody.fromChainable(new Pass(stack, 'P')) }),
+    stateMachine: new StateMachine(stack, 'Machine', {
+      definitionBody: DefinitionBody.fromChainable(new Pass(stack, 'P')),
+    }),
     ...(minWarmTasks !== undefined ? { minWarmTasks } : {}),
   });
   const template = Template.fromStack(stack);

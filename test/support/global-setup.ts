@@ -36,13 +36,13 @@ export default async function setup(project: TestProject) {
   // Every line this process and the runtime's children print is kept, for the privacy test.
   for (const stream of [process.stdout, process.stderr]) {
     const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
-    stream.write = ((chunk: unknown, ...rest: unknown[]) => {
+    stream.write = (chunk: unknown, ...rest: unknown[]) => {
       const text = String(chunk);
       lines.push(text);
       // The service's own JSON log lines are kept, not shown: the reporter's output stays readable.
       if (text.startsWith('{"level"') && process.env.PROGNOZ_TEST_LOGS !== 'true') return true;
       return write(chunk, ...rest);
-    });
+    };
   }
   process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';
   // Webhook retries 1, 2 and 3 s apart (instead of 5, 30, 120) so a suite sees all four attempts.
@@ -54,11 +54,19 @@ export default async function setup(project: TestProject) {
   process.env.PROGNOZ_WEIGHTS_DIR = noWeights;
   // Two Cog predictors brought as a user brings them (`npm start -- --model …`): one that works, one whose setup fails.
   const fixtures = path.resolve(import.meta.dirname, '..', 'fixtures', 'cog');
-  const models = [parseModelFlag(`acme/wordcount=${fixtures}/wordcount,price=0.02`), parseModelFlag(`acme/broken=${fixtures}/broken`)];
-  const runtime = await startLocalRuntime({ port: 0, models, log: (line) => lines.push(line), localEndpoints: { logs: () => ({ lines }) } });
+  const models = [
+    parseModelFlag(`acme/wordcount=${fixtures}/wordcount,price=0.02`),
+    parseModelFlag(`acme/broken=${fixtures}/broken`),
+  ];
+  const runtime = await startLocalRuntime({
+    port: 0,
+    models,
+    log: (line) => lines.push(line),
+    localEndpoints: { logs: () => ({ lines }) },
+  });
   // The runtime put the authorizer's settings, the owners' pool among them, in this process's environment.
   const ownerPoolId = ownerSignInFromEnv()?.poolId;
-  if (!ownerPoolId) throw new Error('the local runtime configured no owners\' pool');
+  if (!ownerPoolId) throw new Error("the local runtime configured no owners' pool");
   project.provide('runtime', {
     apiUrl: runtime.apiUrl,
     apiToken: runtime.apiToken,

@@ -21,7 +21,11 @@ export interface CallOptions {
 }
 
 /** One real HTTP call to the API at `target`. */
-export const apiCall = async <T = Record<string, unknown>>(target: ApiTarget, path: string, options: CallOptions = {}): Promise<ApiResponse<T>> => {
+export const apiCall = async <T = Record<string, unknown>>(
+  target: ApiTarget,
+  path: string,
+  options: CallOptions = {},
+): Promise<ApiResponse<T>> => {
   const token = options.token === undefined ? target.apiToken : options.token;
   const headers: Record<string, string> = { ...options.headers };
   if (token !== null) headers.authorization = `Bearer ${token}`;
@@ -32,8 +36,17 @@ export const apiCall = async <T = Record<string, unknown>>(target: ApiTarget, pa
     headers['content-type'] ??= 'application/json';
   }
   const started = performance.now();
-  const response = await fetch(new URL(path.replace(/^\//, ''), target.apiUrl), { method: options.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
+  const response = await fetch(new URL(path.replace(/^\//, ''), target.apiUrl), {
+    method: options.method ?? (body === undefined ? 'GET' : 'POST'),
+    headers,
+    body,
+  });
   const text = await response.text();
   // A 204 has no body.
-  return { status: response.status, headers: response.headers, json: (text === '' ? null : JSON.parse(text)) as T, ms: performance.now() - started };
+  return {
+    status: response.status,
+    headers: response.headers,
+    json: (text === '' ? null : JSON.parse(text)) as T,
+    ms: performance.now() - started,
+  };
 };

@@ -23,7 +23,9 @@ export interface Receiver {
  * A real HTTP receiver on loopback. `answer` decides each response's status from the request
  * (the default accepts everything).
  */
-export const startReceiver = async (answer: (delivery: Omit<Delivery, 'answered'>) => number = () => 204): Promise<Receiver> => {
+export const startReceiver = async (
+  answer: (delivery: Omit<Delivery, 'answered'>) => number = () => 204,
+): Promise<Receiver> => {
   const deliveries: Delivery[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -48,7 +50,8 @@ export const startReceiver = async (answer: (delivery: Omit<Delivery, 'answered'
   return {
     url,
     deliveries,
-    accepted: (predictionId) => deliveries.filter((d) => d.answered >= 200 && d.answered < 300 && idOf(d) === predictionId),
+    accepted: (predictionId) =>
+      deliveries.filter((d) => d.answered >= 200 && d.answered < 300 && idOf(d) === predictionId),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

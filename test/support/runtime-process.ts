@@ -9,8 +9,21 @@ import path from 'node:path';
 import { startLocalRuntime } from '../../local/runtime.ts';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'prognoz-runtime-'));
-const runtime = await startLocalRuntime({ port: 0, dataDir, models: [], ...(process.env.PROGNOZ_API_TOKEN ? { apiToken: process.env.PROGNOZ_API_TOKEN } : {}) });
-console.log(JSON.stringify({ apiUrl: runtime.apiUrl, apiToken: runtime.apiToken, owner: runtime.owner, ownerClientId: runtime.ownerClientId, cognitoEndpoint: runtime.cognitoEndpoint }));
+const runtime = await startLocalRuntime({
+  port: 0,
+  dataDir,
+  models: [],
+  ...(process.env.PROGNOZ_API_TOKEN ? { apiToken: process.env.PROGNOZ_API_TOKEN } : {}),
+});
+console.log(
+  JSON.stringify({
+    apiUrl: runtime.apiUrl,
+    apiToken: runtime.apiToken,
+    owner: runtime.owner,
+    ownerClientId: runtime.ownerClientId,
+    cognitoEndpoint: runtime.cognitoEndpoint,
+  }),
+);
 process.once('SIGTERM', () => {
   void runtime.stop().then(() => {
     rmSync(dataDir, { recursive: true, force: true });

@@ -1,4 +1,9 @@
-import { transition, type Prediction, type PredictionEvent, type PredictionPolicy } from '../../shared/domain/prediction.ts';
+import {
+  transition,
+  type Prediction,
+  type PredictionEvent,
+  type PredictionPolicy,
+} from '../../shared/domain/prediction.ts';
 
 /** Applies events in order under `policy`, as the state machine would; a refused one throws its error. */
 export const applier =

@@ -24,10 +24,13 @@ describe('address verdicts, shared with the Python fetcher', () => {
     expect(isLoopbackAddress(address)).toBe(verdict === 'loopback');
   });
 
-  it.each(cases)('%s (%s) is refused by policy: cloud always unless public, local runtime unless public or loopback', (address, verdict) => {
-    expect(refusedAddress(address, { allowLoopback: false }) === null).toBe(verdict === 'public');
-    expect(refusedAddress(address, { allowLoopback: true }) === null).toBe(verdict !== 'private');
-  });
+  it.each(cases)(
+    '%s (%s) is refused by policy: cloud always unless public, local runtime unless public or loopback',
+    (address, verdict) => {
+      expect(refusedAddress(address, { allowLoopback: false }) === null).toBe(verdict === 'public');
+      expect(refusedAddress(address, { allowLoopback: true }) === null).toBe(verdict !== 'private');
+    },
+  );
 
   it('lets the local runtime reach loopback, and nothing else that is private', () => {
     expect(refusedAddress('127.0.0.1', { allowLoopback: true })).toBeNull();
@@ -57,10 +60,16 @@ describe('webhook hosts outside the local runtime', () => {
     const port = typeof address === 'object' && address ? address.port : 0;
     const request = { headers: {}, body: '{}', timeoutMs: 2000 };
     try {
-      expect(await guardedPoster(cloud)(`http://localhost:${port}/hook`, request)).toMatchObject({ error: expect.stringContaining('127.0.0.1') as string });
-      expect(await guardedPoster(cloud)(`http://127.0.0.1:${port}/hook`, request)).toMatchObject({ error: expect.any(String) as string });
+      expect(await guardedPoster(cloud)(`http://localhost:${port}/hook`, request)).toMatchObject({
+        error: expect.stringContaining('127.0.0.1') as string,
+      });
+      expect(await guardedPoster(cloud)(`http://127.0.0.1:${port}/hook`, request)).toMatchObject({
+        error: expect.any(String) as string,
+      });
       expect(reached).toBe(false);
-      expect(await guardedPoster({ allowLoopback: true })(`http://localhost:${port}/hook`, request)).toEqual({ status: 204 });
+      expect(await guardedPoster({ allowLoopback: true })(`http://localhost:${port}/hook`, request)).toEqual({
+        status: 204,
+      });
       expect(reached).toBe(true);
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));

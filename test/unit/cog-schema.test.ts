@@ -10,15 +10,36 @@ const derived = {
     title: 'Input',
     required: ['prompt', 'images'],
     properties: {
-      prompt: { 'x-order': 0, title: 'Prompt', type: 'string', minLength: 1, maxLength: 20, description: 'What to draw.' },
+      prompt: {
+        'x-order': 0,
+        title: 'Prompt',
+        type: 'string',
+        minLength: 1,
+        maxLength: 20,
+        description: 'What to draw.',
+      },
       steps: { 'x-order': 1, title: 'Steps', type: 'integer', minimum: 1, maximum: 50, default: 20 },
       scale: { 'x-order': 2, title: 'Scale', type: 'number', minimum: 0.5, default: 7.5 },
       sampler: { 'x-order': 3, allOf: [{ $ref: '#/components/schemas/sampler' }], default: 'ddim' },
       size: { 'x-order': 4, allOf: [{ $ref: '#/components/schemas/size' }], default: 512 },
-      seed_name: { 'x-order': 5, title: 'Seed Name', type: 'string', pattern: '^(?P<word>[a-z]+)-(?P=word)$', nullable: true },
+      seed_name: {
+        'x-order': 5,
+        title: 'Seed Name',
+        type: 'string',
+        pattern: '^(?P<word>[a-z]+)-(?P=word)$',
+        nullable: true,
+      },
       images: { 'x-order': 6, title: 'Images', type: 'array', items: { type: 'string', format: 'uri' } },
       mask: { 'x-order': 7, title: 'Mask', type: 'string', format: 'uri', nullable: true },
-      api_key: { 'x-order': 8, title: 'Api Key', type: 'string', format: 'password', writeOnly: true, 'x-cog-secret': true, nullable: true },
+      api_key: {
+        'x-order': 8,
+        title: 'Api Key',
+        type: 'string',
+        format: 'password',
+        writeOnly: true,
+        'x-cog-secret': true,
+        nullable: true,
+      },
       tags: { 'x-order': 9, title: 'Tags', type: 'array', items: { type: 'string' }, default: [] },
       upscale: { 'x-order': 10, title: 'Upscale', type: 'boolean', default: false },
     },
@@ -27,16 +48,30 @@ const derived = {
     sampler: { title: 'sampler', description: 'An enumeration.', enum: ['ddim', 'euler'], type: 'string' },
     size: { title: 'size', description: 'An enumeration.', enum: [512, 768], type: 'integer' },
   },
-  output: { title: 'Output', type: 'object', properties: { image: { type: 'string', format: 'uri', title: 'Image' }, nsfw: { type: 'boolean', nullable: true } }, required: ['image'] },
+  output: {
+    title: 'Output',
+    type: 'object',
+    properties: { image: { type: 'string', format: 'uri', title: 'Image' }, nsfw: { type: 'boolean', nullable: true } },
+    required: ['image'],
+  },
 };
 
-describe('a model contract from Cog\'s schemas', () => {
+describe("a model contract from Cog's schemas", () => {
   const contract = contractOf(derived, 'acme/draw');
   const valid = { prompt: 'a cat', images: ['https://example.com/a.png'] };
 
-  it('fills defaults and keeps Cog\'s field order', () => {
+  it("fills defaults and keeps Cog's field order", () => {
     const parsed = contract.input.parse(valid);
-    expect(parsed).toEqual({ prompt: 'a cat', steps: 20, scale: 7.5, sampler: 'ddim', size: 512, images: ['https://example.com/a.png'], tags: [], upscale: false });
+    expect(parsed).toEqual({
+      prompt: 'a cat',
+      steps: 20,
+      scale: 7.5,
+      sampler: 'ddim',
+      size: 512,
+      images: ['https://example.com/a.png'],
+      tags: [],
+      upscale: false,
+    });
     expect(Object.keys(contract.input.shape)).toEqual(Object.keys(derived.input.properties));
   });
 
@@ -56,18 +91,33 @@ describe('a model contract from Cog\'s schemas', () => {
   ])('refuses %j at %s', (input, field) => {
     const parsed = contract.input.safeParse(input);
     expect(parsed.success).toBe(false);
-    expect(parsed.error?.issues.some((issue) => issue.path[0] === field || (issue.code === 'unrecognized_keys' && issue.keys.includes(field)))).toBe(true);
+    expect(
+      parsed.error?.issues.some(
+        (issue) => issue.path[0] === field || (issue.code === 'unrecognized_keys' && issue.keys.includes(field)),
+      ),
+    ).toBe(true);
   });
 
   it('accepts Python regexes (named groups, back-references), nulls where Cog allows them, and enums of numbers', () => {
-    expect(contract.input.safeParse({ ...valid, seed_name: 'ab-ab', mask: null, api_key: null, size: 768 }).success).toBe(true);
+    expect(
+      contract.input.safeParse({ ...valid, seed_name: 'ab-ab', mask: null, api_key: null, size: 768 }).success,
+    ).toBe(true);
   });
 
-  it('accepts Python\'s escapes of punctuation (re.escape), in a class and out of one', () => {
-    const escaped = { type: 'object', properties: { model: { 'x-order': 0, type: 'string', pattern: '^large\\-v3\\-turbo\\#[a\\-c\\]]$' } } };
+  it("accepts Python's escapes of punctuation (re.escape), in a class and out of one", () => {
+    const escaped = {
+      type: 'object',
+      properties: { model: { 'x-order': 0, type: 'string', pattern: '^large\\-v3\\-turbo\\#[a\\-c\\]]$' } },
+    };
     const { input } = contractOf({ ...derived, input: escaped }, 'acme/escaped');
-    expect(['large-v3-turbo#-', 'large-v3-turbo#]'].map((model) => input.safeParse({ model }).success)).toEqual([true, true]);
-    expect(['large-v3-turbo#b', 'largeXv3-turbo#a'].map((model) => input.safeParse({ model }).success)).toEqual([false, false]);
+    expect(['large-v3-turbo#-', 'large-v3-turbo#]'].map((model) => input.safeParse({ model }).success)).toEqual([
+      true,
+      true,
+    ]);
+    expect(['large-v3-turbo#b', 'largeXv3-turbo#a'].map((model) => input.safeParse({ model }).success)).toEqual([
+      false,
+      false,
+    ]);
   });
 
   it('knows which inputs are files to fetch and which are secrets', () => {
@@ -80,30 +130,47 @@ describe('a model contract from Cog\'s schemas', () => {
 
   it('streams only an iterator output', () => {
     expect(contract.streams).toBe(false);
-    const iterator = { type: 'array', items: { type: 'string' }, 'x-cog-array-type': 'iterator', 'x-cog-array-display': 'concatenate' };
+    const iterator = {
+      type: 'array',
+      items: { type: 'string' },
+      'x-cog-array-type': 'iterator',
+      'x-cog-array-display': 'concatenate',
+    };
     expect(contractOf({ ...derived, output: iterator }, 'acme/chat').streams).toBe(true);
-    expect(contractOf({ ...derived, output: { type: 'array', items: { type: 'string' } } }, 'acme/list').streams).toBe(false);
+    expect(contractOf({ ...derived, output: { type: 'array', items: { type: 'string' } } }, 'acme/list').streams).toBe(
+      false,
+    );
   });
 
   it('publishes the secret as write-only and the enums inline', () => {
-    const schema = z.toJSONSchema(contract.input, { io: 'input' }) as { properties: Record<string, Record<string, unknown>> };
+    const schema = z.toJSONSchema(contract.input, { io: 'input' }) as {
+      properties: Record<string, Record<string, unknown>>;
+    };
     expect(JSON.stringify(schema.properties.api_key)).toContain('"writeOnly":true');
     expect(schema.properties.sampler).toMatchObject({ enum: ['ddim', 'euler'], default: 'ddim' });
   });
 
-  it('checks output against Cog\'s output schema, keeping fields it does not name', () => {
-    expect(contract.output.safeParse({ image: 'https://x/y.png', nsfw: null, extra: 1 })).toMatchObject({ success: true, data: { extra: 1 } });
+  it("checks output against Cog's output schema, keeping fields it does not name", () => {
+    expect(contract.output.safeParse({ image: 'https://x/y.png', nsfw: null, extra: 1 })).toMatchObject({
+      success: true,
+      data: { extra: 1 },
+    });
     expect(contract.output.safeParse({ nsfw: false }).success).toBe(false);
   });
 
   it('refuses a Cog type prognoz does not know, naming the model and field', () => {
-    expect(() => contractOf({ ...derived, input: { properties: { x: { type: 'tensor' } } } }, 'acme/odd')).toThrow(/acme\/odd\.x/);
+    expect(() => contractOf({ ...derived, input: { properties: { x: { type: 'tensor' } } } }, 'acme/odd')).toThrow(
+      /acme\/odd\.x/,
+    );
   });
 });
 
 describe('cog.yaml', () => {
-  it('reads what a Cog image is built and run from, with Cog\'s defaults', () => {
-    const config = parseCogConfig('build:\n  gpu: true\n  python_version: 3.12\n  python_packages: ["torch==2.5.1"]\n  run:\n    - pip install --no-deps x==1\n    - command: echo hi\npredict: "predict.py:Predictor"\nconcurrency:\n  max: 4\n', 'cog.yaml');
+  it("reads what a Cog image is built and run from, with Cog's defaults", () => {
+    const config = parseCogConfig(
+      'build:\n  gpu: true\n  python_version: 3.12\n  python_packages: ["torch==2.5.1"]\n  run:\n    - pip install --no-deps x==1\n    - command: echo hi\npredict: "predict.py:Predictor"\nconcurrency:\n  max: 4\n',
+      'cog.yaml',
+    );
     expect(config).toEqual({
       gpu: true,
       pythonVersion: '3.12',
@@ -114,7 +181,11 @@ describe('cog.yaml', () => {
       predict: 'predict.py:Predictor',
       concurrency: 4,
     });
-    expect(parseCogConfig('predict: "p.py:P"', 'cog.yaml')).toMatchObject({ gpu: false, pythonVersion: '3.11', concurrency: 1 });
+    expect(parseCogConfig('predict: "p.py:P"', 'cog.yaml')).toMatchObject({
+      gpu: false,
+      pythonVersion: '3.11',
+      concurrency: 1,
+    });
   });
 
   it('says what is wrong with a cog.yaml that prognoz cannot run', () => {

@@ -17,12 +17,21 @@ describe('the console’s production build', () => {
     // In any order: the hashes decide how the names sort.
     const names = build.files.map((file) => file.name);
     expect(names).toHaveLength(3);
-    expect(names).toEqual(expect.arrayContaining(['index.html', expect.stringMatching(/^assets\/app-[A-Z0-9]+\.js$/), expect.stringMatching(/^assets\/app-[A-Z0-9]+\.css$/)]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'index.html',
+        expect.stringMatching(/^assets\/app-[A-Z0-9]+\.js$/),
+        expect.stringMatching(/^assets\/app-[A-Z0-9]+\.css$/),
+      ]),
+    );
     expect(build.files.filter((file) => file.immutable).map((file) => file.name)).not.toContain('index.html');
   });
 
   it(`loads in under ${BUDGET_BYTES / 1024} KB gzipped`, () => {
-    const gzipped = build.files.reduce((sum, file) => sum + gzipSync(readFileSync(path.join(dir, file.name))).length, 0);
+    const gzipped = build.files.reduce(
+      (sum, file) => sum + gzipSync(readFileSync(path.join(dir, file.name))).length,
+      0,
+    );
     expect(gzipped).toBeLessThan(BUDGET_BYTES);
   });
 

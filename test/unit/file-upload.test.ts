@@ -16,11 +16,15 @@ const encode = async (form: FormData) => {
 const uploadEvent = async (form: FormData, options: { base64?: boolean } = {}): Promise<APIGatewayProxyEvent> => {
   const { contentType, body } = await encode(form);
   const base64 = options.base64 ?? true;
-  return { headers: { 'content-type': contentType }, body: body.toString(base64 ? 'base64' : 'utf8'), isBase64Encoded: base64 } as unknown as APIGatewayProxyEvent;
+  return {
+    headers: { 'content-type': contentType },
+    body: body.toString(base64 ? 'base64' : 'utf8'),
+    isBase64Encoded: base64,
+  } as unknown as APIGatewayProxyEvent;
 };
 
 describe('reading an upload', () => {
-  it('takes the file from `content`, and the name and type from Replicate\'s optional `filename` and `type` fields', async () => {
+  it("takes the file from `content`, and the name and type from Replicate's optional `filename` and `type` fields", async () => {
     const bytes = new Uint8Array([0, 255, 128, 10, 13]);
     const form = new FormData();
     form.append('content', new Blob([bytes], { type: 'application/octet-stream' }), 'blob');
@@ -33,18 +37,25 @@ describe('reading an upload', () => {
     expect(upload).toEqual({ content: bytes, name: 'take.flac', contentType: 'audio/flac', metadata: { take: 2 } });
   });
 
-  it('without those fields, keeps the part\'s own filename and type', async () => {
+  it("without those fields, keeps the part's own filename and type", async () => {
     const form = new FormData();
     form.append('content', new Blob(['hi'], { type: 'text/csv' }), 'table.csv');
 
-    expect(await readUpload(await uploadEvent(form, { base64: false }))).toMatchObject({ name: 'table.csv', contentType: 'text/csv', metadata: {} });
+    expect(await readUpload(await uploadEvent(form, { base64: false }))).toMatchObject({
+      name: 'table.csv',
+      contentType: 'text/csv',
+      metadata: {},
+    });
   });
 
-  it('refuses a file over 100 MiB, and a base64 event (API Gateway\'s) is told what AWS allows', async () => {
+  it("refuses a file over 100 MiB, and a base64 event (API Gateway's) is told what AWS allows", async () => {
     const form = new FormData();
     form.append('content', new Blob([new Uint8Array(MAX_UPLOAD_BYTES + 1)]), 'big.bin');
 
-    await expect(readUpload(await uploadEvent(form))).rejects.toMatchObject({ code: 'payload_too_large', message: expect.stringContaining(AWS_UPLOAD_LIMIT_NOTE) as string });
+    await expect(readUpload(await uploadEvent(form))).rejects.toMatchObject({
+      code: 'payload_too_large',
+      message: expect.stringContaining(AWS_UPLOAD_LIMIT_NOTE) as string,
+    });
   });
 
   it('refuses a second `content`, and a type that is no media type', async () => {

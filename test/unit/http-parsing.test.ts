@@ -50,7 +50,9 @@ describe('webhook registration', () => {
   });
 
   it('rejects two different addresses with 400 and bad ones with 422', () => {
-    expect(codeOf(() => resolveWebhook({ 'webhook-url': 'https://a.example' }, 'https://b.example', cloud))).toBe('webhook_conflict');
+    expect(codeOf(() => resolveWebhook({ 'webhook-url': 'https://a.example' }, 'https://b.example', cloud))).toBe(
+      'webhook_conflict',
+    );
     expect(codeOf(() => resolveWebhook({}, 'http://example.com/hook', cloud))).toBe('invalid_input');
     expect(codeOf(() => resolveWebhook({}, 42, cloud))).toBe('invalid_input');
   });
@@ -80,8 +82,14 @@ describe('routes', () => {
     const match = matchRoute('GET', '/api/v1/predictions/abc');
     expect(match).toMatchObject({ kind: 'found', route: { handler: 'get-prediction' }, pathParameters: { id: 'abc' } });
     expect(matchRoute('POST', '/api/v1/predictions/abc')).toEqual({ kind: 'method_not_allowed', allow: ['GET'] });
-    expect(matchRoute('POST', '/api/v1/prognoz/echo')).toMatchObject({ kind: 'found', pathParameters: { company: 'prognoz', model: 'echo' } });
-    expect(matchRoute('DELETE', '/api/v1/prognoz/echo')).toEqual({ kind: 'method_not_allowed', allow: ['GET', 'POST'] });
+    expect(matchRoute('POST', '/api/v1/prognoz/echo')).toMatchObject({
+      kind: 'found',
+      pathParameters: { company: 'prognoz', model: 'echo' },
+    });
+    expect(matchRoute('DELETE', '/api/v1/prognoz/echo')).toEqual({
+      kind: 'method_not_allowed',
+      allow: ['GET', 'POST'],
+    });
     expect(matchRoute('GET', '/api/v2/x')).toEqual({ kind: 'not_found' });
   });
 });

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { parseIdempotencyKey } from '../../functions/http/request-options.ts';
 import { PrognozError } from '../../shared/domain/errors.ts';
 import { claimIdempotencyKey, IDEMPOTENCY_WINDOW_SECONDS } from '../../shared/domain/idempotency.ts';
-import { canonicalJson, requestFingerprint, type CreateFingerprintParts } from '../../shared/domain/request-fingerprint.ts';
+import {
+  canonicalJson,
+  requestFingerprint,
+  type CreateFingerprintParts,
+} from '../../shared/domain/request-fingerprint.ts';
 
 const errorOf = (fn: () => unknown): PrognozError | undefined => {
   try {
@@ -20,16 +24,34 @@ describe('the Idempotency-Key header', () => {
   });
 
   it('is read as a Structured Field string, or bare', () => {
-    expect(parseIdempotencyKey({ 'idempotency-key': '"8e03978e-40d5-43e8-bc93-6894a57f9324"' })).toBe('8e03978e-40d5-43e8-bc93-6894a57f9324');
-    expect(parseIdempotencyKey({ 'idempotency-key': '8e03978e-40d5-43e8-bc93-6894a57f9324' })).toBe('8e03978e-40d5-43e8-bc93-6894a57f9324');
+    expect(parseIdempotencyKey({ 'idempotency-key': '"8e03978e-40d5-43e8-bc93-6894a57f9324"' })).toBe(
+      '8e03978e-40d5-43e8-bc93-6894a57f9324',
+    );
+    expect(parseIdempotencyKey({ 'idempotency-key': '8e03978e-40d5-43e8-bc93-6894a57f9324' })).toBe(
+      '8e03978e-40d5-43e8-bc93-6894a57f9324',
+    );
     expect(parseIdempotencyKey({ 'idempotency-key': '  "order 42"  ' })).toBe('order 42');
-    expect(parseIdempotencyKey({ 'idempotency-key': String.raw`"say \"hi\" \\ bye"` })).toBe(String.raw`say "hi" \ bye`);
+    expect(parseIdempotencyKey({ 'idempotency-key': String.raw`"say \"hi\" \\ bye"` })).toBe(
+      String.raw`say "hi" \ bye`,
+    );
     expect(parseIdempotencyKey({ 'idempotency-key': 'k'.repeat(255) })).toBe('k'.repeat(255));
     expect(parseIdempotencyKey({ 'idempotency-key': `"${'k'.repeat(255)}"` })).toBe('k'.repeat(255));
   });
 
   it('is a 400 invalid_header naming the header when empty, too long, not printable ASCII or a broken string', () => {
-    for (const bad of ['', '   ', '""', 'k'.repeat(256), `"${'k'.repeat(256)}"`, 'ключ', 'tab\there', '"unclosed', '"a"b"', String.raw`"bad \n escape"`, '"a"; p=1']) {
+    for (const bad of [
+      '',
+      '   ',
+      '""',
+      'k'.repeat(256),
+      `"${'k'.repeat(256)}"`,
+      'ключ',
+      'tab\there',
+      '"unclosed',
+      '"a"b"',
+      String.raw`"bad \n escape"`,
+      '"a"; p=1',
+    ]) {
       const error = errorOf(() => parseIdempotencyKey({ 'idempotency-key': bad }));
       expect(error?.code, JSON.stringify(bad)).toBe('invalid_header');
       expect(error?.message).toContain('Idempotency-Key');

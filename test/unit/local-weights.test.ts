@@ -5,7 +5,13 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { notOfferedLine, offeredLocally } from '../../local/weights.ts';
 import manifestJson from '../../models/manifest.json' with { type: 'json' };
 import { manifestEntry } from '../../shared/models/manifest.ts';
-import { allModels, catalogModels, findModel, requireModel, WITHHELD_MODELS_ENV } from '../../shared/models/registry.ts';
+import {
+  allModels,
+  catalogModels,
+  findModel,
+  requireModel,
+  WITHHELD_MODELS_ENV,
+} from '../../shared/models/registry.ts';
 
 const TURBO = 'openai/whisper-large-v3-turbo';
 
@@ -42,13 +48,20 @@ describe('whether the local runtime offers a model that requires weights', () =>
   });
 
   it('tells the user how to fetch the weights', () => {
-    expect(notOfferedLine(turbo, '/srv/weights')).toMatch(/^openai\/whisper-large-v3-turbo: not offered, its weights are not in \/srv\/weights\/large-v3-turbo; .*`npm run weights -- large-v3-turbo`/);
+    expect(notOfferedLine(turbo, '/srv/weights')).toMatch(
+      /^openai\/whisper-large-v3-turbo: not offered, its weights are not in \/srv\/weights\/large-v3-turbo; .*`npm run weights -- large-v3-turbo`/,
+    );
   });
 
   it('takes only a folder name as the weights a model requires', () => {
     const echo = manifestJson.models.find((model) => model.id === 'prognoz/echo');
     expect(manifestEntry.safeParse({ ...echo, local: { requiresWeights: 'large-v3-turbo' } }).success).toBe(true);
-    for (const local of [{ requiresWeights: '../etc' }, { requiresWeights: '' }, { requiresWeights: 'x', other: 1 }, { weights: 'x' }]) {
+    for (const local of [
+      { requiresWeights: '../etc' },
+      { requiresWeights: '' },
+      { requiresWeights: 'x', other: 1 },
+      { weights: 'x' },
+    ]) {
       expect(manifestEntry.safeParse({ ...echo, local }).success, JSON.stringify(local)).toBe(false);
     }
   });

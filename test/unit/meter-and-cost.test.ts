@@ -7,10 +7,21 @@ import { CallMeter, EMPTY_RECEIVE, transactionUnits } from '../../local/meter.ts
 describe('the local runtime call meter', () => {
   it('prices a transaction by DynamoDB’s rule: 2 units per item per KB written', () => {
     const small = { Put: { TableName: 't', Item: { pk: { S: 'a' } } } };
-    const large = { Update: { TableName: 't', Key: { pk: { S: 'b' } }, ExpressionAttributeValues: { ':v': { S: 'x'.repeat(2500) } } } };
-    expect(transactionUnits('TransactWriteItems', { TransactItems: [small] }, {})).toEqual({ readUnits: 0, writeUnits: 2 });
-    expect(transactionUnits('TransactWriteItems', { TransactItems: [small, large] }, {})).toEqual({ readUnits: 0, writeUnits: 2 + 6 });
-    expect(transactionUnits('TransactGetItems', {}, { Responses: [{ Item: { pk: { S: 'a' } } }, {}] })).toEqual({ readUnits: 4, writeUnits: 0 });
+    const large = {
+      Update: { TableName: 't', Key: { pk: { S: 'b' } }, ExpressionAttributeValues: { ':v': { S: 'x'.repeat(2500) } } },
+    };
+    expect(transactionUnits('TransactWriteItems', { TransactItems: [small] }, {})).toEqual({
+      readUnits: 0,
+      writeUnits: 2,
+    });
+    expect(transactionUnits('TransactWriteItems', { TransactItems: [small, large] }, {})).toEqual({
+      readUnits: 0,
+      writeUnits: 2 + 6,
+    });
+    expect(transactionUnits('TransactGetItems', {}, { Responses: [{ Item: { pk: { S: 'a' } } }, {}] })).toEqual({
+      readUnits: 4,
+      writeUnits: 0,
+    });
   });
 
   it('reads single-item capacity from the answer, as writes or reads by operation', () => {
@@ -18,7 +29,11 @@ describe('the local runtime call meter', () => {
     meter.dynamoCall('GetItem', {}, { ConsumedCapacity: { TableName: 't', CapacityUnits: 0.5 } });
     meter.dynamoCall('UpdateItem', {}, { ConsumedCapacity: { TableName: 't', CapacityUnits: 3 } });
     meter.dynamoCall('UpdateItem', {}, {}); // refused by its condition: counted, no units reported
-    meter.dynamoCall('TransactWriteItems', { TransactItems: [{ Put: { Item: {} } }, { ConditionCheck: {} }] }, { ConsumedCapacity: [{ CapacityUnits: 4 }] });
+    meter.dynamoCall(
+      'TransactWriteItems',
+      { TransactItems: [{ Put: { Item: {} } }, { ConditionCheck: {} }] },
+      { ConsumedCapacity: [{ CapacityUnits: 4 }] },
+    );
     expect(meter.snapshot().dynamodb).toEqual({
       GetItem: { calls: 1, readUnits: 0.5, writeUnits: 0 },
       UpdateItem: { calls: 2, readUnits: 0, writeUnits: 3 },
@@ -83,22 +98,38 @@ describe('the cost model', () => {
   });
 
   it('prices them with the list prices, per 1,000 predictions', () => {
-    const dollars = dollarsPerThousand(callsPerPrediction(scenario(), 2, () => 1024), AWS_PRICES);
+    const dollars = dollarsPerThousand(
+      callsPerPrediction(scenario(), 2, () => 1024),
+      AWS_PRICES,
+    );
     expect(dollars.stepFunctions).toBeCloseTo(5 * 0.025, 10);
     expect(dollars.apiGateway).toBeCloseTo((2 * 3.5) / 1000, 10);
     expect(dollars.lambda).toBeCloseTo((2 * 0.2) / 1000 + 1000 * 0.15 * 0.0000133334, 10);
     expect(dollars.dynamodb).toBeCloseTo((4 * 0.625 + 1 * 0.125) / 1000, 10);
     expect(dollars.sqs).toBeCloseTo(0.4 / 1000, 10);
     expect(dollars.s3).toBeCloseTo(0.005 + 2 * 0.0004, 10);
-    expect(dollars.total).toBeCloseTo(dollars.apiGateway + dollars.lambda + dollars.stepFunctions + dollars.dynamodb + dollars.sqs + dollars.s3, 10);
+    expect(dollars.total).toBeCloseTo(
+      dollars.apiGateway + dollars.lambda + dollars.stepFunctions + dollars.dynamodb + dollars.sqs + dollars.s3,
+      10,
+    );
   });
 });
 
 describe('benchmark statistics', () => {
   it('takes nearest-rank percentiles and the median', () => {
     const values = Array.from({ length: 100 }, (_, i) => 100 - i);
-    expect(percentile([...values].sort((a, b) => a - b), 50)).toBe(50);
-    expect(percentile([...values].sort((a, b) => a - b), 99)).toBe(99);
+    expect(
+      percentile(
+        [...values].sort((a, b) => a - b),
+        50,
+      ),
+    ).toBe(50);
+    expect(
+      percentile(
+        [...values].sort((a, b) => a - b),
+        99,
+      ),
+    ).toBe(99);
     expect(median([3, 1, 2])).toBe(2);
     expect(median([4, 1, 3, 2])).toBe(2.5);
     expect(summarize([2, 4]).mean).toBe(3);

@@ -3,7 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { QUERIES_PER_PAGE, queryOwnedPredictions } from '../../shared/adapters/owned-predictions.ts';
 import { toItem } from '../../shared/adapters/prediction-item.ts';
 import { listBody, MAX_PAGE_BYTES } from '../../shared/api/prediction-list-page.ts';
-import { decodeCursor, encodeCursor, listPageUrl, parseInstant, parseListRequest, type ListCursor } from '../../shared/api/prediction-list.ts';
+import {
+  decodeCursor,
+  encodeCursor,
+  listPageUrl,
+  parseInstant,
+  parseListRequest,
+  type ListCursor,
+} from '../../shared/api/prediction-list.ts';
 import { formatTimestamp } from '../../shared/domain/clock.ts';
 import { asAccountId, newPredictionId, type PredictionId } from '../../shared/domain/ids.ts';
 import { createPrediction, type Prediction, type StoredOutput } from '../../shared/domain/prediction.ts';
@@ -65,7 +72,17 @@ describe('created_after and created_before', () => {
   });
 
   it('refuse what is not a real ISO 8601 time', () => {
-    for (const bad of ['yesterday', '1700000000', '2026-02-30', '2026-13-01T00:00:00Z', '2026-11-21T24:00:00Z', '2026-11-21T18:60Z', 'November 21, 2026', '2026-11-21T18:27:49Zjunk', '+2026-11-21']) {
+    for (const bad of [
+      'yesterday',
+      '1700000000',
+      '2026-02-30',
+      '2026-13-01T00:00:00Z',
+      '2026-11-21T24:00:00Z',
+      '2026-11-21T18:60Z',
+      'November 21, 2026',
+      '2026-11-21T18:27:49Zjunk',
+      '+2026-11-21',
+    ]) {
       expect(parseInstant(bad), bad).toBeNull();
     }
     expect(parseInstant('2028-02-29')).toBe('2028-02-29T00:00:00.000000Z');
@@ -76,33 +93,70 @@ describe('created_after and created_before', () => {
 describe('the list query', () => {
   it('is empty without parameters, and ignores unknown ones and empty values', () => {
     expect(parseListRequest(null)).toEqual({ ok: true, value: { filters: {}, cursor: null } });
-    expect(parseListRequest({ page: '3', status: '', cursor: '' })).toEqual({ ok: true, value: { filters: {}, cursor: null } });
+    expect(parseListRequest({ page: '3', status: '', cursor: '' })).toEqual({
+      ok: true,
+      value: { filters: {}, cursor: null },
+    });
   });
 
   it('takes the four filters', () => {
-    const parsed = parseListRequest({ created_after: '2026-11-01', created_before: '2026-11-02T00:00:00Z', model: 'prognoz/echo', status: 'failed' });
+    const parsed = parseListRequest({
+      created_after: '2026-11-01',
+      created_before: '2026-11-02T00:00:00Z',
+      model: 'prognoz/echo',
+      status: 'failed',
+    });
     expect(parsed).toEqual({
       ok: true,
       value: {
-        filters: { createdAfter: '2026-11-01T00:00:00.000000Z', createdBefore: '2026-11-02T00:00:00.000000Z', model: 'prognoz/echo', status: 'failed' },
+        filters: {
+          createdAfter: '2026-11-01T00:00:00.000000Z',
+          createdBefore: '2026-11-02T00:00:00.000000Z',
+          model: 'prognoz/echo',
+          status: 'failed',
+        },
         cursor: null,
       },
     });
   });
 
   it('answers a bad value with invalid_query naming the parameter', () => {
-    expect(codeAndMessage({ created_after: 'soon' })).toEqual({ code: 'invalid_query', message: expect.stringContaining('created_after') as string });
-    expect(codeAndMessage({ created_before: '2026-99-01' })).toEqual({ code: 'invalid_query', message: expect.stringContaining('created_before') as string });
-    expect(codeAndMessage({ model: 'echo' })).toEqual({ code: 'invalid_query', message: expect.stringContaining('model') as string });
-    expect(codeAndMessage({ model: 'a/b/c' })).toEqual({ code: 'invalid_query', message: expect.stringContaining('model') as string });
-    expect(codeAndMessage({ status: 'done' })).toEqual({ code: 'invalid_query', message: expect.stringContaining('status') as string });
-    expect(codeAndMessage({ status: 'SUCCEEDED' })).toEqual({ code: 'invalid_query', message: expect.stringContaining('status') as string });
-    expect(codeAndMessage({ cursor: 'bm90LWEtY3Vyc29y' })).toEqual({ code: 'invalid_query', message: expect.stringContaining('cursor') as string });
+    expect(codeAndMessage({ created_after: 'soon' })).toEqual({
+      code: 'invalid_query',
+      message: expect.stringContaining('created_after') as string,
+    });
+    expect(codeAndMessage({ created_before: '2026-99-01' })).toEqual({
+      code: 'invalid_query',
+      message: expect.stringContaining('created_before') as string,
+    });
+    expect(codeAndMessage({ model: 'echo' })).toEqual({
+      code: 'invalid_query',
+      message: expect.stringContaining('model') as string,
+    });
+    expect(codeAndMessage({ model: 'a/b/c' })).toEqual({
+      code: 'invalid_query',
+      message: expect.stringContaining('model') as string,
+    });
+    expect(codeAndMessage({ status: 'done' })).toEqual({
+      code: 'invalid_query',
+      message: expect.stringContaining('status') as string,
+    });
+    expect(codeAndMessage({ status: 'SUCCEEDED' })).toEqual({
+      code: 'invalid_query',
+      message: expect.stringContaining('status') as string,
+    });
+    expect(codeAndMessage({ cursor: 'bm90LWEtY3Vyc29y' })).toEqual({
+      code: 'invalid_query',
+      message: expect.stringContaining('cursor') as string,
+    });
   });
 });
 
 describe('cursors', () => {
-  const cursor: ListCursor = { toward: 'older', position: { createdAt: '2026-11-21T18:27:49.123000Z', id: newPredictionId() } };
+  const cursor: ListCursor = {
+    toward: 'older',
+    position: { createdAt: '2026-11-21T18:27:49.123000Z', id: newPredictionId() },
+  };
 
   it('come back as they went out, URL-safe', () => {
     const encoded = encodeCursor(cursor);
@@ -128,7 +182,13 @@ describe('cursors', () => {
   });
 
   it('travel in absolute page links with the same filters', () => {
-    const url = new URL(listPageUrl(BASE, { createdAfter: '2026-11-01T00:00:00.000000Z', model: 'prognoz/echo', status: 'succeeded' }, cursor));
+    const url = new URL(
+      listPageUrl(
+        BASE,
+        { createdAfter: '2026-11-01T00:00:00.000000Z', model: 'prognoz/echo', status: 'succeeded' },
+        cursor,
+      ),
+    );
     expect(`${url.origin}${url.pathname}`).toBe(`${BASE}/predictions`);
     expect(Object.fromEntries(url.searchParams)).toEqual({
       created_after: '2026-11-01T00:00:00.000000Z',
@@ -140,7 +200,8 @@ describe('cursors', () => {
 });
 
 describe('a page of the list', () => {
-  const cursorOf = (link: string | null) => (link === null ? null : decodeCursor(new URL(link).searchParams.get('cursor') ?? ''));
+  const cursorOf = (link: string | null) =>
+    link === null ? null : decodeCursor(new URL(link).searchParams.get('cursor') ?? '');
 
   it('shows each prediction as GET does, links on both ways, and leaves a stored-away output out', () => {
     const inline = succeeded(AT, { kind: 'inline', value: { text: 'hi' } });
@@ -151,8 +212,16 @@ describe('a page of the list', () => {
     const body = listBody({ predictions: [inline, stored], older, newer }, BASE, { status: 'succeeded' });
 
     expect(body.results.map((r) => r.id)).toEqual([inline.id, stored.id]);
-    expect(body.results[0]).toMatchObject({ output: { text: 'hi' }, cost: 0.01, urls: { get: `${BASE}/predictions/${inline.id}` } });
-    expect(body.results[1]).toMatchObject({ status: 'succeeded', output: null, urls: { get: `${BASE}/predictions/${stored.id}` } });
+    expect(body.results[0]).toMatchObject({
+      output: { text: 'hi' },
+      cost: 0.01,
+      urls: { get: `${BASE}/predictions/${inline.id}` },
+    });
+    expect(body.results[1]).toMatchObject({
+      status: 'succeeded',
+      output: null,
+      urls: { get: `${BASE}/predictions/${stored.id}` },
+    });
     expect(cursorOf(body.next)).toEqual({ toward: 'older', position: older });
     expect(cursorOf(body.previous)).toEqual({ toward: 'newer', position: newer });
     expect(new URL(body.next ?? '').searchParams.get('status')).toBe('succeeded');
@@ -201,13 +270,26 @@ describe('the owner-index query', () => {
   it('bounds the work of a sparse page and goes on from the last item it read', async () => {
     const { client, calls } = endlessMisses();
 
-    const page = await queryOwnedPredictions(client, 'table', OWNER, { toward: 'older', status: 'failed', limit: 100 }, AT);
+    const page = await queryOwnedPredictions(
+      client,
+      'table',
+      OWNER,
+      { toward: 'older', status: 'failed', limit: 100 },
+      AT,
+    );
 
     expect(calls).toHaveLength(QUERIES_PER_PAGE);
     expect(page.predictions).toEqual([]);
-    expect(page.older).toEqual({ createdAt: formatTimestamp(AT - QUERIES_PER_PAGE * 1000), id: `00000000-0000-4000-8000-${String(QUERIES_PER_PAGE).padStart(12, '0')}` });
+    expect(page.older).toEqual({
+      createdAt: formatTimestamp(AT - QUERIES_PER_PAGE * 1000),
+      id: `00000000-0000-4000-8000-${String(QUERIES_PER_PAGE).padStart(12, '0')}`,
+    });
     expect(page.newer).toBeNull();
-    expect(calls[0]).toMatchObject({ IndexName: 'by-owner', ScanIndexForward: false, ExpressionAttributeValues: { ':owner': `ACCOUNT#${OWNER}`, ':status': 'failed' } });
+    expect(calls[0]).toMatchObject({
+      IndexName: 'by-owner',
+      ScanIndexForward: false,
+      ExpressionAttributeValues: { ':owner': `ACCOUNT#${OWNER}`, ':status': 'failed' },
+    });
   });
 
   it('starts just past the cursor, on the caller’s own partition, whatever the cursor says', async () => {
@@ -218,7 +300,12 @@ describe('the owner-index query', () => {
 
     expect(calls[0]).toMatchObject({
       ScanIndexForward: true,
-      ExclusiveStartKey: { pk: `PREDICTION#${after.id}`, sk: 'PREDICTION', gsi1pk: `ACCOUNT#${OWNER}`, gsi1sk: after.createdAt },
+      ExclusiveStartKey: {
+        pk: `PREDICTION#${after.id}`,
+        sk: 'PREDICTION',
+        gsi1pk: `ACCOUNT#${OWNER}`,
+        gsi1sk: after.createdAt,
+      },
     });
     // Nothing found yet: the page before is still the one the cursor came from.
     expect(page.older).toEqual(after);
@@ -228,7 +315,13 @@ describe('the owner-index query', () => {
     const { client, calls } = endlessMisses();
     const after = { createdAt: '2026-10-01T00:00:00.000000Z', id: newPredictionId() };
 
-    const page = await queryOwnedPredictions(client, 'table', OWNER, { toward: 'older', after, createdAfter: '2026-11-01T00:00:00.000000Z', limit: 100 }, AT);
+    const page = await queryOwnedPredictions(
+      client,
+      'table',
+      OWNER,
+      { toward: 'older', after, createdAfter: '2026-11-01T00:00:00.000000Z', limit: 100 },
+      AT,
+    );
 
     expect(calls).toHaveLength(0);
     expect(page).toEqual({ predictions: [], older: null, newer: after });

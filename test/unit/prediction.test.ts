@@ -36,7 +36,8 @@ const fresh = (webhook: string | null = null): Prediction =>
 
 const apply = applier(policy);
 
-const claimed = (at = T0 + 1000, claim = 'c1') => apply(fresh(), { type: 'queued', atMs: T0 }, { type: 'claimed', atMs: at, claim });
+const claimed = (at = T0 + 1000, claim = 'c1') =>
+  apply(fresh(), { type: 'queued', atMs: T0 }, { type: 'claimed', atMs: at, claim });
 
 describe('timestamps', () => {
   it('are ISO 8601 UTC with microseconds and Z', () => {
@@ -53,58 +54,134 @@ describe('ids', () => {
 
 describe('the prediction state machine', () => {
   it('starts as starting with no output, due for the sweeper if it is never started', () => {
-    expect(fresh()).toMatchObject({ status: 'starting', startedAt: null, source: 'api', attempts: 0, createdAt: '2026-11-21T12:00:00.123000Z', sweepAtMs: T0 + START_GRACE_MS });
+    expect(fresh()).toMatchObject({
+      status: 'starting',
+      startedAt: null,
+      source: 'api',
+      attempts: 0,
+      createdAt: '2026-11-21T12:00:00.123000Z',
+      sweepAtMs: T0 + START_GRACE_MS,
+    });
   });
 
   it('goes queued → processing → succeeded, costing its runtime, billed from the claim', () => {
-    const done = apply(claimed(), { type: 'succeeded', atMs: T0 + 4000, claim: 'c1', output: inline({ text: 'hi' }), runtimeMs: 2500 });
-    expect(done).toMatchObject({ status: 'succeeded', output: inline({ text: 'hi' }), runtimeMs: 2500, costKopecks: 3, startedAt: formatTimestamp(T0 + 1000), attempts: 1 });
+    const done = apply(claimed(), {
+      type: 'succeeded',
+      atMs: T0 + 4000,
+      claim: 'c1',
+      output: inline({ text: 'hi' }),
+      runtimeMs: 2500,
+    });
+    expect(done).toMatchObject({
+      status: 'succeeded',
+      output: inline({ text: 'hi' }),
+      runtimeMs: 2500,
+      costKopecks: 3,
+      startedAt: formatTimestamp(T0 + 1000),
+      attempts: 1,
+    });
   });
 
   it('may wait in the queue up to the queue limit: the sweep deadline is the end of the wait, not a heartbeat', () => {
     const queued = apply(fresh(), { type: 'queued', atMs: T0 + 10 });
-    expect(queued).toMatchObject({ status: 'queued', queuedAt: formatTimestamp(T0 + 10), sweepAtMs: T0 + 10 + limits.queueSeconds * 1000 });
+    expect(queued).toMatchObject({
+      status: 'queued',
+      queuedAt: formatTimestamp(T0 + 10),
+      sweepAtMs: T0 + 10 + limits.queueSeconds * 1000,
+    });
   });
 
   it('gives a claimed prediction its run limit, its lease and a wait for another worker before the sweeper looks', () => {
-    expect(claimed().sweepAtMs).toBe(T0 + 1000 + (limits.runSeconds + limits.leaseSeconds + limits.queueSeconds) * 1000);
+    expect(claimed().sweepAtMs).toBe(
+      T0 + 1000 + (limits.runSeconds + limits.leaseSeconds + limits.queueSeconds) * 1000,
+    );
   });
 
   it('takes a result only from the claim that holds it', () => {
-    const result = transition(claimed(), { type: 'succeeded', atMs: T0 + 2, claim: 'someone-else', output: inline({}), runtimeMs: 1 }, policy);
+    const result = transition(
+      claimed(),
+      { type: 'succeeded', atMs: T0 + 2, claim: 'someone-else', output: inline({}), runtimeMs: 1 },
+      policy,
+    );
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.error.code).toBe('claim_lost');
-    const failed = transition(claimed(), { type: 'failed', atMs: T0 + 2, claim: 'someone-else', error: 'x', runtimeMs: 1, by: 'worker' }, policy);
+    const failed = transition(
+      claimed(),
+      { type: 'failed', atMs: T0 + 2, claim: 'someone-else', error: 'x', runtimeMs: 1, by: 'worker' },
+      policy,
+    );
     expect(failed.ok).toBe(false);
   });
 
   it('puts a lost claim back in the queue, and claims it again as a second attempt', () => {
     const lost = apply(claimed(), { type: 'lost', atMs: T0 + 9000, claim: 'c1' });
-    expect(lost).toMatchObject({ status: 'queued', startedAt: null, attempts: 1, queuedAt: formatTimestamp(T0 + 9000) });
+    expect(lost).toMatchObject({
+      status: 'queued',
+      startedAt: null,
+      attempts: 1,
+      queuedAt: formatTimestamp(T0 + 9000),
+    });
     const again = apply(lost, { type: 'claimed', atMs: T0 + 9500, claim: 'c2' });
-    expect(again).toMatchObject({ status: 'processing', attempts: 2, claim: 'c2', startedAt: formatTimestamp(T0 + 9500) });
+    expect(again).toMatchObject({
+      status: 'processing',
+      attempts: 2,
+      claim: 'c2',
+      startedAt: formatTimestamp(T0 + 9500),
+    });
     // The first worker's late result no longer counts.
-    expect(transition(again, { type: 'succeeded', atMs: T0 + 9600, claim: 'c1', output: inline({}), runtimeMs: 1 }, policy).ok).toBe(false);
+    expect(
+      transition(again, { type: 'succeeded', atMs: T0 + 9600, claim: 'c1', output: inline({}), runtimeMs: 1 }, policy)
+        .ok,
+    ).toBe(false);
   });
 
   it('never claims past the attempts a model allows', () => {
-    const twice = apply(claimed(), { type: 'lost', atMs: T0 + 2, claim: 'c1' }, { type: 'claimed', atMs: T0 + 3, claim: 'c2' }, { type: 'lost', atMs: T0 + 4, claim: 'c2' });
+    const twice = apply(
+      claimed(),
+      { type: 'lost', atMs: T0 + 2, claim: 'c1' },
+      { type: 'claimed', atMs: T0 + 3, claim: 'c2' },
+      { type: 'lost', atMs: T0 + 4, claim: 'c2' },
+    );
     const result = transition(twice, { type: 'claimed', atMs: T0 + 5, claim: 'c3' }, policy);
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.error.code).toBe('invalid_transition');
   });
 
   it('bills a cancel for the time used, and nothing when it never started', () => {
-    expect(apply(claimed(T0), { type: 'canceled', atMs: T0 + 1500, by: 'api' })).toMatchObject({ status: 'canceled', runtimeMs: 1500, costKopecks: 2 });
-    expect(apply(fresh(), { type: 'canceled', atMs: T0 + 1500, by: 'api' })).toMatchObject({ status: 'canceled', runtimeMs: null, costKopecks: 0 });
+    expect(apply(claimed(T0), { type: 'canceled', atMs: T0 + 1500, by: 'api' })).toMatchObject({
+      status: 'canceled',
+      runtimeMs: 1500,
+      costKopecks: 2,
+    });
+    expect(apply(fresh(), { type: 'canceled', atMs: T0 + 1500, by: 'api' })).toMatchObject({
+      status: 'canceled',
+      runtimeMs: null,
+      costKopecks: 0,
+    });
   });
 
   it('owes the side effects of its end: the execution stopped unless the workflow ended it, the webhook when one is registered', () => {
-    const hooked = apply(fresh('https://example.com/hook'), { type: 'queued', atMs: T0 }, { type: 'claimed', atMs: T0, claim: 'c1' });
-    const byWorker = apply(hooked, { type: 'succeeded', atMs: T0 + 5, claim: 'c1', output: inline({}), runtimeMs: 5 }) as TerminalPrediction;
+    const hooked = apply(
+      fresh('https://example.com/hook'),
+      { type: 'queued', atMs: T0 },
+      { type: 'claimed', atMs: T0, claim: 'c1' },
+    );
+    const byWorker = apply(hooked, {
+      type: 'succeeded',
+      atMs: T0 + 5,
+      claim: 'c1',
+      output: inline({}),
+      runtimeMs: 5,
+    }) as TerminalPrediction;
     expect(byWorker.effects).toEqual(['stop', 'notify']);
     expect(byWorker.sweepAtMs).toBe(T0 + 5 + EFFECTS_GRACE_MS);
-    const byWorkflow = apply(fresh(), { type: 'failed', atMs: T0 + 5, error: 'x', runtimeMs: null, by: 'workflow' }) as TerminalPrediction;
+    const byWorkflow = apply(fresh(), {
+      type: 'failed',
+      atMs: T0 + 5,
+      error: 'x',
+      runtimeMs: null,
+      by: 'workflow',
+    }) as TerminalPrediction;
     expect(byWorkflow.effects).toEqual([]);
     expect(byWorkflow.sweepAtMs).toBeNull();
     expect(withEffectsDone(byWorker, ['stop'])).toMatchObject({ effects: ['notify'], sweepAtMs: byWorker.sweepAtMs });
@@ -116,7 +193,13 @@ describe('the prediction state machine', () => {
     const again = transition(canceled, { type: 'canceled', atMs: T0 + 10, by: 'api' }, policy);
     expect(again).toEqual({ ok: true, value: canceled });
 
-    const succeeded = apply(claimed(T0), { type: 'succeeded', atMs: T0 + 1, claim: 'c1', output: inline({}), runtimeMs: 1 });
+    const succeeded = apply(claimed(T0), {
+      type: 'succeeded',
+      atMs: T0 + 1,
+      claim: 'c1',
+      output: inline({}),
+      runtimeMs: 1,
+    });
     for (const event of [
       { type: 'canceled', atMs: T0, by: 'api' },
       { type: 'failed', atMs: T0, error: 'x', runtimeMs: null, by: 'sweeper' },

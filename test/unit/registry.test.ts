@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { allModels, coerceFormInput, findModel, jsonSchemaOf, requireModel, validateInput } from '../../shared/models/registry.ts';
+import {
+  allModels,
+  coerceFormInput,
+  findModel,
+  jsonSchemaOf,
+  requireModel,
+  validateInput,
+} from '../../shared/models/registry.ts';
 
 const echoModel = requireModel('prognoz/echo');
 
@@ -9,8 +16,10 @@ describe('the model registry', () => {
     expect(findModel('prognoz/nothing')).toBeUndefined();
   });
 
-  it('holds the manifest\'s models, each with its predictor folder and what was derived from it', () => {
-    expect(allModels().map((model) => model.id)).toEqual(expect.arrayContaining(['prognoz/echo', 'prognoz/stream', 'openai/whisper-base']));
+  it("holds the manifest's models, each with its predictor folder and what was derived from it", () => {
+    expect(allModels().map((model) => model.id)).toEqual(
+      expect.arrayContaining(['prognoz/echo', 'prognoz/stream', 'openai/whisper-base']),
+    );
     expect(echoModel.predictor).toEqual({ folder: 'models/echo', concurrency: 1 });
     expect(echoModel.files).toEqual([{ name: 'file', list: false }]);
     expect(requireModel('openai/whisper-base').files).toEqual([{ name: 'audio', list: false }]);
@@ -30,7 +39,11 @@ describe('the model registry', () => {
   });
 
   it('coerces form strings by the schema, leaving what does not coerce for the schema to reject', () => {
-    expect(coerceFormInput(echoModel, { sleep: '2.5', fail: 'true', text: '42' })).toEqual({ sleep: 2.5, fail: true, text: '42' });
+    expect(coerceFormInput(echoModel, { sleep: '2.5', fail: 'true', text: '42' })).toEqual({
+      sleep: 2.5,
+      fail: true,
+      text: '42',
+    });
     const bad = coerceFormInput(echoModel, { sleep: 'soon', fail: 'maybe' });
     expect(validateInput(echoModel, bad).ok).toBe(false);
   });
@@ -40,7 +53,10 @@ describe('the model registry', () => {
     expect(schema.input).toMatchObject({
       type: 'object',
       additionalProperties: false,
-      properties: { text: { type: 'string', default: 'hello', 'x-order': 0 }, sleep: { type: 'number', minimum: 0, maximum: 300 } },
+      properties: {
+        text: { type: 'string', default: 'hello', 'x-order': 0 },
+        sleep: { type: 'number', minimum: 0, maximum: 300 },
+      },
     });
     expect(schema.output).toMatchObject({ type: 'object', required: ['text'] });
   });

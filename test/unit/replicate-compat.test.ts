@@ -6,7 +6,13 @@ import { parseTimestamp } from '../../shared/domain/clock.ts';
 import { sameSecret } from '../../shared/domain/constant-time.ts';
 import { parseCancelAfter } from '../../shared/domain/deadline.ts';
 import { asAccountId, newPredictionId } from '../../shared/domain/ids.ts';
-import { createPrediction, sweepDeadline, transition, type PhaseLimits, type Prediction } from '../../shared/domain/prediction.ts';
+import {
+  createPrediction,
+  sweepDeadline,
+  transition,
+  type PhaseLimits,
+  type Prediction,
+} from '../../shared/domain/prediction.ts';
 import { roublesToMicro } from '../../shared/domain/pricing.ts';
 import { freshWatch, stepRun } from '../../worker/run-events.ts';
 
@@ -14,7 +20,9 @@ const limits: PhaseLimits = { queueSeconds: 3600, runSeconds: 900, leaseSeconds:
 const policy = { pricePerSecondMicro: roublesToMicro('0.01'), limits };
 const T0 = Date.UTC(2026, 10, 23, 12, 0, 0, 0);
 
-const fresh = (options: { cancelAfterSeconds?: number; webhookEvents?: Prediction['webhookEvents'] } = {}): Prediction =>
+const fresh = (
+  options: { cancelAfterSeconds?: number; webhookEvents?: Prediction['webhookEvents'] } = {},
+): Prediction =>
   createPrediction({
     id: newPredictionId(() => '11111111-2222-4333-8444-555555555555'),
     model: 'prognoz/echo',
@@ -31,7 +39,8 @@ const fresh = (options: { cancelAfterSeconds?: number; webhookEvents?: Predictio
 
 const apply = applier(policy);
 
-const running = (prediction: Prediction) => apply(prediction, { type: 'queued', atMs: T0 + 10 }, { type: 'claimed', atMs: T0 + 20, claim: 'c1' });
+const running = (prediction: Prediction) =>
+  apply(prediction, { type: 'queued', atMs: T0 + 10 }, { type: 'claimed', atMs: T0 + 20, claim: 'c1' });
 
 describe('Cancel-After', () => {
   it('reads units and plain seconds, and refuses what is malformed or under 5 s', () => {
@@ -40,7 +49,8 @@ describe('Cancel-After', () => {
     expect(parseCancelAfter('1h30m')).toBe(5400);
     expect(parseCancelAfter('1h0m5s')).toBe(3605);
     expect(parseCancelAfter(' 90 ')).toBe(90);
-    for (const bad of ['4s', '4', '', 'm', '5 m', '-5', '1d', '30s5m', '8d', '700000']) expect(() => parseCancelAfter(bad), bad).toThrow(/Cancel-After/);
+    for (const bad of ['4s', '4', '', 'm', '5 m', '-5', '1d', '30s5m', '8d', '700000'])
+      expect(() => parseCancelAfter(bad), bad).toThrow(/Cancel-After/);
   });
 
   it('sets the deadline from creation; the sweeper looks then, or a lease later for a running prediction (its worker stops it first)', () => {
@@ -58,11 +68,34 @@ describe('Cancel-After', () => {
   it('a deadline cancel keeps its reason and bills the time run; only the current claim may report it', () => {
     const run = running(fresh({ cancelAfterSeconds: 30 }));
     const error = 'the deadline passed';
-    const stale = transition(run, { type: 'canceled', atMs: T0 + 30_000, by: 'worker', claim: 'old', runtimeMs: 29_000, error }, policy);
+    const stale = transition(
+      run,
+      { type: 'canceled', atMs: T0 + 30_000, by: 'worker', claim: 'old', runtimeMs: 29_000, error },
+      policy,
+    );
     expect(stale.ok).toBe(false);
-    const ended = apply(run, { type: 'canceled', atMs: T0 + 30_000, by: 'worker', claim: 'c1', runtimeMs: 29_500, error, logs: 'a\nb', predictTimeMs: 29_400 });
-    expect(ended).toMatchObject({ status: 'canceled', error, runtimeMs: 29_500, costKopecks: 30, logs: 'a\nb', predictTimeMs: 29_400 });
-    expect(apply(running(fresh()), { type: 'canceled', atMs: T0 + 5000, by: 'api' })).toMatchObject({ status: 'canceled', error: null });
+    const ended = apply(run, {
+      type: 'canceled',
+      atMs: T0 + 30_000,
+      by: 'worker',
+      claim: 'c1',
+      runtimeMs: 29_500,
+      error,
+      logs: 'a\nb',
+      predictTimeMs: 29_400,
+    });
+    expect(ended).toMatchObject({
+      status: 'canceled',
+      error,
+      runtimeMs: 29_500,
+      costKopecks: 30,
+      logs: 'a\nb',
+      predictTimeMs: 29_400,
+    });
+    expect(apply(running(fresh()), { type: 'canceled', atMs: T0 + 5000, by: 'api' })).toMatchObject({
+      status: 'canceled',
+      error: null,
+    });
   });
 });
 
@@ -106,18 +139,50 @@ describe('the event stream', () => {
       { event: 'output', data: 'two ' },
     ]);
     expect(first.done).toBe(false);
-    const ended = apply(run, { type: 'succeeded', atMs: T0 + 900, claim: 'c1', runtimeMs: 880, output: { kind: 'inline', value: { text: 'one two three' } }, logs: 'first\nsecond\nthird', streamed: ['one ', 'two ', 'three'] });
+    const ended = apply(run, {
+      type: 'succeeded',
+      atMs: T0 + 900,
+      claim: 'c1',
+      runtimeMs: 880,
+      output: { kind: 'inline', value: { text: 'one two three' } },
+      logs: 'first\nsecond\nthird',
+      streamed: ['one ', 'two ', 'three'],
+    });
     const last = eventsSince(ended, first.position, { text: 'one two three' });
-    expect(last.events).toEqual([{ event: 'logs', data: 'third' }, { event: 'output', data: 'three' }, { event: 'done', data: '{}' }]);
+    expect(last.events).toEqual([
+      { event: 'logs', data: 'third' },
+      { event: 'output', data: 'three' },
+      { event: 'done', data: '{}' },
+    ]);
     expect(last.done).toBe(true);
   });
 
   it('a model that streamed nothing sends its whole output; a failure sends error and done', () => {
     const run = running(fresh());
-    const ended = apply(run, { type: 'succeeded', atMs: T0 + 900, claim: 'c1', runtimeMs: 880, output: { kind: 'inline', value: { text: 'all' } }, streamed: [] });
-    expect(eventsSince(ended, streamStart(), { text: 'all' }).events).toEqual([{ event: 'output', data: '{"text":"all"}' }, { event: 'done', data: '{}' }]);
-    const failed = apply(run, { type: 'failed', atMs: T0 + 900, claim: 'c1', runtimeMs: 880, error: 'broke', by: 'worker' });
-    expect(eventsSince(failed, streamStart()).events).toEqual([{ event: 'error', data: 'broke' }, { event: 'done', data: '{"reason":"error"}' }]);
+    const ended = apply(run, {
+      type: 'succeeded',
+      atMs: T0 + 900,
+      claim: 'c1',
+      runtimeMs: 880,
+      output: { kind: 'inline', value: { text: 'all' } },
+      streamed: [],
+    });
+    expect(eventsSince(ended, streamStart(), { text: 'all' }).events).toEqual([
+      { event: 'output', data: '{"text":"all"}' },
+      { event: 'done', data: '{}' },
+    ]);
+    const failed = apply(run, {
+      type: 'failed',
+      atMs: T0 + 900,
+      claim: 'c1',
+      runtimeMs: 880,
+      error: 'broke',
+      by: 'worker',
+    });
+    expect(eventsSince(failed, streamStart()).events).toEqual([
+      { event: 'error', data: 'broke' },
+      { event: 'done', data: '{"reason":"error"}' },
+    ]);
     expect(formatEvent({ event: 'output', data: 'a\nb' }, 7)).toBe('event: output\nid: 7\ndata: a\ndata: b\n\n');
   });
 });

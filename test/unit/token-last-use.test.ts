@@ -11,7 +11,11 @@ const MINUTE = 60_000;
 const token = generateToken();
 
 const event = () =>
-  ({ type: 'REQUEST', methodArn: 'arn:aws:execute-api:eu-west-1:1:api/prod/GET/x', headers: { Authorization: `Bearer ${token}` } }) as unknown as APIGatewayRequestAuthorizerEvent;
+  ({
+    type: 'REQUEST',
+    methodArn: 'arn:aws:execute-api:eu-west-1:1:api/prod/GET/x',
+    headers: { Authorization: `Bearer ${token}` },
+  }) as unknown as APIGatewayRequestAuthorizerEvent;
 
 /**
  * DynamoDB as the authorizer meets it: the token's item (last used `lastUsedMs` ago, or never) and
@@ -24,12 +28,17 @@ const table = (lastUsedMs: number | null, onUpdate: () => Promise<unknown> = () 
       sent.push(command);
       if (command instanceof UpdateCommand) return onUpdate();
       if (command instanceof GetCommand && String(command.input.Key?.pk).startsWith('TOKEN#')) {
-        return Promise.resolve({ Item: { account: 'acct-1', token_id: 'tok-1', ...(lastUsedMs === null ? {} : { last_used_ms: lastUsedMs }) } });
+        return Promise.resolve({
+          Item: { account: 'acct-1', token_id: 'tok-1', ...(lastUsedMs === null ? {} : { last_used_ms: lastUsedMs }) },
+        });
       }
       return Promise.resolve({ Item: { pk: 'ACCOUNT#acct-1' } });
     },
   } as unknown as DynamoDBDocumentClient;
-  return { store: dynamoAccountStore('table', client), updates: () => sent.filter((command) => command instanceof UpdateCommand) };
+  return {
+    store: dynamoAccountStore('table', client),
+    updates: () => sent.filter((command) => command instanceof UpdateCommand),
+  };
 };
 
 const clock = { now: () => NOW };
@@ -75,8 +84,14 @@ describe("an API token's last use", () => {
   });
 
   it('never fails the authorization: a lost race (condition failed) or a failed write lets the token through', async () => {
-    const raced = table(null, () => Promise.reject(new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} })));
-    const broken = table(null, () => Promise.reject(Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), { name: 'ThrottlingException' })));
+    const raced = table(null, () =>
+      Promise.reject(new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} })),
+    );
+    const broken = table(null, () =>
+      Promise.reject(
+        Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), { name: 'ThrottlingException' }),
+      ),
+    );
 
     for (const { store } of [raced, broken]) {
       const result = await authorize(event(), store, null, clock);

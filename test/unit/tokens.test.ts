@@ -5,7 +5,11 @@ import type { AccountStore } from '../../shared/adapters/account-store.ts';
 import { generateToken, hashToken, looksLikeToken, TOKEN_PREFIX } from '../../shared/domain/tokens.ts';
 
 const event = (authorization: string) =>
-  ({ type: 'REQUEST', methodArn: 'arn:aws:execute-api:eu-west-1:1:api/prod/GET/x', headers: { Authorization: authorization } }) as unknown as APIGatewayRequestAuthorizerEvent;
+  ({
+    type: 'REQUEST',
+    methodArn: 'arn:aws:execute-api:eu-west-1:1:api/prod/GET/x',
+    headers: { Authorization: authorization },
+  }) as unknown as APIGatewayRequestAuthorizerEvent;
 
 /** A store that fails the test if the authorizer ever reaches the database. */
 const untouchable: AccountStore = new Proxy({} as AccountStore, {

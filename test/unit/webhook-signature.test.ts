@@ -16,13 +16,22 @@ describe('webhook signatures', () => {
   });
 
   it('match the Standard Webhooks test vector in the webhook-signature header', () => {
-    expect(signStandardWebhook('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}')).toBe(
-      'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
-    );
+    expect(
+      signStandardWebhook(
+        'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+        'msg_p5jXN8AQM9LWM0D4loKWxJek',
+        1614265330,
+        '{"test": 2432232314}',
+      ),
+    ).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
   });
 
   it('compare the header whole (spec §6.4): one signature, which a receiver mid-rotation checks against both its secrets', () => {
-    const headers = { id: 'id', timestamp: String(VECTOR.timestamp), signature: signWebhook('whsec_new', 'id', VECTOR.timestamp, 'b') };
+    const headers = {
+      id: 'id',
+      timestamp: String(VECTOR.timestamp),
+      signature: signWebhook('whsec_new', 'id', VECTOR.timestamp, 'b'),
+    };
     const now = { nowSeconds: VECTOR.timestamp };
     expect(verifyWebhook('whsec_new', headers, 'b', now)).toBe(true);
     expect(verifyWebhook(['whsec_old', 'whsec_new'], headers, 'b', now)).toBe(true);

@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
+import {
+  createDocument,
+  type ZodOpenApiOperationObject,
+  type ZodOpenApiPathsObject,
+  type ZodOpenApiResponsesObject,
+} from 'zod-openapi';
 import type { ErrorCode } from '../../domain/errors.ts';
 import type { ModelDefinition } from '../../models/definition.ts';
 import { HTTP_STATUS, errorBodySchema } from '../http-status.ts';
@@ -14,18 +19,32 @@ import { webhookPathItem } from './webhooks.ts';
 const API_BASE_PATH = '/api/v1';
 
 /** What every authenticated request may be answered besides its route's own errors. */
-const AUTHENTICATED_ERRORS: readonly ErrorCode[] = ['malformed_authorization', 'missing_token', 'invalid_token', 'rate_limited', 'internal_error'];
+const AUTHENTICATED_ERRORS: readonly ErrorCode[] = [
+  'malformed_authorization',
+  'missing_token',
+  'invalid_token',
+  'rate_limited',
+  'internal_error',
+];
 const PUBLIC_ERRORS: readonly ErrorCode[] = ['internal_error'];
 
 const requestIdHeader = z
   .string()
   .describe("The request id: the caller's `x-request-id` when usable, else a new UUID.")
   .meta({ header: { id: 'RequestId' } });
-const retryAfterHeader = z.string().regex(/^\d+$/).describe('Seconds to wait before retrying.').meta({ header: { id: 'RetryAfter' } });
+const retryAfterHeader = z
+  .string()
+  .regex(/^\d+$/)
+  .describe('Seconds to wait before retrying.')
+  .meta({ header: { id: 'RetryAfter' } });
 
-const errorResponses = (codes: readonly ErrorCode[], bodies: Partial<Record<ErrorCode, z.ZodType>> = {}): ZodOpenApiResponsesObject => {
+const errorResponses = (
+  codes: readonly ErrorCode[],
+  bodies: Partial<Record<ErrorCode, z.ZodType>> = {},
+): ZodOpenApiResponsesObject => {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of new Set(codes)) byStatus.set(HTTP_STATUS[code], [...(byStatus.get(HTTP_STATUS[code]) ?? []), code]);
+  for (const code of new Set(codes))
+    byStatus.set(HTTP_STATUS[code], [...(byStatus.get(HTTP_STATUS[code]) ?? []), code]);
   const responses: ZodOpenApiResponsesObject = {};
   for (const [status, statusCodes] of [...byStatus].sort(([a], [b]) => a - b)) {
     responses[`${status}` as `4${string}`] = {
@@ -33,9 +52,15 @@ const errorResponses = (codes: readonly ErrorCode[], bodies: Partial<Record<Erro
       headers: z.object({
         'x-request-id': requestIdHeader,
         ...(statusCodes.includes('rate_limited') ? { 'retry-after': retryAfterHeader } : {}),
-        ...(statusCodes.includes('method_not_allowed') ? { allow: z.string().describe('The methods this path takes.') } : {}),
+        ...(statusCodes.includes('method_not_allowed')
+          ? { allow: z.string().describe('The methods this path takes.') }
+          : {}),
       }),
-      content: { 'application/json': { schema: statusCodes.map((code) => bodies[code]).find((body) => body !== undefined) ?? errorBodySchema } },
+      content: {
+        'application/json': {
+          schema: statusCodes.map((code) => bodies[code]).find((body) => body !== undefined) ?? errorBodySchema,
+        },
+      },
     };
   }
   return responses;
@@ -59,7 +84,14 @@ const operationOf = (spec: OperationSpec): ZodOpenApiOperationObject => {
         ...(success.schema ? { content: { [contentType]: { schema: success.schema } } } : {}),
       },
       // A path parameter such as `..` or `%zz` leads to no route at all.
-      ...errorResponses([...spec.errors, ...(spec.requestParams?.path ? ['route_not_found' as const] : []), ...(spec.public ? PUBLIC_ERRORS : AUTHENTICATED_ERRORS)], spec.errorBodies),
+      ...errorResponses(
+        [
+          ...spec.errors,
+          ...(spec.requestParams?.path ? ['route_not_found' as const] : []),
+          ...(spec.public ? PUBLIC_ERRORS : AUTHENTICATED_ERRORS),
+        ],
+        spec.errorBodies,
+      ),
     },
   };
 };
@@ -95,7 +127,12 @@ const modelPaths = (models: readonly ModelDefinition[]): ZodOpenApiPathsObject =
             requestParams: { header: createHeadersSchema },
             requestBody: specCreateBody(input, model.example),
           }),
-          get: operationOf({ ...getSpec, operationId: `get${name}Model`, summary: `${model.id}: price and schema`, requestParams: { header: authenticatedHeadersSchema } }),
+          get: operationOf({
+            ...getSpec,
+            operationId: `get${name}Model`,
+            summary: `${model.id}: price and schema`,
+            requestParams: { header: authenticatedHeadersSchema },
+          }),
         },
       ];
     }),
@@ -117,27 +154,31 @@ export const openApiDocument = (options: DocumentOptions) => {
     const path = routePath.slice(API_BASE_PATH.length);
     paths[path] = { ...paths[path], [method.toLowerCase()]: operationOf(spec) };
   }
-  const outputs = Object.fromEntries(options.models.map((model) => [`${componentNameOf(model.id)}Output`, model.output]));
-  return createDocument(
-    {
-      openapi: '3.1.0',
-      info: {
-        title: 'prognoz',
-        version: options.version,
-        description:
-          'Run a model on an input and get a prediction: poll it, wait for it, cancel it, or receive it by a signed webhook. Accounts pay per second of model time, in roubles.',
-      },
-      servers: [{ url: options.server ?? API_BASE_PATH }],
-      security: [{ bearerAuth: [] }],
-      tags: [...TAGS],
-      paths: { ...paths, ...modelPaths(options.models) },
-      webhooks: { prediction: webhookPathItem },
-      components: {
-        securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API token: `Authorization: Bearer <API_TOKEN>` (spec §5).' },
-        },
-        schemas: outputs,
-      },
-    },
+  const outputs = Object.fromEntries(
+    options.models.map((model) => [`${componentNameOf(model.id)}Output`, model.output]),
   );
+  return createDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'prognoz',
+      version: options.version,
+      description:
+        'Run a model on an input and get a prediction: poll it, wait for it, cancel it, or receive it by a signed webhook. Accounts pay per second of model time, in roubles.',
+    },
+    servers: [{ url: options.server ?? API_BASE_PATH }],
+    security: [{ bearerAuth: [] }],
+    tags: [...TAGS],
+    paths: { ...paths, ...modelPaths(options.models) },
+    webhooks: { prediction: webhookPathItem },
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API token: `Authorization: Bearer <API_TOKEN>` (spec §5).',
+        },
+      },
+      schemas: outputs,
+    },
+  });
 };

@@ -31,7 +31,9 @@ import {
 
 type Route = (typeof ROUTES)[number];
 /** `GET /api/v1/predictions/{id}`: one for each route of the table. */
-type KeyOf<R> = R extends { readonly method: infer M extends string; readonly path: infer P extends string } ? `${M} ${P}` : never;
+type KeyOf<R> = R extends { readonly method: infer M extends string; readonly path: infer P extends string }
+  ? `${M} ${P}`
+  : never;
 export type RouteKey = KeyOf<Route>;
 
 export interface SuccessResponse {
@@ -49,7 +51,10 @@ export const TAGS = [
   { name: 'Model catalog', description: 'Each model also has its own path below, with its input schema.' },
   { name: 'Files' },
   { name: 'Account' },
-  { name: 'Webhook settings', description: 'The signing secret and the delivery log; what a delivery carries is under Webhooks.' },
+  {
+    name: 'Webhook settings',
+    description: 'The signing secret and the delivery log; what a delivery carries is under Webhooks.',
+  },
   { name: 'Reference' },
 ] as const;
 type Tag = (typeof TAGS)[number]['name'];
@@ -75,13 +80,22 @@ const predictionId = z.object({ id: z.string().describe('The prediction id.') })
 const fileId = z.object({ id: z.string().describe('The file id.') });
 /** A company named `predictions` or `files` is taken by those routes (405 or 404 there). */
 export const modelPath = z.object({
-  company: z.string().describe('The company of `{company}/{model}`.').meta({ examples: ['prognoz'] }),
-  model: z.string().describe('The model of `{company}/{model}`.').meta({ examples: ['echo'] }),
+  company: z
+    .string()
+    .describe('The company of `{company}/{model}`.')
+    .meta({ examples: ['prognoz'] }),
+  model: z
+    .string()
+    .describe('The model of `{company}/{model}`.')
+    .meta({ examples: ['echo'] }),
 });
 
 const predictionHeaders = z.object({
   Location: z.url().describe('The prediction (GET).'),
-  'Idempotent-Replayed': z.literal('true').optional().describe('This answer is that of an earlier request with the same Idempotency-Key.'),
+  'Idempotent-Replayed': z
+    .literal('true')
+    .optional()
+    .describe('This answer is that of an earlier request with the same Idempotency-Key.'),
 });
 
 const created: SuccessResponse = {
@@ -116,7 +130,10 @@ const jsonBody = (schema: z.ZodType, description: string): ZodOpenApiRequestBody
 });
 
 /** A model's input as the spec's create takes it: the body itself, plus `webhook`. */
-export const specCreateBody = (input: z.ZodType, example?: Readonly<Record<string, unknown>>): ZodOpenApiRequestBodyObject => ({
+export const specCreateBody = (
+  input: z.ZodType,
+  example?: Readonly<Record<string, unknown>>,
+): ZodOpenApiRequestBodyObject => ({
   required: true,
   description:
     "The model's input as the body itself, plus an optional `webhook`. JSON, or the same fields as a form (values are converted to the types the model's schema declares).",
@@ -148,7 +165,11 @@ export const OPERATIONS: Readonly<Record<RouteKey, OperationSpec>> = {
     summary: 'A model: price and JSON Schema',
     tag: 'Model catalog',
     requestParams: { path: modelPath, header: authenticatedHeadersSchema },
-    success: { status: 200, description: 'The model, its price and its input and output JSON Schema.', schema: modelViewSchema },
+    success: {
+      status: 200,
+      description: 'The model, its price and its input and output JSON Schema.',
+      schema: modelViewSchema,
+    },
     errors: ['model_not_found', 'route_not_found'],
   },
   'GET /api/v1/models': {
@@ -182,7 +203,11 @@ export const OPERATIONS: Readonly<Record<RouteKey, OperationSpec>> = {
     summary: "The caller's predictions, newest first",
     tag: 'Predictions',
     requestParams: { query: listQuerySchema, header: authenticatedHeadersSchema },
-    success: { status: 200, description: 'A page of predictions (at most 100), with links to the pages either side.', schema: predictionListBodySchema },
+    success: {
+      status: 200,
+      description: 'A page of predictions (at most 100), with links to the pages either side.',
+      schema: predictionListBodySchema,
+    },
     errors: ['invalid_query'],
   },
   'POST /api/v1/predictions': {
@@ -225,7 +250,8 @@ export const OPERATIONS: Readonly<Record<RouteKey, OperationSpec>> = {
   'POST /api/v1/predictions/{id}/webhooks/redeliver': {
     operationId: 'redeliverWebhook',
     summary: 'Send a dead-lettered webhook again',
-    description: 'The same webhook id, fresh attempts. 409 when the last delivery did not dead-letter (it was delivered, or is still trying).',
+    description:
+      'The same webhook id, fresh attempts. 409 when the last delivery did not dead-letter (it was delivered, or is still trying).',
     tag: 'Webhook settings',
     requestParams: { path: predictionId, header: authenticatedHeadersSchema },
     success: { status: 202, description: 'Queued again.', schema: redeliverySchema },
@@ -242,17 +268,22 @@ export const OPERATIONS: Readonly<Record<RouteKey, OperationSpec>> = {
   'PATCH /api/v1/account': {
     operationId: 'updateAccount',
     summary: 'Set or remove the monthly limit',
-    description: "An account owner signed in to the console only: an API token gets 403 (a leaked token must not raise the limit). Creates beyond the limit are refused with 402.",
+    description:
+      'An account owner signed in to the console only: an API token gets 403 (a leaked token must not raise the limit). Creates beyond the limit are refused with 402.',
     tag: 'Account',
     requestParams: { header: authenticatedHeadersSchema },
-    requestBody: jsonBody(accountChangeSchema, '`{monthly_limit}`: roubles with at most two decimals, or null for none.'),
+    requestBody: jsonBody(
+      accountChangeSchema,
+      '`{monthly_limit}`: roubles with at most two decimals, or null for none.',
+    ),
     success: { status: 200, description: 'The account, changed.', schema: accountViewSchema },
     errors: ['owner_sign_in_required', 'invalid_json', 'invalid_body', 'unsupported_media_type', 'payload_too_large'],
   },
   'GET /api/v1/account/tokens': {
     operationId: 'listApiTokens',
     summary: "The account's API tokens",
-    description: 'Their names and first characters, never the tokens. An account owner signed in to the console only: an API token gets 403.',
+    description:
+      'Their names and first characters, never the tokens. An account owner signed in to the console only: an API token gets 403.',
     tag: 'Account',
     requestParams: { header: authenticatedHeadersSchema },
     success: { status: 200, description: 'Newest first.', schema: tokenListSchema },
@@ -261,7 +292,8 @@ export const OPERATIONS: Readonly<Record<RouteKey, OperationSpec>> = {
   'POST /api/v1/account/tokens': {
     operationId: 'createApiToken',
     summary: 'Create an API token',
-    description: 'The token is in this answer alone; only its SHA-256 is kept. An account owner signed in to the console only: an API token gets 403.',
+    description:
+      'The token is in this answer alone; only its SHA-256 is kept. An account owner signed in to the console only: an API token gets 403.',
     tag: 'Account',
     requestParams: { header: authenticatedHeadersSchema },
     requestBody: { required: true, content: { 'application/json': { schema: createTokenBodySchema } } },
@@ -271,9 +303,13 @@ export const OPERATIONS: Readonly<Record<RouteKey, OperationSpec>> = {
   'DELETE /api/v1/account/tokens/{id}': {
     operationId: 'revokeApiToken',
     summary: 'Revoke an API token',
-    description: 'Refused from now on (on AWS within the authorizer cache time, 60 s). An account owner signed in to the console only: an API token gets 403.',
+    description:
+      'Refused from now on (on AWS within the authorizer cache time, 60 s). An account owner signed in to the console only: an API token gets 403.',
     tag: 'Account',
-    requestParams: { path: z.object({ id: z.string().describe("The token's id, from the list.") }), header: authenticatedHeadersSchema },
+    requestParams: {
+      path: z.object({ id: z.string().describe("The token's id, from the list.") }),
+      header: authenticatedHeadersSchema,
+    },
     success: { status: 204, description: 'Revoked.' },
     errors: ['owner_sign_in_required', 'token_not_found'],
   },
@@ -297,7 +333,8 @@ export const OPERATIONS: Readonly<Record<RouteKey, OperationSpec>> = {
   'POST /api/v1/webhooks/default/secret/rotate': {
     operationId: 'rotateWebhookSecret',
     summary: 'Rotate the signing secret',
-    description: 'A new secret signs from now on; for a day `webhook-signature` carries the previous secret\'s signature too, so receivers switch without losing a delivery.',
+    description:
+      "A new secret signs from now on; for a day `webhook-signature` carries the previous secret's signature too, so receivers switch without losing a delivery.",
     tag: 'Webhook settings',
     requestParams: { header: authenticatedHeadersSchema },
     success: { status: 200, description: 'The new secret.', schema: rotatedSecretSchema },
@@ -335,7 +372,11 @@ export const OPERATIONS: Readonly<Record<RouteKey, OperationSpec>> = {
     tag: 'Reference',
     public: true,
     requestParams: { header: commonHeadersSchema },
-    success: { status: 200, description: 'The OpenAPI 3.1 document of this deployment (its models included).', schema: z.record(z.string(), z.unknown()) },
+    success: {
+      status: 200,
+      description: 'The OpenAPI 3.1 document of this deployment (its models included).',
+      schema: z.record(z.string(), z.unknown()),
+    },
     errors: [],
   },
 };

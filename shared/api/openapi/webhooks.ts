@@ -8,11 +8,18 @@ export const webhookBodySchema = predictionViewSchema.omit({ cost: true }).meta(
 const signedContent = '`<webhook id>.<timestamp>.<raw body>`';
 
 const deliveryHeaders = z.object({
-  'x-webhook-id': z.string().describe('The delivery: the same on every retry of one event, so receivers can skip repeats.'),
-  'x-webhook-timestamp': z.string().regex(/^\d+$/).describe('When this attempt was sent, in Unix seconds: reject one far from your clock.'),
+  'x-webhook-id': z
+    .string()
+    .describe('The delivery: the same on every retry of one event, so receivers can skip repeats.'),
+  'x-webhook-timestamp': z
+    .string()
+    .regex(/^\d+$/)
+    .describe('When this attempt was sent, in Unix seconds: reject one far from your clock.'),
   'x-webhook-signature': z
     .string()
-    .describe(`Spec §6.4: Base64 of HMAC-SHA256 over ${signedContent}, keyed with the signing secret exactly as shown (\`whsec_…\`). Compare whole, in constant time.`),
+    .describe(
+      `Spec §6.4: Base64 of HMAC-SHA256 over ${signedContent}, keyed with the signing secret exactly as shown (\`whsec_…\`). Compare whole, in constant time.`,
+    ),
   'webhook-id': z.string().describe('Standard Webhooks: as `x-webhook-id`.'),
   'webhook-timestamp': z.string().regex(/^\d+$/).describe('Standard Webhooks: as `x-webhook-timestamp`.'),
   'webhook-signature': z

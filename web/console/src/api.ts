@@ -60,7 +60,11 @@ export const request = async <T>(method: string, path: string, body?: unknown): 
       storeSession(null);
       signedOutListener();
     }
-    throw new ApiError(response.status, error?.code ?? `http_${response.status}`, error?.message ?? `HTTP ${response.status}`);
+    throw new ApiError(
+      response.status,
+      error?.code ?? `http_${response.status}`,
+      error?.message ?? `HTTP ${response.status}`,
+    );
   }
   return parsed as T;
 };

@@ -56,7 +56,11 @@ const NotFound = () => (
 const Title = () => {
   const { path } = useLocation();
   useEffect(() => {
-    const page = path.startsWith('/predictions/') ? 'Prediction' : path.startsWith('/models/') ? path.slice('/models/'.length) : (NAVIGATION.find((item) => item.href === path)?.label ?? 'prognoz');
+    const page = path.startsWith('/predictions/')
+      ? 'Prediction'
+      : path.startsWith('/models/')
+        ? path.slice('/models/'.length)
+        : (NAVIGATION.find((item) => item.href === path)?.label ?? 'prognoz');
     document.title = `${page} · prognoz`;
   }, [path]);
   return null;

@@ -8,7 +8,9 @@ interface Segment {
   readonly language?: string;
 }
 
-const isTranscription = (output: unknown): output is { segments: Segment[]; transcription?: string; translation?: string | null } =>
+const isTranscription = (
+  output: unknown,
+): output is { segments: Segment[]; transcription?: string; translation?: string | null } =>
   typeof output === 'object' && output !== null && Array.isArray((output as { segments?: unknown }).segments);
 
 const clock = (secondsIn: number): string => {
@@ -47,6 +49,11 @@ export const OutputView = ({ output }: { output: unknown }) => {
         </details>
       </div>
     );
-  if (typeof output === 'string') return <pre class="code" tabIndex={0} aria-label="Output">{output}</pre>;
+  if (typeof output === 'string')
+    return (
+      <pre class="code" tabIndex={0} aria-label="Output">
+        {output}
+      </pre>
+    );
   return <Json value={output} label="Output" />;
 };

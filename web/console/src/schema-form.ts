@@ -43,7 +43,9 @@ export type FormValues = Readonly<Record<string, string | boolean>>;
 /** `anyOf: [X, {type: null}]` is Cog's optional X. */
 const withoutNull = (schema: JsonSchema): JsonSchema => {
   const branches = schema.anyOf?.filter((branch) => branch.type !== 'null');
-  return branches?.length === 1 && branches[0] ? { ...branches[0], ...(schema.default !== undefined ? { default: schema.default } : {}) } : schema;
+  return branches?.length === 1 && branches[0]
+    ? { ...branches[0], ...(schema.default !== undefined ? { default: schema.default } : {}) }
+    : schema;
 };
 
 const kindOf = (schema: JsonSchema): FieldKind => {
@@ -82,7 +84,12 @@ export const initialValues = (fields: readonly Field[]): FormValues =>
       if (field.kind === 'boolean') return [field.name, field.defaultValue === true];
       if (field.defaultValue === undefined || field.defaultValue === null) return [field.name, ''];
       const { defaultValue } = field;
-      return [field.name, typeof defaultValue === 'string' || typeof defaultValue === 'number' ? String(defaultValue) : JSON.stringify(defaultValue)];
+      return [
+        field.name,
+        typeof defaultValue === 'string' || typeof defaultValue === 'number'
+          ? String(defaultValue)
+          : JSON.stringify(defaultValue),
+      ];
     }),
   );
 
@@ -98,7 +105,8 @@ const valueOf = (field: Field, raw: string | boolean): { value?: unknown; error?
     case 'integer':
     case 'number': {
       const value = Number(text);
-      if (!Number.isFinite(value) || (field.kind === 'integer' && !Number.isInteger(value))) return { error: field.kind === 'integer' ? 'A whole number.' : 'A number.' };
+      if (!Number.isFinite(value) || (field.kind === 'integer' && !Number.isInteger(value)))
+        return { error: field.kind === 'integer' ? 'A whole number.' : 'A number.' };
       if (field.minimum !== undefined && value < field.minimum) return { error: `At least ${field.minimum}.` };
       if (field.maximum !== undefined && value > field.maximum) return { error: `At most ${field.maximum}.` };
       return { value };
@@ -124,7 +132,8 @@ export const inputOf = (fields: readonly Field[], values: FormValues): InputResu
   for (const field of fields) {
     const { value, error } = valueOf(field, values[field.name] ?? '');
     if (error !== undefined) errors[field.name] = error;
-    else if (value !== undefined && JSON.stringify(value) !== JSON.stringify(field.defaultValue)) input[field.name] = value;
+    else if (value !== undefined && JSON.stringify(value) !== JSON.stringify(field.defaultValue))
+      input[field.name] = value;
   }
   return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, input };
 };

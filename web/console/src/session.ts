@@ -47,14 +47,20 @@ interface InitiateAuthResponse {
 const call = async <T>(config: ConsoleConfig, action: string, body: unknown): Promise<T> => {
   const response = await fetch(config.signIn.endpoint, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': `AWSCognitoIdentityProviderService.${action}` },
+    headers: {
+      'content-type': 'application/x-amz-json-1.1',
+      'x-amz-target': `AWSCognitoIdentityProviderService.${action}`,
+    },
     body: JSON.stringify(body),
   });
   const payload = (await response.json().catch(() => ({}))) as Record<string, unknown>;
   if (!response.ok) {
     const code = (typeof payload.__type === 'string' ? payload.__type.split('#').pop() : undefined) ?? 'SignInFailed';
     const message = typeof payload.message === 'string' ? payload.message : `sign-in failed (HTTP ${response.status})`;
-    throw new SignInError(code, code === 'NotAuthorizedException' || code === 'UserNotFoundException' ? 'Incorrect email or password.' : message);
+    throw new SignInError(
+      code,
+      code === 'NotAuthorizedException' || code === 'UserNotFoundException' ? 'Incorrect email or password.' : message,
+    );
   }
   return payload as T;
 };
@@ -67,9 +73,14 @@ const sessionOf = (email: string, result: AuthenticationResult, refreshToken: st
 });
 
 const stepOf = (email: string, response: InitiateAuthResponse): SignInStep => {
-  if (response.AuthenticationResult) return { kind: 'signed-in', session: sessionOf(email, response.AuthenticationResult, '', Date.now()) };
-  if (response.ChallengeName === 'NEW_PASSWORD_REQUIRED' && response.Session) return { kind: 'new-password', email, challengeSession: response.Session };
-  throw new SignInError('UnsupportedChallenge', `this account asks for ${response.ChallengeName ?? 'a step'} the console does not support yet`);
+  if (response.AuthenticationResult)
+    return { kind: 'signed-in', session: sessionOf(email, response.AuthenticationResult, '', Date.now()) };
+  if (response.ChallengeName === 'NEW_PASSWORD_REQUIRED' && response.Session)
+    return { kind: 'new-password', email, challengeSession: response.Session };
+  throw new SignInError(
+    'UnsupportedChallenge',
+    `this account asks for ${response.ChallengeName ?? 'a step'} the console does not support yet`,
+  );
 };
 
 export const signIn = async (config: ConsoleConfig, email: string, password: string): Promise<SignInStep> =>
@@ -82,7 +93,12 @@ export const signIn = async (config: ConsoleConfig, email: string, password: str
     }),
   );
 
-export const chooseNewPassword = async (config: ConsoleConfig, email: string, challengeSession: string, password: string): Promise<SignInStep> =>
+export const chooseNewPassword = async (
+  config: ConsoleConfig,
+  email: string,
+  challengeSession: string,
+  password: string,
+): Promise<SignInStep> =>
   stepOf(
     email,
     await call<InitiateAuthResponse>(config, 'RespondToAuthChallenge', {
@@ -99,7 +115,8 @@ const refreshed = async (config: ConsoleConfig, session: Session): Promise<Sessi
     ClientId: config.signIn.clientId,
     AuthParameters: { REFRESH_TOKEN: session.refreshToken },
   });
-  if (!response.AuthenticationResult) throw new SignInError('RefreshFailed', 'the sign-in could not be renewed: sign in again');
+  if (!response.AuthenticationResult)
+    throw new SignInError('RefreshFailed', 'the sign-in could not be renewed: sign in again');
   return sessionOf(session.email, response.AuthenticationResult, session.refreshToken, Date.now());
 };
 
@@ -137,5 +154,8 @@ export const currentAccessToken = async (config: ConsoleConfig): Promise<string 
 export const signOut = async (config: ConsoleConfig): Promise<void> => {
   const session = storedSession();
   storeSession(null);
-  if (session?.refreshToken) await call(config, 'RevokeToken', { Token: session.refreshToken, ClientId: config.signIn.clientId }).catch(() => undefined);
+  if (session?.refreshToken)
+    await call(config, 'RevokeToken', { Token: session.refreshToken, ClientId: config.signIn.clientId }).catch(
+      () => undefined,
+    );
 };

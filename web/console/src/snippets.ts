@@ -24,7 +24,10 @@ export const pythonLiteral = (value: unknown, indent = ''): string => {
   if (typeof value === 'boolean') return value ? 'True' : 'False';
   if (typeof value === 'number' || typeof value === 'string') return JSON.stringify(value);
   const inner = `${indent}    `;
-  if (Array.isArray(value)) return value.length === 0 ? '[]' : `[\n${value.map((item) => `${inner}${pythonLiteral(item, inner)}`).join(',\n')},\n${indent}]`;
+  if (Array.isArray(value))
+    return value.length === 0
+      ? '[]'
+      : `[\n${value.map((item) => `${inner}${pythonLiteral(item, inner)}`).join(',\n')},\n${indent}]`;
   const entries = Object.entries(value as Record<string, unknown>);
   if (entries.length === 0) return '{}';
   return `{\n${entries.map(([key, item]) => `${inner}${JSON.stringify(key)}: ${pythonLiteral(item, inner)}`).join(',\n')},\n${indent}}`;

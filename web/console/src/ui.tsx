@@ -9,7 +9,11 @@ export interface Loaded<T> {
 }
 
 /** Loads on mount and whenever `key` changes; `every` ms again while `again(data)` holds (a running prediction). */
-export const useLoad = <T,>(load: () => Promise<T>, key: string, poll?: { every: number; again: (data: T) => boolean }): Loaded<T> => {
+export const useLoad = <T,>(
+  load: () => Promise<T>,
+  key: string,
+  poll?: { every: number; again: (data: T) => boolean },
+): Loaded<T> => {
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<Error | null>(null);
   const loadRef = useRef(load);
@@ -39,11 +43,17 @@ export const ErrorNote = ({ error }: { error: Error | null }) =>
   error === null ? null : (
     <p class="error" role="alert">
       {error.message}
-      {error instanceof ApiError && error.code !== `http_${error.status}` ? <code class="error-code">{error.code}</code> : null}
+      {error instanceof ApiError && error.code !== `http_${error.status}` ? (
+        <code class="error-code">{error.code}</code>
+      ) : null}
     </p>
   );
 
-export const Loading = ({ what }: { what: string }) => <p class="muted" aria-live="polite">Loading {what}…</p>;
+export const Loading = ({ what }: { what: string }) => (
+  <p class="muted" aria-live="polite">
+    Loading {what}…
+  </p>
+);
 
 export const StatusBadge = ({ status }: { status: string }) => <span class={`status status-${status}`}>{status}</span>;
 
@@ -110,7 +120,13 @@ export const Tabs = ({ tabs, label }: { tabs: readonly Tab[]; label: string }) =
       </div>
       {/* Every panel stays mounted, so a run in the Playground survives a look at the API tab. */}
       {tabs.map((tab) => (
-        <div key={tab.id} role="tabpanel" id={`panel-${tab.id}`} aria-labelledby={`tab-${tab.id}`} hidden={tab.id !== current?.id}>
+        <div
+          key={tab.id}
+          role="tabpanel"
+          id={`panel-${tab.id}`}
+          aria-labelledby={`tab-${tab.id}`}
+          hidden={tab.id !== current?.id}
+        >
           {tab.panel()}
         </div>
       ))}
@@ -126,8 +142,10 @@ export const formText = (form: EventTarget | null, name: string): string => {
   return typeof value === 'string' ? value : '';
 };
 
-export const roubles = (amount: number | null | undefined): string => (amount === null || amount === undefined ? '—' : money.format(amount));
+export const roubles = (amount: number | null | undefined): string =>
+  amount === null || amount === undefined ? '—' : money.format(amount);
 
-export const seconds = (value: number | null | undefined): string => (value === null || value === undefined ? '—' : `${value.toFixed(value < 10 ? 2 : 1)} s`);
+export const seconds = (value: number | null | undefined): string =>
+  value === null || value === undefined ? '—' : `${value.toFixed(value < 10 ? 2 : 1)} s`;
 
 export const when = (iso: string | null | undefined): string => (iso ? new Date(iso).toLocaleString() : '—');

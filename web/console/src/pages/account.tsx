@@ -36,7 +36,9 @@ const MonthlyLimit = ({ account, onSaved }: { account: AccountView; onSaved: (ac
     event.preventDefault();
     const raw = formText(event.currentTarget, 'monthly-limit').trim().replace(',', '.');
     void act(async () => {
-      const updated = await request<AccountView>('PATCH', '/account', { monthly_limit: raw === '' ? null : Number(raw) });
+      const updated = await request<AccountView>('PATCH', '/account', {
+        monthly_limit: raw === '' ? null : Number(raw),
+      });
       onSaved(updated);
       setSaved(true);
     });
@@ -44,7 +46,14 @@ const MonthlyLimit = ({ account, onSaved }: { account: AccountView; onSaved: (ac
   return (
     <form class="inline-form" onSubmit={save} onInput={() => setSaved(false)}>
       <label for="monthly-limit">Monthly limit, ₽</label>
-      <input id="monthly-limit" name="monthly-limit" inputMode="decimal" placeholder="no limit" defaultValue={account.monthly_limit === null ? '' : String(account.monthly_limit)} aria-describedby="monthly-limit-help" />
+      <input
+        id="monthly-limit"
+        name="monthly-limit"
+        inputMode="decimal"
+        placeholder="no limit"
+        defaultValue={account.monthly_limit === null ? '' : String(account.monthly_limit)}
+        aria-describedby="monthly-limit-help"
+      />
       <button type="submit" disabled={busy}>
         Save limit
       </button>
@@ -99,7 +108,9 @@ const Tokens = () => {
       ) : null}
       <ErrorNote error={tokens.error} />
       {tokens.data === null ? (
-        tokens.error ? null : <Loading what="tokens" />
+        tokens.error ? null : (
+          <Loading what="tokens" />
+        )
       ) : (
         <div class="table-wrap">
           <table class="stack">
@@ -128,7 +139,12 @@ const Tokens = () => {
                     {token.revoked ? (
                       'revoked'
                     ) : (
-                      <button type="button" class="danger" onClick={() => revoke(token)} aria-label={`Revoke ${token.name ?? token.hint}`}>
+                      <button
+                        type="button"
+                        class="danger"
+                        onClick={() => revoke(token)}
+                        aria-label={`Revoke ${token.name ?? token.hint}`}
+                      >
                         Revoke
                       </button>
                     )}
@@ -152,7 +168,9 @@ export const AccountPage = () => {
       <h1 id="account-title">Account</h1>
       <ErrorNote error={account.error} />
       {view === null ? (
-        account.error ? null : <Loading what="the account" />
+        account.error ? null : (
+          <Loading what="the account" />
+        )
       ) : (
         <>
           <dl class="facts">
@@ -166,8 +184,16 @@ export const AccountPage = () => {
             <dd>{roubles(view.held)}</dd>
             <dt>Spent in {view.month}</dt>
             <dd>
-              {roubles(view.spent_this_month)} {view.monthly_limit === null ? 'of no limit' : `of ${roubles(view.monthly_limit)}`}
-              {view.monthly_limit ? <meter min={0} max={view.monthly_limit} value={view.spent_this_month} aria-label="This month's spend against the limit" /> : null}
+              {roubles(view.spent_this_month)}{' '}
+              {view.monthly_limit === null ? 'of no limit' : `of ${roubles(view.monthly_limit)}`}
+              {view.monthly_limit ? (
+                <meter
+                  min={0}
+                  max={view.monthly_limit}
+                  value={view.spent_this_month}
+                  aria-label="This month's spend against the limit"
+                />
+              ) : null}
             </dd>
           </dl>
           <MonthlyLimit account={view} onSaved={setUpdated} />

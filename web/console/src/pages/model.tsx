@@ -17,7 +17,8 @@ const ApiTab = ({ model, input }: { model: string; input: Record<string, unknown
   return (
     <div>
       <p>
-        Replace <code>$PROGNOZ_API_TOKEN</code> with a token from <a href="/account">Account</a>. The input is the Playground's. The whole API is described at <a href="/docs">/docs</a>.
+        Replace <code>$PROGNOZ_API_TOKEN</code> with a token from <a href="/account">Account</a>. The input is the
+        Playground's. The whole API is described at <a href="/docs">/docs</a>.
       </p>
       {LANGUAGES.map(({ id, label }) => {
         const code = snippet(id, target);
@@ -59,7 +60,11 @@ export const ModelPage = ({ company, model }: { company: string; model: string }
       <Tabs
         label="Model"
         tabs={[
-          { id: 'playground', label: 'Playground', panel: () => <Playground model={view.id} fields={fields} values={current} onChange={setValues} /> },
+          {
+            id: 'playground',
+            label: 'Playground',
+            panel: () => <Playground model={view.id} fields={fields} values={current} onChange={setValues} />,
+          },
           { id: 'api', label: 'API', panel: () => <ApiTab model={view.id} input={result.ok ? result.input : {}} /> },
           {
             id: 'schema',

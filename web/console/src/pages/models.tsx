@@ -9,7 +9,9 @@ export const ModelsPage = () => {
       <h1 id="models-title">Models</h1>
       <ErrorNote error={models.error} />
       {models.data === null ? (
-        models.error ? null : <Loading what="models" />
+        models.error ? null : (
+          <Loading what="models" />
+        )
       ) : (
         <ul class="cards">
           {models.data.results.map((model) => (

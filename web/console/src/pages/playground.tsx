@@ -10,9 +10,20 @@ interface FileView {
   readonly urls: { readonly get: string };
 }
 
-const FieldInput = ({ field, value, error, onChange }: { field: Field; value: string | boolean; error?: string | undefined; onChange: (value: string | boolean) => void }) => {
+const FieldInput = ({
+  field,
+  value,
+  error,
+  onChange,
+}: {
+  field: Field;
+  value: string | boolean;
+  error?: string | undefined;
+  onChange: (value: string | boolean) => void;
+}) => {
   const id = `input-${field.name}`;
-  const describedBy = [field.description ? `${id}-help` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+  const describedBy =
+    [field.description ? `${id}-help` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
   const [uploading, setUploading] = useState<string | null>(null);
   const common = { id, name: field.name, 'aria-describedby': describedBy, 'aria-invalid': error ? true : undefined };
   const upload = async (file: File) => {
@@ -30,7 +41,14 @@ const FieldInput = ({ field, value, error, onChange }: { field: Field; value: st
   let control;
   switch (field.kind) {
     case 'boolean':
-      control = <input {...common} type="checkbox" checked={value === true} onChange={(event) => onChange(event.currentTarget.checked)} />;
+      control = (
+        <input
+          {...common}
+          type="checkbox"
+          checked={value === true}
+          onChange={(event) => onChange(event.currentTarget.checked)}
+        />
+      );
       break;
     case 'choice':
       control = (
@@ -63,10 +81,21 @@ const FieldInput = ({ field, value, error, onChange }: { field: Field; value: st
     case 'file':
       control = (
         <span class="file-field">
-          <input {...common} type="url" placeholder="https://…" required={field.required} value={String(value)} onInput={(event) => onChange(event.currentTarget.value)} />
+          <input
+            {...common}
+            type="url"
+            placeholder="https://…"
+            required={field.required}
+            value={String(value)}
+            onInput={(event) => onChange(event.currentTarget.value)}
+          />
           <label class="secondary file-pick">
             Upload a file
-            <input type="file" class="visually-hidden" onChange={(event) => event.currentTarget.files?.[0] && void upload(event.currentTarget.files[0])} />
+            <input
+              type="file"
+              class="visually-hidden"
+              onChange={(event) => event.currentTarget.files?.[0] && void upload(event.currentTarget.files[0])}
+            />
           </label>
           {uploading ? <span role="status">{uploading}</span> : null}
         </span>
@@ -94,7 +123,9 @@ const FieldInput = ({ field, value, error, onChange }: { field: Field; value: st
       {field.description ? (
         <small id={`${id}-help`} class="muted">
           {field.description}
-          {field.minimum !== undefined || field.maximum !== undefined ? ` (${field.minimum ?? '…'}–${field.maximum ?? '…'})` : ''}
+          {field.minimum !== undefined || field.maximum !== undefined
+            ? ` (${field.minimum ?? '…'}–${field.maximum ?? '…'})`
+            : ''}
         </small>
       ) : null}
       {error ? (
@@ -106,7 +137,8 @@ const FieldInput = ({ field, value, error, onChange }: { field: Field; value: st
   );
 };
 
-const isActive = (prediction: PredictionView): boolean => (ACTIVE_STATUSES as readonly string[]).includes(prediction.status);
+const isActive = (prediction: PredictionView): boolean =>
+  (ACTIVE_STATUSES as readonly string[]).includes(prediction.status);
 
 /**
  * Runs the model and shows its output as it arrives: the prediction's event stream brings the
@@ -143,7 +175,9 @@ const useRun = () => {
       if (created.urls?.stream) {
         const events = new EventSource(sameOrigin(created.urls.stream));
         stream.current = events;
-        events.addEventListener('output', (event) => setPieces((sofar) => [...sofar, (event as MessageEvent<string>).data]));
+        events.addEventListener('output', (event) =>
+          setPieces((sofar) => [...sofar, (event as MessageEvent<string>).data]),
+        );
         events.addEventListener('done', () => {
           events.close();
           void refresh(created.id).catch(setError);
@@ -156,7 +190,17 @@ const useRun = () => {
   return { prediction, pieces, error, run };
 };
 
-export const Playground = ({ model, fields, values, onChange }: { model: string; fields: readonly Field[]; values: FormValues; onChange: (values: FormValues) => void }) => {
+export const Playground = ({
+  model,
+  fields,
+  values,
+  onChange,
+}: {
+  model: string;
+  fields: readonly Field[];
+  values: FormValues;
+  onChange: (values: FormValues) => void;
+}) => {
   const [errors, setErrors] = useState<Readonly<Record<string, string>>>({});
   const { prediction, pieces, error, run } = useRun();
   const submit = (event: SubmitEvent) => {
@@ -174,7 +218,13 @@ export const Playground = ({ model, fields, values, onChange }: { model: string;
     <div class="columns">
       <form class="playground" onSubmit={submit} noValidate aria-label="Input">
         {fields.map((field) => (
-          <FieldInput key={field.name} field={field} value={values[field.name] ?? ''} error={errors[field.name]} onChange={(value) => onChange({ ...values, [field.name]: value })} />
+          <FieldInput
+            key={field.name}
+            field={field}
+            value={values[field.name] ?? ''}
+            error={errors[field.name]}
+            onChange={(value) => onChange({ ...values, [field.name]: value })}
+          />
         ))}
         <button type="submit" disabled={running}>
           {running ? 'Running…' : 'Run'}

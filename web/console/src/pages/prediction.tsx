@@ -6,15 +6,24 @@ import type { PredictionView, WebhookDeliveries } from '../types.ts';
 import { ErrorNote, Json, Loading, roubles, seconds, StatusBadge, useLoad, when } from '../ui.tsx';
 
 const POLL_MS = 1000;
-const isActive = (prediction: PredictionView): boolean => (ACTIVE_STATUSES as readonly string[]).includes(prediction.status);
+const isActive = (prediction: PredictionView): boolean =>
+  (ACTIVE_STATUSES as readonly string[]).includes(prediction.status);
 
 const Timeline = ({ prediction }: { prediction: PredictionView }) => {
   const ended = prediction.completed_at;
   const steps = [
     { label: 'Created', at: prediction.created_at, reached: true },
-    { label: 'Queued', at: prediction.created_at, reached: prediction.status !== 'pending' || prediction.started_at !== null },
+    {
+      label: 'Queued',
+      at: prediction.created_at,
+      reached: prediction.status !== 'pending' || prediction.started_at !== null,
+    },
     { label: 'Processing', at: prediction.started_at, reached: prediction.started_at !== null },
-    { label: ended ? `${prediction.status.slice(0, 1).toUpperCase()}${prediction.status.slice(1)}` : 'Ended', at: ended, reached: ended !== null },
+    {
+      label: ended ? `${prediction.status.slice(0, 1).toUpperCase()}${prediction.status.slice(1)}` : 'Ended',
+      at: ended,
+      reached: ended !== null,
+    },
   ];
   return (
     <ol class="timeline" aria-label="Timeline">
@@ -32,10 +41,15 @@ const Timeline = ({ prediction }: { prediction: PredictionView }) => {
 const DELIVERIES_SETTLE_MS = 120_000;
 
 const unsettled = (deliveries: WebhookDeliveries, endedAt: string | null): boolean =>
-  deliveries.webhook !== null && (endedAt === null || Date.now() - Date.parse(endedAt) < DELIVERIES_SETTLE_MS) && deliveries.attempts.at(-1)?.outcome !== 'dead_lettered';
+  deliveries.webhook !== null &&
+  (endedAt === null || Date.now() - Date.parse(endedAt) < DELIVERIES_SETTLE_MS) &&
+  deliveries.attempts.at(-1)?.outcome !== 'dead_lettered';
 
 const Deliveries = ({ id, endedAt }: { id: string; endedAt: string | null }) => {
-  const deliveries = useLoad(() => get<WebhookDeliveries>(`/predictions/${id}/webhooks`), id, { every: 2000, again: (data) => unsettled(data, endedAt) });
+  const deliveries = useLoad(() => get<WebhookDeliveries>(`/predictions/${id}/webhooks`), id, {
+    every: 2000,
+    again: (data) => unsettled(data, endedAt),
+  });
   const [note, setNote] = useState<string | null>(null);
   const [error, setError] = useState<Error | null>(null);
   const redeliver = async () => {
@@ -48,7 +62,8 @@ const Deliveries = ({ id, endedAt }: { id: string; endedAt: string | null }) => 
       setError(failure as Error);
     }
   };
-  if (deliveries.data === null) return deliveries.error ? <ErrorNote error={deliveries.error} /> : <Loading what="deliveries" />;
+  if (deliveries.data === null)
+    return deliveries.error ? <ErrorNote error={deliveries.error} /> : <Loading what="deliveries" />;
   if (deliveries.data.webhook === null) return <p class="muted">This prediction has no webhook.</p>;
   // Only a delivery that failed for good can be sent again; one still retrying retries by itself.
   const deadLettered = deliveries.data.attempts.at(-1)?.outcome === 'dead_lettered';
@@ -72,7 +87,13 @@ const Deliveries = ({ id, endedAt }: { id: string; endedAt: string | null }) => 
   );
 };
 
-export const DeliveryTable = ({ attempts, withPrediction = false }: { attempts: readonly (WebhookDeliveries['attempts'][number] & { prediction_id?: string })[]; withPrediction?: boolean }) =>
+export const DeliveryTable = ({
+  attempts,
+  withPrediction = false,
+}: {
+  attempts: readonly (WebhookDeliveries['attempts'][number] & { prediction_id?: string })[];
+  withPrediction?: boolean;
+}) =>
   attempts.length === 0 ? (
     <p class="muted">No deliveries yet.</p>
   ) : (
@@ -169,7 +190,11 @@ export const PredictionPage = ({ id }: { id: string }) => {
         </div>
         <div>
           <h2>Output</h2>
-          {view.status === 'succeeded' ? <OutputView output={view.output} /> : <p class="muted">{active ? 'Not yet.' : 'None.'}</p>}
+          {view.status === 'succeeded' ? (
+            <OutputView output={view.output} />
+          ) : (
+            <p class="muted">{active ? 'Not yet.' : 'None.'}</p>
+          )}
         </div>
       </div>
       <h2>Logs</h2>

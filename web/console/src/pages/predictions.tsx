@@ -8,7 +8,8 @@ const FILTERS = ['model', 'status', 'cursor'] as const;
 const POLL_MS = 2000;
 
 /** A page's query as this page's own address: the API's `next`/`previous` links carry the filters and the cursor. */
-const pageLink = (apiLink: string | null): string | null => (apiLink === null ? null : `/?${new URL(apiLink).searchParams.toString()}`);
+const pageLink = (apiLink: string | null): string | null =>
+  apiLink === null ? null : `/?${new URL(apiLink).searchParams.toString()}`;
 
 const queryOf = (query: Record<string, string>): string => {
   const params = new URLSearchParams();
@@ -21,7 +22,8 @@ export const PredictionsPage = () => {
   const search = queryOf(query);
   const list = useLoad(() => get<PredictionListBody>(`/predictions${search ? `?${search}` : ''}`), search, {
     every: POLL_MS,
-    again: (page) => page.results.some((prediction) => (ACTIVE_STATUSES as readonly string[]).includes(prediction.status)),
+    again: (page) =>
+      page.results.some((prediction) => (ACTIVE_STATUSES as readonly string[]).includes(prediction.status)),
   });
   const models = useLoad(() => get<{ results: ModelSummary[] }>('/models'), 'models');
 
@@ -64,7 +66,9 @@ export const PredictionsPage = () => {
       </div>
       <ErrorNote error={list.error} />
       {list.data === null ? (
-        list.error ? null : <Loading what="predictions" />
+        list.error ? null : (
+          <Loading what="predictions" />
+        )
       ) : list.data.results.length === 0 ? (
         <p class="empty">
           No predictions {search ? 'match these filters' : 'yet'}. Try a model in its <a href="/models">Playground</a>.

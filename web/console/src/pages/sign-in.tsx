@@ -35,9 +35,19 @@ export const SignIn = ({ config, onSignedIn }: { config: ConsoleConfig; onSigned
         <h2 id="sign-in-title">{step?.kind === 'new-password' ? 'Choose your password' : 'Sign in'}</h2>
         {step?.kind === 'new-password' ? (
           <>
-            <p>Your account was made with a temporary password. Choose your own: at least 12 characters, with a digit.</p>
+            <p>
+              Your account was made with a temporary password. Choose your own: at least 12 characters, with a digit.
+            </p>
             <label for="new-password">New password</label>
-            <input id="new-password" name="new-password" type="password" autocomplete="new-password" required minLength={12} autoFocus />
+            <input
+              id="new-password"
+              name="new-password"
+              type="password"
+              autocomplete="new-password"
+              required
+              minLength={12}
+              autoFocus
+            />
           </>
         ) : (
           <>
@@ -53,7 +63,8 @@ export const SignIn = ({ config, onSignedIn }: { config: ConsoleConfig; onSigned
         </button>
       </form>
       <p class="muted">
-        Account owners sign in here. To call the API from code, create an API token under Account. The API reference is at <a href="/docs">/docs</a>.
+        Account owners sign in here. To call the API from code, create an API token under Account. The API reference is
+        at <a href="/docs">/docs</a>.
       </p>
     </main>
   );

@@ -22,9 +22,17 @@ const Secret = () => {
     }
   };
   const rotate = async () => {
-    if (!confirm('Rotate the signing secret? Webhooks are signed with both secrets for a while, then only with the new one.')) return;
+    if (
+      !confirm(
+        'Rotate the signing secret? Webhooks are signed with both secrets for a while, then only with the new one.',
+      )
+    )
+      return;
     try {
-      const rotated = await request<{ key: string; previous_key_valid_until: string | null }>('POST', '/webhooks/default/secret/rotate');
+      const rotated = await request<{ key: string; previous_key_valid_until: string | null }>(
+        'POST',
+        '/webhooks/default/secret/rotate',
+      );
       setSecret(rotated.key);
       setRotatedUntil(rotated.previous_key_valid_until);
       setError(null);
@@ -35,7 +43,9 @@ const Secret = () => {
   return (
     <>
       <p>
-        Every webhook carries <code>webhook-signature</code>: an HMAC-SHA256 of <code>webhook-id.webhook-timestamp.body</code> with this secret (Standard Webhooks). Verify it before you trust a webhook.
+        Every webhook carries <code>webhook-signature</code>: an HMAC-SHA256 of{' '}
+        <code>webhook-id.webhook-timestamp.body</code> with this secret (Standard Webhooks). Verify it before you trust
+        a webhook.
       </p>
       <p class="secret">
         {secret === null ? (
@@ -55,7 +65,8 @@ const Secret = () => {
         </button>
       </p>
       <p class="muted">
-        Rotating makes a new secret at once. For a grace period the previous secret still signs too — each webhook's <code>webhook-signature</code> then carries two signatures — so your receivers can switch over without losing a
+        Rotating makes a new secret at once. For a grace period the previous secret still signs too — each webhook's{' '}
+        <code>webhook-signature</code> then carries two signatures — so your receivers can switch over without losing a
         webhook; then only the new one signs.
       </p>
       {rotatedUntil ? <p role="status">Rotated. The previous secret also signs until {when(rotatedUntil)}.</p> : null}
@@ -75,12 +86,18 @@ export const WebhooksPage = () => {
       <h2>Recent deliveries</h2>
       <ErrorNote error={deliveries.error} />
       {deliveries.data === null ? (
-        deliveries.error ? null : <Loading what="deliveries" />
+        deliveries.error ? null : (
+          <Loading what="deliveries" />
+        )
       ) : (
         <>
           <DeliveryTable attempts={deliveries.data.results} withPrediction />
           {deliveries.data.next ? (
-            <button type="button" class="secondary" onClick={() => deliveries.data?.next && setPage(sameOrigin(deliveries.data.next))}>
+            <button
+              type="button"
+              class="secondary"
+              onClick={() => deliveries.data?.next && setPage(sameOrigin(deliveries.data.next))}
+            >
               Older deliveries
             </button>
           ) : null}
