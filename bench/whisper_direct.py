@@ -42,7 +42,12 @@ MULTILINGUAL_SWITCH = 30.0
 
 def _clip(name: str, file: Path, parts: list[tuple[str, float, float, str]]) -> dict[str, Any]:
     seconds = decode_audio(str(file)).size / RATE
-    return {"name": name, "file": str(file), "seconds": seconds, "parts": [{"label": label, "start": start, "end": end, "reference": text} for label, start, end, text in parts]}
+    return {
+        "name": name,
+        "file": str(file),
+        "seconds": seconds,
+        "parts": [{"label": label, "start": start, "end": end, "reference": text} for label, start, end, text in parts],
+    }
 
 
 def make_clips(folder: Path, hour_minutes: float) -> dict[str, Any]:
@@ -51,9 +56,16 @@ def make_clips(folder: Path, hour_minutes: float) -> dict[str, Any]:
     jfk, german, gap = decode_audio(str(AUDIO / "jfk.flac")), german_reading(), np.zeros(RATE, dtype=np.float32)
     clips = [
         _clip("jfk.flac", AUDIO / "jfk.flac", [("en", 0, 1e9, JFK)]),
-        _clip("multilingual.mp3", AUDIO / "multilingual.mp3", [("English half", 0, MULTILINGUAL_SWITCH, ENGLISH_HALF), ("German half", MULTILINGUAL_SWITCH, 1e9, GERMAN)]),
+        _clip(
+            "multilingual.mp3",
+            AUDIO / "multilingual.mp3",
+            [("English half", 0, MULTILINGUAL_SWITCH, ENGLISH_HALF), ("German half", MULTILINGUAL_SWITCH, 1e9, GERMAN)],
+        ),
     ]
-    for name, pieces in (("en-de-en (generated)", [("en", jfk, JFK), ("de", german, GERMAN), ("en", jfk, JFK)]), ("de-en (generated)", [("de", german, GERMAN), ("en", jfk, JFK)])):
+    for name, pieces in (
+        ("en-de-en (generated)", [("en", jfk, JFK), ("de", german, GERMAN), ("en", jfk, JFK)]),
+        ("de-en (generated)", [("de", german, GERMAN), ("en", jfk, JFK)]),
+    ):
         audio, parts, at = [], [], 0
         for label, samples, text in pieces:
             parts.append((label, at / RATE, (at + samples.size + gap.size) / RATE, text))
@@ -90,7 +102,11 @@ def serve() -> None:
     assert model is not None
     ready = {
         "load_seconds": time.perf_counter() - loading,
-        "settings": {"model": transcriber.model_name, "device": transcriber.device, "compute_type": transcriber.compute_type},
+        "settings": {
+            "model": transcriber.model_name,
+            "device": transcriber.device,
+            "compute_type": transcriber.compute_type,
+        },
     }
     print(json.dumps(ready), file=answers, flush=True)
     for line in sys.stdin:
@@ -98,11 +114,18 @@ def serve() -> None:
         started = time.perf_counter()
         if request["op"] == "pipeline":
             output = transcriber.transcribe(request["file"])
-            answer: dict[str, Any] = {"segments": [{k: s[k] for k in ("start", "end", "text", "language")} for s in output["segments"]]}
+            answer: dict[str, Any] = {
+                "segments": [{k: s[k] for k in ("start", "end", "text", "language")} for s in output["segments"]]
+            }
         elif request["op"] == "raw":
             model.encode.clear()  # nothing carried over from the pipeline's windows
             segments, info = model.transcribe(decode_audio(request["file"], sampling_rate=RATE))
-            answer = {"segments": [{"start": s.start, "end": s.end, "text": s.text.strip(), "language": info.language} for s in segments]}
+            answer = {
+                "segments": [
+                    {"start": s.start, "end": s.end, "text": s.text.strip(), "language": info.language}
+                    for s in segments
+                ]
+            }
         else:
             answer = score(request["clip"], request["segments"])
         answer["seconds"] = time.perf_counter() - started

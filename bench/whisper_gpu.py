@@ -18,14 +18,15 @@ import json
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from faster_whisper import BatchedInferencePipeline, decode_audio
-from whisper_direct import RATE, make_clips, score
-from whisper_predictor import Transcriber
 
 from weights import downloaded
+from whisper_direct import RATE, make_clips, score
+from whisper_predictor import Transcriber
 
 
 def _segments(found: Any) -> list[dict[str, Any]]:
@@ -88,11 +89,25 @@ def bench_model(name: str, clips: dict[str, Any], rounds: int) -> dict[str, Any]
         )
     long_file, long_seconds = clips["long"]["file"], clips["long"]["seconds"]
     long = {}
-    for side, run in (("prognoz", pipeline(long_file)), ("raw batched", raw_batched(long_file)), ("raw", raw(long_file))):
+    for side, run in (
+        ("prognoz", pipeline(long_file)),
+        ("raw batched", raw_batched(long_file)),
+        ("raw", raw(long_file)),
+    ):
         seconds, _ = _timed(run)
         long[side] = {"seconds": seconds, "rtf": seconds / long_seconds}
-    settings = {"model": name, "device": transcriber.device, "compute_type": transcriber.compute_type, "batched": transcriber.batched}
-    return {"settings": settings, "load_seconds": load_seconds, "clips": rows, "long": {"audio_seconds": long_seconds, **long}}
+    settings = {
+        "model": name,
+        "device": transcriber.device,
+        "compute_type": transcriber.compute_type,
+        "batched": transcriber.batched,
+    }
+    return {
+        "settings": settings,
+        "load_seconds": load_seconds,
+        "clips": rows,
+        "long": {"audio_seconds": long_seconds, **long},
+    }
 
 
 def table(report: dict[str, Any]) -> str:
@@ -103,11 +118,18 @@ def table(report: dict[str, Any]) -> str:
         lines.append(f"{'clip':<24}{'prognoz s':>10}{'raw s':>8}{'ratio':>7}   WER prognoz / raw (whole; parts)")
         for row in result["clips"]:
             m, w = row["median_seconds"], row["wer"]
-            parts = ", ".join(f"{p['label']} {p['wer']:.2f}/{q['wer']:.2f}" for p, q in zip(w["prognoz"]["parts"], w["raw"]["parts"]))
-            lines.append(f"{row['clip']:<24}{m['prognoz']:>10.2f}{m['raw']:>8.2f}{row['ratio']:>7.2f}   {w['prognoz']['wer']:.2f}/{w['raw']['wer']:.2f}; {parts}")
+            parts = ", ".join(
+                f"{p['label']} {p['wer']:.2f}/{q['wer']:.2f}"
+                for p, q in zip(w["prognoz"]["parts"], w["raw"]["parts"], strict=True)
+            )
+            lines.append(
+                f"{row['clip']:<24}{m['prognoz']:>10.2f}{m['raw']:>8.2f}{row['ratio']:>7.2f}   {w['prognoz']['wer']:.2f}/{w['raw']['wer']:.2f}; {parts}"
+            )
         long = result["long"]
         minutes = long["audio_seconds"] / 60
-        sides = ", ".join(f"{side} {v['seconds']:.1f} s (RTF {v['rtf']:.4f})" for side, v in long.items() if side != "audio_seconds")
+        sides = ", ".join(
+            f"{side} {v['seconds']:.1f} s (RTF {v['rtf']:.4f})" for side, v in long.items() if side != "audio_seconds"
+        )
         lines.append(f"{minutes:.0f} min of speech: {sides}")
     return "\n".join(lines)
 

@@ -8,6 +8,7 @@ trap 'rm -rf "$results"' EXIT
 echo "== typecheck"; tsc --noEmit -p . && tsc --noEmit -p web/console
 echo "== lint"; eslint .
 echo "== format"; prettier --check --log-level warn .
+echo "== Python lint and format (ruff)"; .venv/bin/ruff check --quiet . && .venv/bin/ruff format --check --quiet .
 echo "== layer rules"; depcruise --config .dependency-cruiser.cjs infra functions shared worker local cli test bench web
 echo "== model servers (pytest)"
 set +e

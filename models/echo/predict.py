@@ -35,7 +35,9 @@ class Predictor(BasePredictor):
     def predict(
         self,
         text: str = Input(default="hello", max_length=100_000, description="Text to echo back."),
-        repeat: int = Input(default=1, ge=1, le=100, description="How many times the text comes back, joined: large outputs on demand."),
+        repeat: int = Input(
+            default=1, ge=1, le=100, description="How many times the text comes back, joined: large outputs on demand."
+        ),
         sleep: float = Input(default=0, ge=0, le=300, description="Seconds to sleep before answering (cancelable)."),
         fail: bool = Input(default=False, description="End the prediction failed with a model error."),
         file: Optional[Path] = Input(default=None, description="A file; its byte size and sha256 are returned."),

@@ -31,8 +31,9 @@ import os
 import sys
 import typing
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 EXIT_FAILED = 2
 _COG_DEPRECATIONS = r".*(predict\(\) is deprecated|BasePredictor is deprecated)"
@@ -54,9 +55,14 @@ def _predict_ref(folder: Path) -> str:
         raise DescribeError(f"cog.yaml is not valid YAML: {error}") from None
     ref = config.get("predict") if isinstance(config, dict) else None
     if not ref:
-        raise DescribeError("cog.yaml has no `predict` (such as predict: \"predict.py:Predictor\")")
-    if not isinstance(ref, str) or ref.count(":") != 1 or not ref.split(":")[0].endswith(".py") or not ref.split(":")[1]:
-        raise DescribeError(f"cog.yaml's `predict` must read \"<file>.py:<class>\", not {ref!r}")
+        raise DescribeError('cog.yaml has no `predict` (such as predict: "predict.py:Predictor")')
+    if (
+        not isinstance(ref, str)
+        or ref.count(":") != 1
+        or not ref.split(":")[0].endswith(".py")
+        or not ref.split(":")[1]
+    ):
+        raise DescribeError(f'cog.yaml\'s `predict` must read "<file>.py:<class>", not {ref!r}')
     return ref
 
 
@@ -115,7 +121,12 @@ def input_schema(info: Any) -> dict[str, Any]:
 def enum_schemas(info: Any) -> dict[str, Any]:
     """One schema per field with `choices`, named after the field (what its `$ref` points to)."""
     return {
-        name: {"title": name, "description": "An enumeration.", "enum": list(field.choices), **field.type.primitive.json_type()}
+        name: {
+            "title": name,
+            "description": "An enumeration.",
+            "enum": list(field.choices),
+            **field.type.primitive.json_type(),
+        }
         for name, field in info.inputs.items()
         if field.choices is not None
     }
@@ -223,7 +234,12 @@ def describe(folder: str | os.PathLike[str]) -> dict[str, Any]:
             warnings.filterwarnings("ignore", message=_COG_DEPRECATIONS, category=DeprecationWarning)
             info = create_predictor(module_name, class_name)
             returned = typing.get_type_hints(getattr(sys.modules[module_name], class_name).predict).get("return")
-            return {"predict": ref, "input": input_schema(info), "enums": enum_schemas(info), "output": output_schema(info, returned)}
+            return {
+                "predict": ref,
+                "input": input_schema(info),
+                "enums": enum_schemas(info),
+                "output": output_schema(info, returned),
+            }
     finally:
         for path in added:
             with contextlib.suppress(ValueError):  # unless the predictor took it off itself
@@ -236,7 +252,9 @@ def openapi_document(description: dict[str, Any]) -> dict[str, Any]:
         "openapi": "3.0.2",
         "info": {"title": "Cog", "version": "0.1.0"},
         "paths": {},
-        "components": {"schemas": {"Input": description["input"], "Output": description["output"], **description["enums"]}},
+        "components": {
+            "schemas": {"Input": description["input"], "Output": description["output"], **description["enums"]}
+        },
     }
 
 
@@ -256,7 +274,12 @@ def main(argv: list[str] | None = None) -> int:
     folder = args[0]
     try:
         description = describe(folder)
-        text = json.dumps(openapi_document(description) if openapi else description, indent=2, ensure_ascii=False, default=_json_default)
+        text = json.dumps(
+            openapi_document(description) if openapi else description,
+            indent=2,
+            ensure_ascii=False,
+            default=_json_default,
+        )
     except (Exception, SystemExit) as error:  # noqa: BLE001 - every cause is told, then exit 2
         cause = str(error) if isinstance(error, DescribeError) else f"{type(error).__name__}: {error}"
         print(f"prognoz_cog.describe: cannot describe the predictor in {folder}: {cause}", file=sys.stderr)

@@ -25,9 +25,10 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -43,10 +44,19 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def call(base: str, method: str, path: str, body: dict[str, Any] | None = None, headers: dict[str, str] | None = None, timeout: float = 60) -> tuple[int, Any]:
+def call(
+    base: str,
+    method: str,
+    path: str,
+    body: dict[str, Any] | None = None,
+    headers: dict[str, str] | None = None,
+    timeout: float = 60,
+) -> tuple[int, Any]:
     """(HTTP status, parsed JSON body or None) of one request."""
     data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(base + path, data=data, method=method, headers={"Content-Type": "application/json", **(headers or {})})
+    request = urllib.request.Request(
+        base + path, data=data, method=method, headers={"Content-Type": "application/json", **(headers or {})}
+    )
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
             raw = response.read()
@@ -59,7 +69,13 @@ def call(base: str, method: str, path: str, body: dict[str, Any] | None = None, 
 class Coglet:
     """coglet serving a copy of a predictor folder (made under `workdir`) on a free loopback port."""
 
-    def __init__(self, folder: str | os.PathLike[str], workdir: str | os.PathLike[str], ready_timeout: float = 60, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        folder: str | os.PathLike[str],
+        workdir: str | os.PathLike[str],
+        ready_timeout: float = 60,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.source = Path(folder)
         self.folder = Path(workdir) / self.source.name
         self.ready_timeout = ready_timeout
@@ -83,7 +99,13 @@ class Coglet:
         env.pop("PYTHONPATH", None)
         self.log_path = self.folder / "coglet.log"
         with open(self.log_path, "wb") as log:
-            self.process = subprocess.Popen([sys.executable, "-m", "cog.server.http", "--host", "127.0.0.1"], cwd=self.folder, env=env, stdout=log, stderr=subprocess.STDOUT)
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "cog.server.http", "--host", "127.0.0.1"],
+                cwd=self.folder,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
         self.base = f"http://127.0.0.1:{port}"
         try:
             self.wait_for("READY", self.ready_timeout)
@@ -104,7 +126,14 @@ class Coglet:
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
 
-    def call(self, method: str, path: str, body: dict[str, Any] | None = None, headers: dict[str, str] | None = None, timeout: float = 60) -> tuple[int, Any]:
+    def call(
+        self,
+        method: str,
+        path: str,
+        body: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+        timeout: float = 60,
+    ) -> tuple[int, Any]:
         return call(self.base, method, path, body, headers, timeout)
 
     def health(self) -> dict[str, Any]:
@@ -126,7 +155,9 @@ class Coglet:
                 raise TimeoutError(f"coglet was not {status} within {timeout:g} s:\n{self.log()}")
             time.sleep(0.05)
 
-    def start(self, prediction_id: str, input: dict[str, Any], webhook: str, events: list[str] | None = None) -> tuple[int, Any]:
+    def start(
+        self, prediction_id: str, input: dict[str, Any], webhook: str, events: list[str] | None = None
+    ) -> tuple[int, Any]:
         """An async prediction (PUT with Prefer: respond-async), reported to `webhook`, once the
         server is idle: coglet frees its one slot a moment after the previous prediction answers,
         and refuses (409) a prediction that comes in that moment."""
@@ -166,7 +197,9 @@ class Webhooks:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise TimeoutError(f"no webhook with status {status} for {prediction_id} within {timeout:g} s; got {seen}")
+                raise TimeoutError(
+                    f"no webhook with status {status} for {prediction_id} within {timeout:g} s; got {seen}"
+                )
             try:
                 body = self.received.get(timeout=left)
             except queue.Empty:
@@ -186,7 +219,9 @@ def cancel_thread(thread: threading.Thread) -> None:
     from cog import CancelationException
 
     assert thread.ident is not None, "the thread has not started"
-    changed = ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(CancelationException))
+    changed = ctypes.pythonapi.PyThreadState_SetAsyncExc(
+        ctypes.c_ulong(thread.ident), ctypes.py_object(CancelationException)
+    )
     assert changed == 1, f"no such thread ({changed})"
 
 

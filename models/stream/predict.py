@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import time
+
 from cog import BasePredictor, ConcatenateIterator, Input
 
 #: The longest single sleep: a cancel (an exception coglet injects between bytecodes) lands within it.
@@ -23,8 +24,12 @@ class Predictor(BasePredictor):
 
     def predict(
         self,
-        text: str = Input(default="hello world", max_length=100_000, description="Text to stream back, a word at a time."),
-        sleep: float = Input(default=0, ge=0, le=300, description="Seconds to take in all, spread evenly between the words (cancelable)."),
+        text: str = Input(
+            default="hello world", max_length=100_000, description="Text to stream back, a word at a time."
+        ),
+        sleep: float = Input(
+            default=0, ge=0, le=300, description="Seconds to take in all, spread evenly between the words (cancelable)."
+        ),
     ) -> ConcatenateIterator[str]:
         pieces = PIECE.findall(text) or [text]
         pause = sleep / len(pieces)

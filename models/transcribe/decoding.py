@@ -42,7 +42,11 @@ class SequentialDecoder:
 
     def decode(self, stretches: list[Stretch], language: str, task: str, words: bool) -> list[list[Any]]:
         return [
-            list(self.model.transcribe(stretch.audio, language=language, task=task, word_timestamps=words, **_STRETCH_OPTIONS)[0])
+            list(
+                self.model.transcribe(
+                    stretch.audio, language=language, task=task, word_timestamps=words, **_STRETCH_OPTIONS
+                )[0]
+            )
             for stretch in stretches
         ]
 
@@ -99,7 +103,13 @@ def sentences(segment: Any, words: bool) -> list[Any]:
             pieces.append([])
         pieces[-1].append(word)
     return [
-        replace(segment, start=piece[0].start, end=piece[-1].end, text="".join(w.word for w in piece), words=piece if words else None)
+        replace(
+            segment,
+            start=piece[0].start,
+            end=piece[-1].end,
+            text="".join(w.word for w in piece),
+            words=piece if words else None,
+        )
         for piece in pieces
     ]
 
@@ -111,5 +121,9 @@ def shifted(segment: Any, by: float, within: float = float("inf")) -> Any:
     def moved(time: float) -> float:
         return min(max(time, 0.0), within) + by
 
-    words = [replace(word, start=moved(word.start), end=moved(word.end)) for word in segment.words] if segment.words else segment.words
+    words = (
+        [replace(word, start=moved(word.start), end=moved(word.end)) for word in segment.words]
+        if segment.words
+        else segment.words
+    )
     return replace(segment, start=moved(segment.start), end=moved(segment.end), words=words)

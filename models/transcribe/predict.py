@@ -11,7 +11,8 @@ second: the decoding runs in a producer thread that stops at its next segment.
 from __future__ import annotations
 
 import pathlib
-from typing import Callable, NotRequired, Optional, TypedDict
+from collections.abc import Callable
+from typing import NotRequired, Optional, TypedDict
 
 from cog import BaseModel, BasePredictor, Input, Path
 
@@ -86,10 +87,18 @@ class Predictor(BasePredictor):
         self,
         audio: Path = Input(description="The audio file: wav, flac, mp3, ogg, m4a and other common formats."),
         # Cog refuses `choices` of one value, so the one model there is is a pattern.
-        model: str = Input(default=WHISPER_MODEL, regex=f"^{_literal(WHISPER_MODEL)}$", description="The Whisper model; set by the service."),
+        model: str = Input(
+            default=WHISPER_MODEL,
+            regex=f"^{_literal(WHISPER_MODEL)}$",
+            description="The Whisper model; set by the service.",
+        ),
         diarize: bool = Input(default=False, description="Label each segment with its speaker."),
-        language: str = Input(default="auto", choices=["auto", *WHISPER_LANGUAGES], description="`auto` to detect, or a language code."),
-        speakers: int = Input(default=1, ge=1, le=MAX_SPEAKERS, description="How many speakers to expect when diarizing."),
+        language: str = Input(
+            default="auto", choices=["auto", *WHISPER_LANGUAGES], description="`auto` to detect, or a language code."
+        ),
+        speakers: int = Input(
+            default=1, ge=1, le=MAX_SPEAKERS, description="How many speakers to expect when diarizing."
+        ),
         word_timestamp: bool = Input(default=False, description="Give each segment its words with their times."),
     ) -> Output:
         result = self.transcriber.transcribe(

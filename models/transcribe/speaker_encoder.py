@@ -26,7 +26,13 @@ HOP = 160
 N_MELS = 40
 #: Frames per embedded window (1.6 s), as the encoder was trained.
 PARTIAL_FRAMES = 160
-_DTYPES = {"FloatStorage": np.float32, "DoubleStorage": np.float64, "LongStorage": np.int64, "IntStorage": np.int32, "HalfStorage": np.float16}
+_DTYPES = {
+    "FloatStorage": np.float32,
+    "DoubleStorage": np.float64,
+    "LongStorage": np.int64,
+    "IntStorage": np.int32,
+    "HalfStorage": np.float16,
+}
 
 
 class _Storage:
@@ -35,7 +41,9 @@ class _Storage:
         self.data: np.ndarray | None = None
 
 
-def _rebuild_tensor(storage: _Storage, offset: int, size: tuple[int, ...], stride: tuple[int, ...], *_: Any) -> tuple[Any, ...]:
+def _rebuild_tensor(
+    storage: _Storage, offset: int, size: tuple[int, ...], stride: tuple[int, ...], *_: Any
+) -> tuple[Any, ...]:
     return ("tensor", storage, offset, tuple(size), tuple(stride))
 
 
@@ -75,7 +83,9 @@ def load_legacy_checkpoint(path: Path) -> dict[str, Any]:
         if isinstance(value, tuple) and value and value[0] == "tensor":
             _, storage, offset, size, stride = value
             data = storage.data
-            return np.lib.stride_tricks.as_strided(data[offset:], shape=size, strides=tuple(s * data.itemsize for s in stride)).copy()
+            return np.lib.stride_tricks.as_strided(
+                data[offset:], shape=size, strides=tuple(s * data.itemsize for s in stride)
+            ).copy()
         if isinstance(value, dict):
             return {k: materialize(v) for k, v in value.items()}
         return value
@@ -94,7 +104,11 @@ class SpeakerEncoder:
     def __init__(self, weights: Path | None = None) -> None:
         state = load_legacy_checkpoint(weights or bundled_weights())["model_state"]
         self.layers = [
-            (state[f"lstm.weight_ih_l{k}"], state[f"lstm.weight_hh_l{k}"], state[f"lstm.bias_ih_l{k}"] + state[f"lstm.bias_hh_l{k}"])
+            (
+                state[f"lstm.weight_ih_l{k}"],
+                state[f"lstm.weight_hh_l{k}"],
+                state[f"lstm.bias_ih_l{k}"] + state[f"lstm.bias_hh_l{k}"],
+            )
             for k in range(3)
         ]
         self.linear_weight, self.linear_bias = state["linear.weight"], state["linear.bias"]

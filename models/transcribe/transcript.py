@@ -38,7 +38,10 @@ def translation(heard: list[Heard]) -> str | None:
     spoken = [stretch for stretch in heard if stretch.segments]
     if all(stretch.language == ENGLISH for stretch in spoken):
         return None
-    parts = [stretch.translation if stretch.language != ENGLISH else " ".join(text for _, text in stretch.segments) for stretch in spoken]
+    parts = [
+        stretch.translation if stretch.language != ENGLISH else " ".join(text for _, text in stretch.segments)
+        for stretch in spoken
+    ]
     return " ".join(part for part in parts if part)
 
 
@@ -54,7 +57,13 @@ def segments(heard: list[Heard], diarized: bool, want_words: bool) -> list[dict[
         for segment, text in stretch.segments:
             words = list(segment.words or [])
             if not diarized or not words:
-                entry: dict[str, Any] = {"id": len(out), "start": _t(segment.start), "end": _t(segment.end), "text": text, "language": stretch.language}
+                entry: dict[str, Any] = {
+                    "id": len(out),
+                    "start": _t(segment.start),
+                    "end": _t(segment.end),
+                    "text": text,
+                    "language": stretch.language,
+                }
                 if diarized:
                     entry["speaker"] = "SPEAKER_00"
                 if want_words:
@@ -79,7 +88,7 @@ def segments(heard: list[Heard], diarized: bool, want_words: bool) -> list[dict[
 def _runs(words: list[Any], labels: list[int]) -> list[tuple[int, list[Any]]]:
     """Consecutive words of one speaker, with that speaker."""
     runs: list[tuple[int, list[Any]]] = []
-    for word, label in zip(words, labels):
+    for word, label in zip(words, labels, strict=True):
         if runs and runs[-1][0] == label:
             runs[-1][1].append(word)
         else:
@@ -94,4 +103,9 @@ def _t(seconds: float) -> float:
 def _word(word: Any) -> dict[str, Any]:
     start, end = _t(word.start), _t(word.end)
     # Whisper can give a word no length; keep start < end so times are usable.
-    return {"word": word.word.strip(), "start": start, "end": max(end, start + 0.001), "probability": round(float(word.probability), 4)}
+    return {
+        "word": word.word.strip(),
+        "start": start,
+        "end": max(end, start + 0.001),
+        "probability": round(float(word.probability), 4),
+    }

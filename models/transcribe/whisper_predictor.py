@@ -15,7 +15,8 @@ import contextlib
 import os
 import queue
 import threading
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 from faster_whisper import WhisperModel
@@ -107,11 +108,19 @@ def default_device() -> str:
 
 
 class Transcriber:
-    def __init__(self, model: str | None = None, device: str | None = None, compute_type: str | None = None, batched: bool | None = None) -> None:
+    def __init__(
+        self,
+        model: str | None = None,
+        device: str | None = None,
+        compute_type: str | None = None,
+        batched: bool | None = None,
+    ) -> None:
         self.model_name = model or os.environ.get("WHISPER_MODEL", "base")
         self.device = device or default_device()
         # float16 on a GPU, int8 on a CPU; WHISPER_COMPUTE_TYPE overrides.
-        self.compute_type = compute_type or os.environ.get("WHISPER_COMPUTE_TYPE") or ("float16" if self.device == "cuda" else "int8")
+        self.compute_type = (
+            compute_type or os.environ.get("WHISPER_COMPUTE_TYPE") or ("float16" if self.device == "cuda" else "int8")
+        )
         # A GPU decodes a batch of stretches for little more than one; a CPU does not.
         self.batched = (self.device == "cuda") if batched is None else batched
         self.model: WhisperModel | None = None
@@ -124,7 +133,9 @@ class Transcriber:
         threads = int(os.environ.get("WHISPER_CPU_THREADS", "0"))
         source = resolve_model(self.model_name)
         mode = "batched" if self.batched else "one stretch at a time"
-        print(f"loading Whisper {self.model_name} from {source} ({self.device}, {self.compute_type}, {mode})", flush=True)
+        print(
+            f"loading Whisper {self.model_name} from {source} ({self.device}, {self.compute_type}, {mode})", flush=True
+        )
         self.model = WhisperModel(source, device=self.device, compute_type=self.compute_type, cpu_threads=threads)
         self.model.encode = EncoderMemo(self.model.encode)  # type: ignore[method-assign]
         self.decoder = BatchedDecoder(self.model) if self.batched else SequentialDecoder(self.model)
@@ -162,11 +173,16 @@ class Transcriber:
         self._workers = [worker for worker in self._workers if worker.is_alive()]
         path = self._checked(os.fspath(audio_path))
         duration = duration_of(path)
-        print(f"transcribing {duration:.1f} s of audio" if duration else "transcribing audio of unknown length", flush=True)
+        print(
+            f"transcribing {duration:.1f} s of audio" if duration else "transcribing audio of unknown length",
+            flush=True,
+        )
         forced = None if language == "auto" else language
         heard: list[Heard] = []
         decoded = [0]
-        with contextlib.closing(_cancelable(lambda: self._hear(path, forced, word_timestamp or diarize, diarize, decoded), self._workers)) as produced:
+        with contextlib.closing(
+            _cancelable(lambda: self._hear(path, forced, word_timestamp or diarize, diarize, decoded), self._workers)
+        ) as produced:
             try:
                 for stretch in produced:
                     heard.append(stretch)
@@ -219,17 +235,25 @@ class Transcriber:
         """Stretches of one language: their text, and their English where they are not in English."""
         assert self.decoder is not None and self.model is not None
         decoded = self.decoder.decode(stretches, language, "transcribe", words)
-        translated = self.decoder.decode(stretches, language, "translate", False) if language != transcript.ENGLISH else None
+        translated = (
+            self.decoder.decode(stretches, language, "translate", False) if language != transcript.ENGLISH else None
+        )
         # A window's encoder output serves its language, text and English, never a later batch or
         # prediction: the same clip again is decoded again.
         self.model.encode.clear()  # type: ignore[attr-defined]
         heard = []
         for k, stretch in enumerate(stretches):
-            kept = [(shifted(segment, stretch.start_seconds, stretch.seconds), text) for segment, text in clean(decoded[k])]
+            kept = [
+                (shifted(segment, stretch.start_seconds, stretch.seconds), text) for segment, text in clean(decoded[k])
+            ]
             english = " ".join(text for _, text in clean(translated[k])) if translated is not None else None
             heard.append(Heard(stretch.start_seconds, stretch.end_seconds, language, kept, english))
             if diarize and self.speakers is not None:
-                times = [(w.start - stretch.start_seconds, w.end - stretch.start_seconds) for segment, _ in kept for w in segment.words or []]
+                times = [
+                    (w.start - stretch.start_seconds, w.end - stretch.start_seconds)
+                    for segment, _ in kept
+                    for w in segment.words or []
+                ]
                 heard[-1].speaker_embeddings = embed_words(self.speakers, stretch.audio, times)
         return heard
 
@@ -242,15 +266,24 @@ class Transcriber:
         language, probability, _ = self.model.detect_language(features=features)
         chosen = previous if probability < LANGUAGE_CONFIDENCE and previous else language
         kept = "" if chosen == language else f", kept {chosen} from the stretch before"
-        print(f"{stretch.start_seconds:.1f}–{stretch.end_seconds:.1f} s: language {language} (detected, p={probability:.2f}{kept})", flush=True)
+        print(
+            f"{stretch.start_seconds:.1f}–{stretch.end_seconds:.1f} s: language {language} (detected, p={probability:.2f}{kept})",
+            flush=True,
+        )
         return chosen
 
     @staticmethod
     def _label_speakers(heard: list[Heard], speakers: int) -> None:
-        embeddings = [stretch.speaker_embeddings for stretch in heard if stretch.speaker_embeddings is not None and len(stretch.speaker_embeddings)]
+        embeddings = [
+            stretch.speaker_embeddings
+            for stretch in heard
+            if stretch.speaker_embeddings is not None and len(stretch.speaker_embeddings)
+        ]
         count = sum(len(e) for e in embeddings)
         print(f"telling {speakers} speaker(s) apart over {count} words", flush=True)
         labels = iter(cluster(np.concatenate(embeddings), speakers) if embeddings else [])
         for stretch in heard:
-            stretch.labels = [next(labels) for _ in range(len(stretch.speaker_embeddings) if stretch.speaker_embeddings is not None else 0)]
-
+            stretch.labels = [
+                next(labels)
+                for _ in range(len(stretch.speaker_embeddings) if stretch.speaker_embeddings is not None else 0)
+            ]

@@ -31,7 +31,9 @@ def main() -> None:
     fetched = client.predictions.get(prediction.id)
     report("get", id=fetched.id, status=fetched.status, version=fetched.version)
     fetched.wait()
-    report("wait", id=fetched.id, status=fetched.status, output=fetched.output, metrics=fetched.metrics, logs=fetched.logs)
+    report(
+        "wait", id=fetched.id, status=fetched.status, output=fetched.output, metrics=fetched.metrics, logs=fetched.logs
+    )
 
     by_version = client.predictions.create(version=echo, input={"text": "by version"})
     by_version.wait()

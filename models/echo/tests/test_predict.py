@@ -14,7 +14,7 @@ from cog import CancelationException
 from cog import Path as CogPath
 
 from echo.predict import ModelError, Output, Predictor
-from prognoz_cog.testing import Coglet, Webhooks, cancel_thread, coglet_fixture, webhooks  # noqa: F401 - webhooks is a fixture
+from prognoz_cog.testing import Coglet, Webhooks, cancel_thread, coglet_fixture
 
 FOLDER = Path(__file__).resolve().parents[1]
 
@@ -53,7 +53,9 @@ def test_fails_on_demand_with_a_message_for_the_caller(predictor: Predictor) -> 
         run(predictor, fail=True)
 
 
-def test_sleeps_logs_and_reports_progress(predictor: Predictor, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_sleeps_logs_and_reports_progress(
+    predictor: Predictor, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     recorded: list[tuple[str, float]] = []
     monkeypatch.setattr(predictor, "record_metric", lambda key, value, mode="replace": recorded.append((key, value)))
     started = time.monotonic()
@@ -101,7 +103,9 @@ def test_coglet_is_ready(coglet: Coglet) -> None:
 
 def test_coglet_sync_prediction(coglet: Coglet, tmp_path: Path) -> None:
     (tmp_path / "blob").write_bytes(b"abc")
-    status, body = coglet.call("POST", "/predictions", {"id": "sync", "input": {"text": "hi ", "repeat": 2, "file": str(tmp_path / "blob")}})
+    status, body = coglet.call(
+        "POST", "/predictions", {"id": "sync", "input": {"text": "hi ", "repeat": 2, "file": str(tmp_path / "blob")}}
+    )
     assert status == 200
     assert body["status"] == "succeeded"
     assert body["output"] == {"text": "hi hi ", "file": {"size": 3, "sha256": hashlib.sha256(b"abc").hexdigest()}}

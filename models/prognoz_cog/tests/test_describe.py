@@ -13,7 +13,7 @@ import pytest
 
 MODELS = Path(__file__).resolve().parents[2]
 
-EVERY_KIND = '''
+EVERY_KIND = """
 print("the predictor module prints while it is imported")
 
 from typing import Optional
@@ -50,16 +50,16 @@ class Predictor(BasePredictor):
         old_name: str = Input(default="x", deprecated=True),
     ) -> Output:
         raise NotImplementedError
-'''
+"""
 
-STREAMS = '''
+STREAMS = """
 from cog import BasePredictor, ConcatenateIterator
 
 
 class Predictor(BasePredictor):
     def predict(self, text: str) -> ConcatenateIterator[str]:
         yield text
-'''
+"""
 
 
 def make(folder: Path, source: str, cog_yaml: str = 'predict: "predict.py:Predictor"\n') -> Path:
@@ -72,7 +72,14 @@ def make(folder: Path, source: str, cog_yaml: str = 'predict: "predict.py:Predic
 def describe(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """The command, from another working directory, with only the models folder on PYTHONPATH."""
     env = {**os.environ, "PYTHONPATH": str(MODELS)}
-    return subprocess.run([sys.executable, "-m", "prognoz_cog.describe", *args, str(folder)], cwd=folder.parent, env=env, capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "prognoz_cog.describe", *args, str(folder)],
+        cwd=folder.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +98,21 @@ def test_top_level(every_kind: dict[str, Any]) -> None:
 
 def test_properties_in_declaration_order(every_kind: dict[str, Any]) -> None:
     properties = every_kind["input"]["properties"]
-    assert list(properties) == ["prompt", "image", "steps", "scale", "safe", "colour", "size", "code", "token", "words", "seed", "mask", "old_name"]
+    assert list(properties) == [
+        "prompt",
+        "image",
+        "steps",
+        "scale",
+        "safe",
+        "colour",
+        "size",
+        "code",
+        "token",
+        "words",
+        "seed",
+        "mask",
+        "old_name",
+    ]
     assert [prop["x-order"] for prop in properties.values()] == list(range(13))
     assert all(list(prop)[0] == "x-order" for prop in properties.values())
 
@@ -102,10 +123,37 @@ def test_required_is_no_default_and_not_optional(every_kind: dict[str, Any]) -> 
 
 def test_each_kind_of_input(every_kind: dict[str, Any]) -> None:
     p = every_kind["input"]["properties"]
-    assert p["prompt"] == {"x-order": 0, "title": "Prompt", "type": "string", "description": "What to say.", "minLength": 1, "maxLength": 50}
-    assert p["image"] == {"x-order": 1, "title": "Image", "type": "string", "format": "uri", "description": "A picture."}
-    assert p["steps"] == {"x-order": 2, "title": "Steps", "type": "integer", "default": 10, "minimum": 1, "maximum": 100}
-    assert p["scale"] == {"x-order": 3, "title": "Scale", "type": "number", "default": 7.5, "minimum": 0, "maximum": 20.5}
+    assert p["prompt"] == {
+        "x-order": 0,
+        "title": "Prompt",
+        "type": "string",
+        "description": "What to say.",
+        "minLength": 1,
+        "maxLength": 50,
+    }
+    assert p["image"] == {
+        "x-order": 1,
+        "title": "Image",
+        "type": "string",
+        "format": "uri",
+        "description": "A picture.",
+    }
+    assert p["steps"] == {
+        "x-order": 2,
+        "title": "Steps",
+        "type": "integer",
+        "default": 10,
+        "minimum": 1,
+        "maximum": 100,
+    }
+    assert p["scale"] == {
+        "x-order": 3,
+        "title": "Scale",
+        "type": "number",
+        "default": 7.5,
+        "minimum": 0,
+        "maximum": 20.5,
+    }
     assert p["safe"] == {"x-order": 4, "title": "Safe", "type": "boolean", "default": True}
     assert p["code"] == {"x-order": 7, "title": "Code", "type": "string", "default": "ab1", "pattern": r"^[a-z]+\d$"}
     assert p["token"] == {
@@ -117,15 +165,32 @@ def test_each_kind_of_input(every_kind: dict[str, Any]) -> None:
         "x-cog-secret": True,
         "description": "An API key.",
     }
-    assert p["words"] == {"x-order": 9, "title": "Words", "type": "array", "items": {"type": "string"}, "default": ["a", "b"]}
-    assert p["seed"] == {"x-order": 10, "title": "Seed", "type": "integer", "nullable": True, "description": "Random when empty."}
+    assert p["words"] == {
+        "x-order": 9,
+        "title": "Words",
+        "type": "array",
+        "items": {"type": "string"},
+        "default": ["a", "b"],
+    }
+    assert p["seed"] == {
+        "x-order": 10,
+        "title": "Seed",
+        "type": "integer",
+        "nullable": True,
+        "description": "Random when empty.",
+    }
     assert p["mask"] == {"x-order": 11, "title": "Mask", "type": "string", "format": "uri", "nullable": True}
     assert p["old_name"] == {"x-order": 12, "title": "Old Name", "type": "string", "default": "x", "deprecated": True}
 
 
 def test_choices_refer_to_their_enum(every_kind: dict[str, Any]) -> None:
     p = every_kind["input"]["properties"]
-    assert p["colour"] == {"x-order": 5, "allOf": [{"$ref": "#/components/schemas/colour"}], "default": "red", "description": "A colour."}
+    assert p["colour"] == {
+        "x-order": 5,
+        "allOf": [{"$ref": "#/components/schemas/colour"}],
+        "default": "red",
+        "description": "A colour.",
+    }
     assert p["size"] == {"x-order": 6, "allOf": [{"$ref": "#/components/schemas/size"}], "default": 512}
     assert every_kind["enums"] == {
         "colour": {"title": "colour", "description": "An enumeration.", "enum": ["red", "green"], "type": "string"},
@@ -148,7 +213,7 @@ def test_object_output(every_kind: dict[str, Any]) -> None:
     }
 
 
-TYPED_DICTS = '''
+TYPED_DICTS = """
 from __future__ import annotations
 
 from typing import NotRequired, Optional, TypedDict
@@ -178,7 +243,7 @@ class Output(BaseModel):
 class Predictor(BasePredictor):
     def predict(self, text: str) -> Output:
         raise NotImplementedError
-'''
+"""
 
 
 def test_typed_dict_fields_are_published_where_cog_leaves_them_opaque(tmp_path: Path) -> None:
@@ -187,7 +252,10 @@ def test_typed_dict_fields_are_published_where_cog_leaves_them_opaque(tmp_path: 
     output = json.loads(result.stdout)["output"]
     word = {
         "type": "object",
-        "properties": {"word": {"title": "Word", "type": "string"}, "probability": {"title": "Probability", "type": "number"}},
+        "properties": {
+            "word": {"title": "Word", "type": "string"},
+            "probability": {"title": "Probability", "type": "number"},
+        },
         "required": ["word", "probability"],
     }
     segment = {
@@ -238,9 +306,18 @@ def test_the_openapi_document_coglet_reads(tmp_path: Path) -> None:
         ({"cog.yaml": "build:\n  python_version: '3.11'\n"}, "no `predict`"),
         ({"cog.yaml": 'predict: "predict.py"\n'}, "must read"),
         ({"cog.yaml": 'predict: "missing.py:Predictor"\n'}, "missing.py"),
-        ({"cog.yaml": 'predict: "predict.py:Predictor"\n', "predict.py": "import not_a_module_anywhere\n"}, "not_a_module_anywhere"),
+        (
+            {"cog.yaml": 'predict: "predict.py:Predictor"\n', "predict.py": "import not_a_module_anywhere\n"},
+            "not_a_module_anywhere",
+        ),
         ({"cog.yaml": 'predict: "predict.py:Other"\n', "predict.py": STREAMS}, "Other"),
-        ({"cog.yaml": 'predict: "predict.py:Predictor"\n', "predict.py": STREAMS.replace(" -> ConcatenateIterator[str]", "")}, "return type"),
+        (
+            {
+                "cog.yaml": 'predict: "predict.py:Predictor"\n',
+                "predict.py": STREAMS.replace(" -> ConcatenateIterator[str]", ""),
+            },
+            "return type",
+        ),
     ],
 )
 def test_failures_exit_2_naming_the_folder_and_the_cause(tmp_path: Path, files: dict[str, str], cause: str) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 MODELS = Path(__file__).resolve().parents[2]
 
-READS_ITS_FOLDER = '''
+READS_ITS_FOLDER = """
 import pathlib
 
 from cog import BasePredictor, Input
@@ -22,7 +22,7 @@ NAME = (pathlib.Path(__file__).parent / "name").read_text().strip()
 class Predictor(BasePredictor):
     def predict(self, model: str = Input(default=NAME)) -> str:
         return model
-'''
+"""
 
 
 def test_a_linked_predict_py_reads_the_files_of_the_folder_it_is_linked_from(tmp_path: Path) -> None:
@@ -36,7 +36,13 @@ def test_a_linked_predict_py_reads_the_files_of_the_folder_it_is_linked_from(tmp
     env = {**os.environ, "PYTHONPATH": str(MODELS)}
     defaults = {}
     for folder in ("shared", "big"):
-        result = subprocess.run([sys.executable, "-m", "prognoz_cog.describe", str(tmp_path / folder)], env=env, capture_output=True, text=True, timeout=60)
+        result = subprocess.run(
+            [sys.executable, "-m", "prognoz_cog.describe", str(tmp_path / folder)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert result.returncode == 0, result.stderr
         defaults[folder] = json.loads(result.stdout)["input"]["properties"]["model"]["default"]
     assert defaults == {"shared": "small", "big": "large"}

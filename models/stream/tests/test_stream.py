@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import threading
 import time
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cog import CancelationException
 
-from prognoz_cog.testing import Coglet, Webhooks, cancel_thread, coglet_fixture, webhooks  # noqa: F401 - webhooks is a fixture
+from prognoz_cog.testing import Coglet, Webhooks, cancel_thread, coglet_fixture
 from stream.predict import Predictor
 
 FOLDER = Path(__file__).resolve().parents[1]
@@ -33,7 +34,9 @@ def test_defaults_and_empty_text(predictor: Predictor) -> None:
     assert list(predictor.predict(text="", sleep=0)) == [""]
 
 
-def test_logs_and_progress_per_piece(predictor: Predictor, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_logs_and_progress_per_piece(
+    predictor: Predictor, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     recorded: list[tuple[str, float]] = []
     monkeypatch.setattr(predictor, "record_metric", lambda key, value, mode="replace": recorded.append((key, value)))
     list(predictor.predict(text="a b c d", sleep=0))
@@ -46,7 +49,7 @@ def test_the_sleep_is_spread_between_the_pieces(predictor: Predictor) -> None:
     times = [time.monotonic() - started for _ in predictor.predict(text="one two three four", sleep=0.4)]
     assert times[0] >= 0.1 and times[-1] >= 0.4
     assert times[-1] < 1.5
-    assert all(later - earlier >= 0.09 for earlier, later in zip(times, times[1:]))
+    assert all(later - earlier >= 0.09 for earlier, later in pairwise(times))
 
 
 def test_a_cancel_lands_within_one_slice_of_a_pause(predictor: Predictor) -> None:

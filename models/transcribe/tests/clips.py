@@ -34,7 +34,9 @@ def encoded(folder: Path, source: str, container: str, codec: str, extension: st
     path = folder / f"{Path(source).stem}.{extension}"
     rate = 48000 if codec == "libopus" else RATE
     if rate != RATE:
-        audio = np.interp(np.arange(int(len(audio) * rate / RATE)) * RATE / rate, np.arange(len(audio)), audio).astype(np.float32)
+        audio = np.interp(np.arange(int(len(audio) * rate / RATE)) * RATE / rate, np.arange(len(audio)), audio).astype(
+            np.float32
+        )
     with av.open(str(path), "w", format=container) as out:
         stream = out.add_stream(codec, rate=rate)
         stream.layout = "mono"
@@ -93,7 +95,10 @@ def non_speech(seconds: float = 20.0) -> dict[str, np.ndarray]:
     a C major chord, each swelling at its own rate)."""
     t = np.arange(int(seconds * RATE)) / RATE
     noise = np.random.default_rng(7).standard_normal(t.size) * 0.1
-    music = 0.2 * sum(np.sin(2 * np.pi * f * t) * (0.5 + 0.5 * np.sin(2 * np.pi * t * k)) for f, k in [(261.6, 0.5), (329.6, 0.75), (392.0, 1.0), (523.2, 2.0)])
+    music = 0.2 * sum(
+        np.sin(2 * np.pi * f * t) * (0.5 + 0.5 * np.sin(2 * np.pi * t * k))
+        for f, k in [(261.6, 0.5), (329.6, 0.75), (392.0, 1.0), (523.2, 2.0)]
+    )
     return {
         "silence": np.zeros(t.size, dtype=np.float32),
         "noise": noise.astype(np.float32),

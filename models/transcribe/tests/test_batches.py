@@ -47,11 +47,34 @@ def test_a_rare_language_is_decoded_within_two_batches_and_results_stay_in_order
 
 
 def test_a_stretch_decoded_whole_is_cut_into_sentences_timed_by_their_words() -> None:
-    said = [(0.0, 0.4, " And"), (0.4, 0.9, " so."), (1.2, 1.5, " Ask"), (1.5, 2.0, " not?"), (2.4, 3.0, " Wir"), (3.0, 3.3, " gehen")]
+    said = [
+        (0.0, 0.4, " And"),
+        (0.4, 0.9, " so."),
+        (1.2, 1.5, " Ask"),
+        (1.5, 2.0, " not?"),
+        (2.4, 3.0, " Wir"),
+        (3.0, 3.3, " gehen"),
+    ]
     words = [Word(start=a, end=b, word=w, probability=0.9) for a, b, w in said]
-    whole = Segment(id=0, seek=0, start=0.0, end=30.0, text="".join(w for _, _, w in said), tokens=[1, 2], avg_logprob=-0.2, compression_ratio=1.2, no_speech_prob=0.01, words=words, temperature=0.0)
+    whole = Segment(
+        id=0,
+        seek=0,
+        start=0.0,
+        end=30.0,
+        text="".join(w for _, _, w in said),
+        tokens=[1, 2],
+        avg_logprob=-0.2,
+        compression_ratio=1.2,
+        no_speech_prob=0.01,
+        words=words,
+        temperature=0.0,
+    )
     pieces = sentences(whole, words=False)
-    assert [(p.start, p.end, p.text) for p in pieces] == [(0.0, 0.9, " And so."), (1.2, 2.0, " Ask not?"), (2.4, 3.3, " Wir gehen")]
+    assert [(p.start, p.end, p.text) for p in pieces] == [
+        (0.0, 0.9, " And so."),
+        (1.2, 2.0, " Ask not?"),
+        (2.4, 3.3, " Wir gehen"),
+    ]
     assert all(p.words is None and p.avg_logprob == -0.2 for p in pieces)
     assert [len(p.words or []) for p in sentences(whole, words=True)] == [2, 2, 2]
     unspoken = dataclasses.replace(whole, words=None, text="")

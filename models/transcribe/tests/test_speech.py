@@ -36,8 +36,17 @@ def test_what_is_not_audio_is_undecodable(tmp_path: Path) -> None:
 
 def test_chunks_join_into_stretches_at_short_pauses_within_one_window() -> None:
     second = SAMPLE_RATE
-    chunks = [(0, 2 * second), (2 * second + second // 2, 5 * second), (7 * second, 9 * second), (9 * second + 100, 40 * second)]
-    assert group(chunks, max_span=30 * second, split_pause=second) == [(0, 5 * second), (7 * second, 9 * second), (9 * second + 100, 40 * second)]
+    chunks = [
+        (0, 2 * second),
+        (2 * second + second // 2, 5 * second),
+        (7 * second, 9 * second),
+        (9 * second + 100, 40 * second),
+    ]
+    assert group(chunks, max_span=30 * second, split_pause=second) == [
+        (0, 5 * second),
+        (7 * second, 9 * second),
+        (9 * second + 100, 40 * second),
+    ]
     assert group([], max_span=30 * second, split_pause=second) == []
 
 
@@ -48,7 +57,9 @@ def test_stretches_are_the_same_whatever_the_blocks(tmp_path: Path) -> None:
     for block_seconds in (7, 13, 29):
         stretches = list(speech_stretches(audio_blocks(path, block_seconds=block_seconds)))
         # Flat: pytest.approx compares no nested structures.
-        assert [edge for s in stretches for edge in (s.start, s.end)] == pytest.approx([edge for pair in whole for edge in pair], abs=0.3 * RATE)
+        assert [edge for s in stretches for edge in (s.start, s.end)] == pytest.approx(
+            [edge for pair in whole for edge in pair], abs=0.3 * RATE
+        )
         for stretch in stretches:
             assert stretch.seconds <= MAX_STRETCH_SECONDS
             assert stretch.audio.size == stretch.end - stretch.start
@@ -100,7 +111,13 @@ def test_clean_drops_invented_and_repeated_segments() -> None:
     def segment(text: str, no_speech: float = 0.1, logprob: float = -0.2) -> SimpleNamespace:
         return SimpleNamespace(text=text, no_speech_prob=no_speech, avg_logprob=logprob)
 
-    segments = [segment(" Hello there."), segment(" hello, there"), segment(" ♪"), segment(" Bye bye bye bye."), segment(" Thanks.", 0.95, -1.5)]
+    segments = [
+        segment(" Hello there."),
+        segment(" hello, there"),
+        segment(" ♪"),
+        segment(" Bye bye bye bye."),
+        segment(" Thanks.", 0.95, -1.5),
+    ]
     assert [text for _, text in clean(segments)] == ["Hello there.", "bye."]
 
 

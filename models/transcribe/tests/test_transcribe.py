@@ -7,8 +7,9 @@ import dataclasses
 import re
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 import yaml
@@ -16,9 +17,19 @@ from cog import CancelationException
 from cog import Path as CogPath
 
 import whisper_predictor
-from clips import AUDIO, encoded, german_half, language_switches, long_clip, non_speech, speech_amid_noise, two_speakers, write_wav
-from references import ENGLISH, ENGLISH_HALF, GERMAN, JFK, LEFT, RIGHT, shared_vocabulary, wer, words
+from clips import (
+    AUDIO,
+    encoded,
+    german_half,
+    language_switches,
+    long_clip,
+    non_speech,
+    speech_amid_noise,
+    two_speakers,
+    write_wav,
+)
 from prognoz_cog.testing import Coglet, Webhooks, cancel_thread
+from references import ENGLISH, ENGLISH_HALF, GERMAN, JFK, LEFT, RIGHT, shared_vocabulary, wer, words
 from transcribe.predict import WHISPER_LANGUAGES, ModelError, Output, Predictor
 from whisper_predictor import Transcriber
 
@@ -49,17 +60,24 @@ def test_jfk_english(predictor: Predictor) -> None:
             assert 0 <= word["probability"] <= 1
 
 
-def test_progress_and_logs(predictor: Predictor, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_progress_and_logs(
+    predictor: Predictor, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     recorded: list[tuple[str, float]] = []
     monkeypatch.setattr(predictor, "record_metric", lambda key, value, mode="replace": recorded.append((key, value)))
     run(predictor, AUDIO / "jfk.flac")
     values = [value for key, value in recorded if key == "progress"]
     assert values and values == sorted(values) and values[-1] == 1.0
     logs = capsys.readouterr().out
-    assert "transcribing 11.0 s of audio" in logs and re.search(r"0\.\d–11\.0 s: language en \(detected, p=0\.\d\d\)", logs)
+    assert "transcribing 11.0 s of audio" in logs and re.search(
+        r"0\.\d–11\.0 s: language en \(detected, p=0\.\d\d\)", logs
+    )
 
 
-@pytest.mark.parametrize(("container", "codec", "extension"), [("ogg", "libopus", "ogg"), ("ipod", "aac", "m4a"), ("wav", "pcm_s16le", "wav")])
+@pytest.mark.parametrize(
+    ("container", "codec", "extension"),
+    [("ogg", "libopus", "ogg"), ("ipod", "aac", "m4a"), ("wav", "pcm_s16le", "wav")],
+)
 def test_common_formats_decode(predictor: Predictor, folder: Path, container: str, codec: str, extension: str) -> None:
     out = run(predictor, encoded(folder, "jfk.flac", container, codec, extension))
     assert wer(JFK, out["transcription"]) <= 0.10
@@ -89,7 +107,9 @@ def test_every_stretch_of_multilingual_mp3_in_its_own_language(predictor: Predic
     english = [segment for segment in segments if segment["language"] == "en"]
     german = [segment for segment in segments if segment["language"] == "de"]
     assert sum(segment["end"] - segment["start"] for segment in german) >= 20
-    assert english and german and max(segment["end"] for segment in english) < min(segment["start"] for segment in german)
+    assert (
+        english and german and max(segment["end"] for segment in english) < min(segment["start"] for segment in german)
+    )
     assert wer(ENGLISH_HALF, " ".join(segment["text"] for segment in english)) <= 0.15
     assert wer(GERMAN, " ".join(segment["text"] for segment in german)) <= 0.3
     assert out["transcription"] == " ".join(segment["text"] for segment in segments)
@@ -106,12 +126,17 @@ def test_each_stretch_in_its_language_where_the_clip_switches(predictor: Predict
     path, parts = language_switches(folder)
     out = run(predictor, path, word_timestamp=True)
     for language, start, end in parts:
-        inside = [segment for segment in out["segments"] if start - 0.5 <= segment["start"] and segment["end"] <= end + 0.5]
+        inside = [
+            segment for segment in out["segments"] if start - 0.5 <= segment["start"] and segment["end"] <= end + 0.5
+        ]
         assert inside and {segment["language"] for segment in inside} == {language}
         reference = JFK if language == "en" else GERMAN
         assert wer(reference, " ".join(segment["text"] for segment in inside)) <= (0.1 if language == "en" else 0.3)
         for segment in inside:
-            assert all(segment["start"] - 0.01 <= word["start"] < word["end"] <= segment["end"] + 0.01 for word in segment["words"])
+            assert all(
+                segment["start"] - 0.01 <= word["start"] < word["end"] <= segment["end"] + 0.01
+                for word in segment["words"]
+            )
     assert out["detected_language"] == "de"  # the German reading is longer than both JFKs
     assert [segment["start"] for segment in out["segments"]] == sorted(segment["start"] for segment in out["segments"])
     assert wer(JFK, (out["translation"] or "").split(".")[0]) <= 0.2
@@ -140,7 +165,9 @@ def test_only_the_speech_is_transcribed_amid_noise_music_and_silence(predictor: 
     assert wer(f"{JFK} {JFK}", out["transcription"]) <= 0.1
 
 
-def test_one_encoder_pass_per_window_for_language_transcription_and_translation(predictor: Predictor, folder: Path) -> None:
+def test_one_encoder_pass_per_window_for_language_transcription_and_translation(
+    predictor: Predictor, folder: Path
+) -> None:
     encode = predictor.transcriber.model.encode
     before = encode.passes
     run(predictor, AUDIO / "jfk.flac")
@@ -160,7 +187,9 @@ def test_the_batched_pipeline_hears_the_same(folder: Path) -> None:
     path, parts = language_switches(folder)
     out = transcriber.transcribe(path, word_timestamp=True)
     for language, start, end in parts:
-        inside = [segment for segment in out["segments"] if start - 0.5 <= segment["start"] and segment["end"] <= end + 0.5]
+        inside = [
+            segment for segment in out["segments"] if start - 0.5 <= segment["start"] and segment["end"] <= end + 0.5
+        ]
         assert inside and {segment["language"] for segment in inside} == {language}
         reference = JFK if language == "en" else GERMAN
         assert wer(reference, " ".join(segment["text"] for segment in inside)) <= (0.1 if language == "en" else 0.3)
@@ -209,7 +238,9 @@ def test_bad_files_fail_clearly(predictor: Predictor, folder: Path, monkeypatch:
         run(predictor, folder / "missing.wav")
     with pytest.raises(ModelError, match=r"^the audio file is not audio that can be decoded \(\w+\)$"):
         run(predictor, folder / "page.html")
-    with pytest.raises(ModelError, match="^the audio file is not audio that can be decoded|^the audio file holds no audio$"):
+    with pytest.raises(
+        ModelError, match="^the audio file is not audio that can be decoded|^the audio file holds no audio$"
+    ):
         run(predictor, folder / "empty.wav")
     monkeypatch.setattr(whisper_predictor, "MAX_AUDIO_BYTES", 1000)
     with pytest.raises(ModelError, match=r"^the audio file is \d+ bytes, over the 1000-byte limit$"):
@@ -235,7 +266,9 @@ def test_a_closed_consumer_stops_its_producer_thread() -> None:
     assert len(produced) < 20
 
 
-def test_cancel_ends_a_long_transcription_within_2_s_and_stops_its_thread(predictor: Predictor, folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cancel_ends_a_long_transcription_within_2_s_and_stops_its_thread(
+    predictor: Predictor, folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = long_clip(folder)  # four minutes
     progress: list[float] = []
     monkeypatch.setattr(predictor, "record_metric", lambda key, value, mode="replace": progress.append(value))
@@ -275,7 +308,11 @@ def test_the_languages_are_the_services() -> None:
 
 def test_the_image_installs_the_speaker_weights_pin_of_the_local_environment() -> None:
     config = yaml.safe_load((FOLDER / "cog.yaml").read_text())
-    pins = [line for line in (FOLDER / "requirements-weights-only.txt").read_text().splitlines() if line and not line.startswith("#")]
+    pins = [
+        line
+        for line in (FOLDER / "requirements-weights-only.txt").read_text().splitlines()
+        if line and not line.startswith("#")
+    ]
     assert pins == ["resemblyzer==0.1.4"]
     assert f"pip install --no-deps {pins[0]}" in config["build"]["run"]
 
