@@ -9,6 +9,14 @@ module.exports = {
       to: { path: '^(infra|functions|worker|local|test|bench)/' },
     },
     {
+      name: 'the-core-sees-ports-not-adapters',
+      comment:
+        'The domain, use cases, API shapes, workflow and models know their collaborators by the ports in shared/ports; only the processes that wire them (functions, worker, local, cli) pick an adapter.',
+      severity: 'error',
+      from: { path: '^shared/(domain|use-cases|api|ports|workflow|models)/' },
+      to: { path: '^shared/adapters/' },
+    },
+    {
       name: 'nobody-imports-functions',
       comment:
         'Only the local runtime (which hosts the handlers), infra (as asset paths) and tests reach into functions/.',

@@ -1,7 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { LOCAL_REGION } from '../local/paths.ts';
-import { dynamoAccountStore, type NewAccount } from '../shared/adapters/account-store.ts';
+import { dynamoAccountStore } from '../shared/adapters/account-store.ts';
+import { type NewAccount } from '../shared/ports/account-store.ts';
 import { asAccountId } from '../shared/domain/ids.ts';
 import { generateToken } from '../shared/domain/tokens.ts';
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { dynamoAccountStore, type AccountSummary } from '../shared/adapters/account-store.ts';
+import { dynamoAccountStore } from '../shared/adapters/account-store.ts';
+import { type AccountSummary } from '../shared/ports/account-store.ts';
 import { cognitoOwnerPool } from '../shared/adapters/owner-pool.ts';
 import { systemClock } from '../shared/domain/clock.ts';
 import { asAccountId } from '../shared/domain/ids.ts';

@@ -1,5 +1,6 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { dynamoAccountStore, type AccountStore } from '../shared/adapters/account-store.ts';
+import { dynamoAccountStore } from '../shared/adapters/account-store.ts';
+import { type AccountStore } from '../shared/ports/account-store.ts';
 import { cognitoOwnerVerifier, looksLikeJwt, type OwnerVerifier } from '../shared/adapters/owner-verifier.ts';
 import { ownerSignInFromEnv, tableNameFromEnv } from '../shared/config.ts';
 import { parseAuthorizationHeader } from '../shared/domain/authorization.ts';

@@ -1,4 +1,4 @@
-import type { AccountStore } from '../shared/adapters/account-store.ts';
+import type { AccountStore } from '../shared/ports/account-store.ts';
 import { cognitoOwnerPool } from '../shared/adapters/owner-pool.ts';
 import type { AccountId } from '../shared/domain/ids.ts';
 import { addOwner } from '../shared/use-cases/add-owner.ts';

@@ -1,19 +1,24 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { dynamoAccountStore, type AccountStore } from '../../shared/adapters/account-store.ts';
-import { dynamoDeliveryLog, type DeliveryLog } from '../../shared/adapters/delivery-log.ts';
-import { s3DynamoFileStore, type FileStore } from '../../shared/adapters/file-store.ts';
-import { s3OutputStore, type OutputStore } from '../../shared/adapters/output-store.ts';
-import {
-  dynamoPredictionStore,
-  retentionSecondsFromEnv,
-  type PredictionStore,
-} from '../../shared/adapters/prediction-store.ts';
+import { dynamoAccountStore } from '../../shared/adapters/account-store.ts';
+import { type AccountStore } from '../../shared/ports/account-store.ts';
+import { dynamoDeliveryLog } from '../../shared/adapters/delivery-log.ts';
+import { type DeliveryLog } from '../../shared/ports/delivery-log.ts';
+import { s3DynamoFileStore } from '../../shared/adapters/file-store.ts';
+import { type FileStore } from '../../shared/ports/file-store.ts';
+import { s3OutputStore } from '../../shared/adapters/output-store.ts';
+import { type OutputStore } from '../../shared/ports/output-store.ts';
+import { dynamoPredictionStore, retentionSecondsFromEnv } from '../../shared/adapters/prediction-store.ts';
+import { type PredictionStore } from '../../shared/ports/prediction-store.ts';
 import { checkWebhookHost } from '../../shared/adapters/webhook-transport.ts';
-import { dynamoRateLimiter, type RateLimiter } from '../../shared/adapters/rate-limiter.ts';
-import { dynamoRequestLog, type RequestLog } from '../../shared/adapters/request-log.ts';
+import { dynamoRateLimiter } from '../../shared/adapters/rate-limiter.ts';
+import { type RateLimiter } from '../../shared/ports/rate-limiter.ts';
+import { dynamoRequestLog } from '../../shared/adapters/request-log.ts';
+import { type RequestLog } from '../../shared/ports/request-log.ts';
 import type { AddressPolicy } from '../../shared/domain/addresses.ts';
-import { sqsWebhookNotifier, type WebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
-import { sfnWorkflowClient, type WorkflowClient } from '../../shared/adapters/workflow-client.ts';
+import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
+import { type WebhookNotifier } from '../../shared/ports/webhook-notifier.ts';
+import { sfnWorkflowClient } from '../../shared/adapters/workflow-client.ts';
+import { type WorkflowClient } from '../../shared/ports/workflow-client.ts';
 import { systemClock, type Clock } from '../../shared/domain/clock.ts';
 import { randomIds, type IdGenerator } from '../../shared/domain/ids.ts';
 import { apiConfigFromEnv, type ApiConfig } from '../../shared/config.ts';

@@ -4,8 +4,8 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { REQUEST_ID_FORMAT } from '../../shared/api/request-schemas.ts';
 import { PrognozError, isPrognozError } from '../../shared/domain/errors.ts';
 import { asAccountId, type AccountId } from '../../shared/domain/ids.ts';
-import type { RateLimiter } from '../../shared/adapters/rate-limiter.ts';
-import type { RequestLog } from '../../shared/adapters/request-log.ts';
+import type { RateLimiter } from '../../shared/ports/rate-limiter.ts';
+import type { RequestLog } from '../../shared/ports/request-log.ts';
 import { errorResponse } from './error-response.ts';
 import { logger } from './logger.ts';
 

@@ -2,7 +2,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { PrognozError } from '../../shared/domain/errors.ts';
 import { parsePredictionId } from '../../shared/domain/ids.ts';
 import type { Prediction } from '../../shared/domain/prediction.ts';
-import type { PredictionStore } from '../../shared/adapters/prediction-store.ts';
+import type { PredictionStore } from '../../shared/ports/prediction-store.ts';
 import { accountOf } from './middleware.ts';
 
 /** Loads the prediction named in the path, as its owner sees it; anyone else gets 404. */

@@ -2,7 +2,6 @@ import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/
 import { randomUUID } from 'node:crypto';
 import { formatTimestamp } from '../domain/clock.ts';
 import type { AccountId } from '../domain/ids.ts';
-import type { Prediction } from '../domain/prediction.ts';
 import { dynamo } from './aws-clients.ts';
 import {
   ATTEMPT_PREFIX,
@@ -14,45 +13,7 @@ import {
   predictionKey,
 } from './table-keys.ts';
 import { RECORD_KEPT_AFTER_DATA_SECONDS, retentionSecondsFromEnv } from './prediction-store.ts';
-
-export type AttemptOutcome = 'delivered' | 'failed' | 'dead_lettered';
-
-/** One HTTP attempt at delivering a webhook. */
-export interface DeliveryAttempt {
-  readonly webhookId: string;
-  readonly event: string;
-  /** 1 for the first attempt, 2–4 for the retries. */
-  readonly attempt: number;
-  readonly atMs: number;
-  readonly durationMs: number;
-  readonly statusCode: number | null;
-  readonly error: string | null;
-  readonly outcome: AttemptOutcome;
-}
-
-/** An attempt as an account's delivery list shows it: with its prediction. */
-export interface AccountDeliveryAttempt extends DeliveryAttempt {
-  readonly predictionId: string;
-  /** null for attempts recorded before the model was kept with them. */
-  readonly model: string | null;
-}
-
-/** Newest first; `older` is where the next page starts (null: none is left). */
-export interface AccountDeliveriesPage {
-  readonly attempts: readonly AccountDeliveryAttempt[];
-  readonly older: string | null;
-}
-
-export interface DeliveryLog {
-  record(prediction: Pick<Prediction, 'id' | 'owner' | 'model'>, attempt: DeliveryAttempt): Promise<void>;
-  /** Every attempt for the prediction, oldest first. */
-  list(predictionId: string): Promise<DeliveryAttempt[]>;
-  /** The account's attempts across its predictions, newest first, from `before` (a page's `older`) on. */
-  listForAccount(
-    account: AccountId,
-    page: { readonly before: string | null; readonly limit: number; readonly nowMs: number },
-  ): Promise<AccountDeliveriesPage>;
-}
+import type { AttemptOutcome, DeliveryAttempt, AccountDeliveriesPage, DeliveryLog } from '../ports/delivery-log.ts';
 
 const attemptOf = (item: Record<string, unknown>): DeliveryAttempt => ({
   webhookId: String(item.webhook_id),

@@ -9,8 +9,6 @@ import type { FileStore } from '../ports/file-store.ts';
 import { dynamo, s3 } from './aws-clients.ts';
 import { fileKey } from './table-keys.ts';
 
-export type { FileStore } from '../ports/file-store.ts';
-
 /** Under its owner, so that an account's files can be found (and removed) in the bucket alone. */
 export const fileObjectKey = (file: Pick<StoredFile, 'owner' | 'id'>): string => `files/${file.owner}/${file.id}`;
 

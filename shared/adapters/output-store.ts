@@ -2,8 +2,6 @@ import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/clie
 import type { OutputStore } from '../ports/output-store.ts';
 import { s3 } from './aws-clients.ts';
 
-export type { OutputStore } from '../ports/output-store.ts';
-
 /** One object per attempt, so that a run that was taken over can never overwrite the one that counts. */
 export const outputObjectKey = (predictionId: string, claim: string): string => `outputs/${predictionId}/${claim}.json`;
 

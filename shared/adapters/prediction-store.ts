@@ -40,8 +40,6 @@ import {
   sweepShardKey,
 } from './table-keys.ts';
 
-export type { PredictionStore } from '../ports/prediction-store.ts';
-
 /** Days a finished prediction (its input and output with it) is kept: PROGNOZ_RETENTION_DAYS, default 30. */
 export const retentionSecondsFromEnv = (env: NodeJS.ProcessEnv = process.env): number =>
   Math.round(Number(env.PROGNOZ_RETENTION_DAYS ?? 30) * 86_400);

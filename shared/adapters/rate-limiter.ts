@@ -2,21 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from './aws-clients.ts';
 import { rateWindowKey } from './table-keys.ts';
-
-export interface RateDecision {
-  readonly allowed: boolean;
-  /** Seconds until the window that refused the request ends. */
-  readonly retryAfterSeconds: number;
-}
-
-export interface RateLimiter {
-  /**
-   * Counts one request against each key's window in order, stopping at the first that refuses
-   * it: a window never counts a request that an earlier one refused (the account's window does
-   * not count what the token's refused).
-   */
-  take(buckets: readonly { key: string; limit: number }[], nowMs: number): Promise<RateDecision>;
-}
+import type { RateLimiter } from '../ports/rate-limiter.ts';
 
 const WINDOW_MS = 1000;
 

@@ -1,6 +1,7 @@
 import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { formatTimestamp } from '../domain/clock.ts';
 import { dynamo } from './aws-clients.ts';
+import type { RequestLog } from '../ports/request-log.ts';
 
 /** How long a request kept for diagnostics (`x-log-request: true`) is kept. */
 export const REQUEST_LOG_RETENTION_SECONDS = 7 * 24 * 60 * 60;
@@ -23,24 +24,6 @@ export const keptBody = (
   while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end -= 1;
   return { body: bytes.subarray(0, end).toString('utf8'), bytes: bytes.length, truncated: true };
 };
-
-export interface LoggedRequest {
-  readonly requestId: string;
-  readonly account: string;
-  readonly method: string;
-  readonly path: string;
-  /** Headers as sent, less `authorization`. */
-  readonly headers: Record<string, string>;
-  readonly body: string | null;
-}
-
-/**
- * Requests whose senders allowed it (`x-log-request: true`), kept under their `x-request-id` for
- * support, and deleted by TTL after a week. Nothing from a request body reaches a log line.
- */
-export interface RequestLog {
-  keep(request: LoggedRequest, nowMs: number): Promise<void>;
-}
 
 export const dynamoRequestLog = (tableName: string, client: DynamoDBDocumentClient = dynamo()): RequestLog => ({
   async keep(request, nowMs) {

@@ -84,8 +84,6 @@ export const DELIVERY_INDEX = {
 } as const;
 export const DELIVERY_SHARDS = 8;
 export const deliveryShardKey = (account: string, shard: number): string => `DELIVERIES#${account}#${shard}`;
-/** What a `delivery_at` looks like: where a page of the listing may start. */
-export const DELIVERY_POSITION = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z#[0-9a-f-]{36}$/;
 export const deliveryIndexKey = (account: string, at: string, attemptId: string) => ({
   delivery_shard: deliveryShardKey(account, shardOf(attemptId, DELIVERY_SHARDS)),
   delivery_at: `${at}#${attemptId}`,

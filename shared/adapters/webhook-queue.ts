@@ -1,11 +1,6 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { WebhookMessage } from '../workflow/messages.ts';
 import { sqs } from './aws-clients.ts';
-
-/** Puts a webhook event on the delivery queue (the workflow's Notify step does the same). */
-export interface WebhookNotifier {
-  notify(message: WebhookMessage): Promise<void>;
-}
+import type { WebhookNotifier } from '../ports/webhook-notifier.ts';
 
 export const sqsWebhookNotifier = (queueUrl: string, client: SQSClient = sqs()): WebhookNotifier => ({
   async notify(message) {

@@ -4,17 +4,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { refusedAddress, type AddressPolicy } from '../domain/addresses.ts';
 import { guardedLookup } from './guarded-lookup.ts';
-
-export type PostOutcome = { readonly status: number } | { readonly error: string };
-
-export interface PostRequest {
-  readonly headers: Record<string, string>;
-  readonly body: string;
-  readonly timeoutMs: number;
-}
-
-/** Sends one webhook request; never follows a redirect (a 3xx is simply the answer). */
-export type WebhookPoster = (url: string, request: PostRequest) => Promise<PostOutcome>;
+import type { WebhookPoster } from '../ports/webhook-poster.ts';
 
 export const guardedPoster =
   (policy: AddressPolicy): WebhookPoster =>

@@ -5,32 +5,12 @@ import {
   StopExecutionCommand,
   type SFNClient,
 } from '@aws-sdk/client-sfn';
-import type { ExecutionInput, TaskResult } from '../workflow/messages.ts';
 import { stepFunctions } from './aws-clients.ts';
+import type { WorkflowClient, TaskCallbacks } from '../ports/workflow-client.ts';
 
 /** Executions are named after their prediction, so the ARN is derived, never stored. */
 export const executionArnOf = (stateMachineArn: string, predictionId: string): string =>
   `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${predictionId}`;
-
-export type ExecutionStatus =
-  'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED' | 'PENDING_REDRIVE' | 'MISSING';
-
-export interface WorkflowClient {
-  /** Starts the prediction's execution; `exists` when one of that name was started before. */
-  start(stateMachineArn: string, input: ExecutionInput): Promise<'started' | 'exists'>;
-  /** Stops the execution; an execution that already ended, or never began, is not an error. */
-  stop(stateMachineArn: string, predictionId: string, cause: string): Promise<void>;
-  status(stateMachineArn: string, predictionId: string): Promise<ExecutionStatus>;
-}
-
-/** Errors by which Step Functions refuses a call for now: worth a brief retry. */
-export const THROTTLED_ERRORS = new Set([
-  'ThrottlingException',
-  'TooManyRequestsException',
-  'ExecutionLimitExceeded',
-  'ServiceUnavailable',
-  'InternalServerError',
-]);
 
 const named = (error: unknown, ...names: string[]): boolean => error instanceof Error && names.includes(error.name);
 
@@ -68,11 +48,6 @@ export const sfnWorkflowClient = (client: SFNClient = stepFunctions()): Workflow
     }
   },
 });
-
-/** The worker's side of the callback pattern: the task token is used once, to end the task. */
-export interface TaskCallbacks {
-  succeed(taskToken: string, result: TaskResult): Promise<void>;
-}
 
 /** Errors by which Step Functions says the task is over already: stopped, timed out, or done. */
 export const TASK_CLOSED_ERRORS = new Set(['TaskTimedOut', 'TaskDoesNotExist', 'InvalidToken']);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AccountSummary } from '../adapters/account-store.ts';
+import type { AccountSummary } from '../ports/account-store.ts';
 import { formatRoubles, parseRoubles } from '../domain/money.ts';
 
 const roubles = (description: string) => z.number().describe(`${description}, in roubles.`);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { TokenSummary } from '../adapters/account-store.ts';
+import type { TokenSummary } from '../ports/account-store.ts';
 import { TOKEN_USE_RECORDED_EVERY_MS } from '../domain/tokens.ts';
 
 /** An API token as its owner sees it listed: never the token, only its first characters. */

@@ -1,6 +1,10 @@
 import { z } from 'zod';
-import type { AccountDeliveriesPage, AttemptOutcome, DeliveryAttempt } from '../adapters/delivery-log.ts';
-import { DELIVERY_POSITION } from '../adapters/table-keys.ts';
+import {
+  DELIVERY_POSITION,
+  type AccountDeliveriesPage,
+  type AttemptOutcome,
+  type DeliveryAttempt,
+} from '../ports/delivery-log.ts';
 import { formatTimestamp } from '../domain/clock.ts';
 
 /** `GET /webhooks/default/secret`: the secret that signs this account's webhooks. */

@@ -1,5 +1,5 @@
-import type { AccountStore } from '../adapters/account-store.ts';
-import type { FirstPassword, OwnerPool } from '../adapters/owner-pool.ts';
+import type { AccountStore } from '../ports/account-store.ts';
+import type { FirstPassword, OwnerPool } from '../ports/owner-pool.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { AccountId } from '../domain/ids.ts';
 import { err, ok, type Result } from '../domain/result.ts';

@@ -3,8 +3,8 @@ import type { PrognozError } from '../domain/errors.ts';
 import type { PredictionId } from '../domain/ids.ts';
 import type { TerminalPrediction } from '../domain/prediction.ts';
 import { err, ok, type Result } from '../domain/result.ts';
-import type { WebhookNotifier } from '../adapters/webhook-queue.ts';
-import type { WorkflowClient } from '../adapters/workflow-client.ts';
+import type { WebhookNotifier } from '../ports/webhook-notifier.ts';
+import type { WorkflowClient } from '../ports/workflow-client.ts';
 import type { PredictionStore } from '../ports/prediction-store.ts';
 import { endPrediction, stoppingExecutions } from './end-prediction.ts';
 

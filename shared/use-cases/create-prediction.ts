@@ -1,4 +1,4 @@
-import type { AccountStore } from '../adapters/account-store.ts';
+import type { AccountStore } from '../ports/account-store.ts';
 import { holdFor } from '../domain/billing.ts';
 import { PrognozError } from '../domain/errors.ts';
 import { newPredictionId, type AccountId, type IdGenerator } from '../domain/ids.ts';

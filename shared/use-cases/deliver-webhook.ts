@@ -1,6 +1,6 @@
-import type { AccountStore } from '../adapters/account-store.ts';
-import type { DeliveryLog } from '../adapters/delivery-log.ts';
-import type { WebhookPoster } from '../adapters/webhook-transport.ts';
+import type { AccountStore } from '../ports/account-store.ts';
+import type { DeliveryLog } from '../ports/delivery-log.ts';
+import type { WebhookPoster } from '../ports/webhook-poster.ts';
 import { presentPrediction } from '../api/prediction-view.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { PredictionId } from '../domain/ids.ts';

@@ -1,5 +1,5 @@
-import type { WebhookNotifier } from '../adapters/webhook-queue.ts';
-import type { WorkflowClient } from '../adapters/workflow-client.ts';
+import type { WebhookNotifier } from '../ports/webhook-notifier.ts';
+import type { WorkflowClient } from '../ports/workflow-client.ts';
 import type { PrognozError } from '../domain/errors.ts';
 import type { PredictionId } from '../domain/ids.ts';
 import {

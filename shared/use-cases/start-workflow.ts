@@ -1,4 +1,4 @@
-import { THROTTLED_ERRORS, type WorkflowClient } from '../adapters/workflow-client.ts';
+import { THROTTLED_ERRORS, type WorkflowClient } from '../ports/workflow-client.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { Prediction } from '../domain/prediction.ts';
 import type { PredictionStore } from '../ports/prediction-store.ts';

@@ -3,7 +3,7 @@ import type { PredictionId } from '../domain/ids.ts';
 import { ENDINGS } from '../domain/endings.ts';
 import { isTerminal, parseCreatedAt } from '../domain/prediction.ts';
 import { phaseLimitsOf, requireModel } from '../models/registry.ts';
-import type { WebhookNotifier } from '../adapters/webhook-queue.ts';
+import type { WebhookNotifier } from '../ports/webhook-notifier.ts';
 import { completeEffects, completeOverdueEffects, endUnlessEnded, stoppingExecutions } from './end-prediction.ts';
 import { startWorkflow, type StartDeps } from './start-workflow.ts';
 

@@ -1,4 +1,4 @@
-import type { PredictionStore } from '../adapters/prediction-store.ts';
+import type { PredictionStore } from '../ports/prediction-store.ts';
 import type { Clock } from '../domain/clock.ts';
 import { isTerminal, type Prediction } from '../domain/prediction.ts';
 

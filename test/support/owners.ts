@@ -1,5 +1,6 @@
 import { CognitoIdentityProviderClient, InitiateAuthCommand } from '@aws-sdk/client-cognito-identity-provider';
-import { dynamoAccountStore, type NewAccount } from '../../shared/adapters/account-store.ts';
+import { dynamoAccountStore } from '../../shared/adapters/account-store.ts';
+import { type NewAccount } from '../../shared/ports/account-store.ts';
 import { cognitoOwnerPool } from '../../shared/adapters/owner-pool.ts';
 import { systemClock } from '../../shared/domain/clock.ts';
 import { asAccountId } from '../../shared/domain/ids.ts';

@@ -1,7 +1,7 @@
 import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { authorize } from '../../functions/authorizer.ts';
-import type { AccountStore } from '../../shared/adapters/account-store.ts';
+import type { AccountStore } from '../../shared/ports/account-store.ts';
 import { generateToken, hashToken, looksLikeToken, TOKEN_PREFIX } from '../../shared/domain/tokens.ts';
 
 const event = (authorization: string) =>

@@ -1,0 +1,89 @@
+import type { AccountId } from '../domain/ids.ts';
+
+/** The secrets that sign an account's webhooks: the current one, and the one being rotated out. */
+export interface SigningSecrets {
+  readonly current: string;
+  /** Still signs (next to the current one) until `previousValidUntilMs`. */
+  readonly previous: string | null;
+  readonly previousValidUntilMs: number | null;
+}
+
+/** What the owner and the admin command line see of an account. Money in kopecks. */
+export interface AccountSummary {
+  readonly id: AccountId;
+  readonly createdAt: string;
+  readonly balanceKopecks: number;
+  /** The balance less the holds of predictions in flight. */
+  readonly availableKopecks: number;
+  /** What predictions in flight hold of the balance; 0 at rest. */
+  readonly heldKopecks: number;
+  /** null: no monthly limit. */
+  readonly monthlyLimitKopecks: number | null;
+  readonly month: string;
+  readonly spentThisMonthKopecks: number;
+}
+
+export interface TokenSummary {
+  readonly id: string;
+  /** The first characters only: the token itself is never stored. */
+  readonly hint: string;
+  /** What the owner called it; null for tokens made without a name (the admin CLI's). */
+  readonly name: string | null;
+  readonly createdAt: string;
+  readonly revoked: boolean;
+  /** When an API request last used it, to within TOKEN_USE_RECORDED_EVERY_MS; null: never. */
+  readonly lastUsedAt: string | null;
+}
+
+export interface TokenOwner {
+  readonly account: AccountId;
+  readonly tokenId: string;
+  /** Requests per second this account may make, when it has its own; else the service default. */
+  readonly ratePerSecond: number | null;
+  /** The token's last recorded use (ms since the epoch); null: never used. */
+  readonly lastUsedMs: number | null;
+}
+
+/** A user of the owners' pool linked to an account. */
+export interface OwnerLink {
+  readonly sub: string;
+  /** null for a link made before emails were kept with it. */
+  readonly email: string | null;
+  readonly linkedAt: string;
+}
+
+export interface NewAccount {
+  readonly ratePerSecond?: number;
+  readonly balanceKopecks?: number;
+  readonly monthlyLimitKopecks?: number | null;
+}
+
+/** The port to accounts: balance and monthly limit, API tokens, webhook signing secrets, owners. */
+export interface AccountStore {
+  /** Creates the account with its webhook signing secret. */
+  createAccount(id: AccountId, nowMs: number, initial?: NewAccount): Promise<void>;
+  getAccount(id: AccountId, nowMs: number): Promise<AccountSummary | null>;
+  topUp(id: AccountId, kopecks: number): Promise<void>;
+  setMonthlyLimit(id: AccountId, kopecks: number | null): Promise<void>;
+  listTokens(id: AccountId): Promise<TokenSummary[]>;
+  /** False when the account has no such token. */
+  revokeToken(id: AccountId, tokenId: string): Promise<boolean>;
+  signingSecrets(id: AccountId, nowMs: number): Promise<SigningSecrets | null>;
+  /** A new current secret; the old one keeps signing for `graceMs`. */
+  rotateSigningSecret(id: AccountId, nowMs: number, graceMs: number): Promise<SigningSecrets>;
+  /** Stores the token's hash (never the token) pointing at its account; returns the token as listed. */
+  addToken(account: AccountId, token: string, nowMs: number, name?: string): Promise<TokenSummary>;
+  /** The account behind a token, or null for an unknown or revoked one. */
+  accountForToken(token: string): Promise<TokenOwner | null>;
+  /**
+   * Records that the token was used at `nowMs`, unless a use within TOKEN_USE_RECORDED_EVERY_MS is
+   * recorded already (then nothing is written); true when it wrote.
+   */
+  recordTokenUse(token: string, nowMs: number): Promise<boolean>;
+  /** Makes the signed-in user `sub` (a Cognito user id) an owner of the account (of it alone: a link replaces any other). */
+  linkOwner(sub: string, account: AccountId, nowMs: number, email?: string): Promise<void>;
+  /** The users linked to the account as its owners. */
+  ownersOf(account: AccountId): Promise<OwnerLink[]>;
+  /** The account the signed-in user owns, or null. */
+  accountForOwner(sub: string): Promise<Omit<TokenOwner, 'tokenId' | 'lastUsedMs'> | null>;
+}
