@@ -2,9 +2,9 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   GetCommand,
   PutCommand,
-  QueryCommand,
   UpdateCommand,
   type DynamoDBDocumentClient,
+  paginateQuery,
 } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { formatTimestamp } from '../domain/clock.ts';
@@ -49,21 +49,17 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
   /** The account's items in the owner index whose sort key starts with `prefix` (its tokens, its owners), every page. */
   const indexedUnder = async (account: string, prefix: string): Promise<Record<string, unknown>[]> => {
     const items: Record<string, unknown>[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          IndexName: OWNER_INDEX.name,
-          KeyConditionExpression: '#owner = :owner AND begins_with(#sort, :prefix)',
-          ExpressionAttributeNames: { '#owner': OWNER_INDEX.partition, '#sort': OWNER_INDEX.sort },
-          ExpressionAttributeValues: { ':owner': accountIndexPartition(account), ':prefix': prefix },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      items.push(...(page.Items ?? []));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    const pages = paginateQuery(
+      { client },
+      {
+        TableName: tableName,
+        IndexName: OWNER_INDEX.name,
+        KeyConditionExpression: '#owner = :owner AND begins_with(#sort, :prefix)',
+        ExpressionAttributeNames: { '#owner': OWNER_INDEX.partition, '#sort': OWNER_INDEX.sort },
+        ExpressionAttributeValues: { ':owner': accountIndexPartition(account), ':prefix': prefix },
+      },
+    );
+    for await (const page of pages) items.push(...(page.Items ?? []));
     return items;
   };
   return {

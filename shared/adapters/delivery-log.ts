@@ -1,4 +1,4 @@
-import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { formatTimestamp } from '../domain/clock.ts';
 import type { AccountId } from '../domain/ids.ts';
@@ -137,20 +137,16 @@ export const dynamoDeliveryLog = (
   },
   async list(predictionId) {
     const attempts: DeliveryAttempt[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': predictionKey(predictionId).pk, ':prefix': ATTEMPT_PREFIX },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      attempts.push(...(page.Items ?? []).map(attemptOf));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    const pages = paginateQuery(
+      { client },
+      {
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': predictionKey(predictionId).pk, ':prefix': ATTEMPT_PREFIX },
+        ConsistentRead: true,
+      },
+    );
+    for await (const page of pages) attempts.push(...(page.Items ?? []).map(attemptOf));
     return attempts.sort((a, b) => a.atMs - b.atMs);
   },
   listForAccount: (account, page) => queryAccountDeliveries(client, tableName, account, page),

@@ -3,10 +3,10 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
-  ScanCommand,
   TransactWriteCommand,
   UpdateCommand,
   type DynamoDBDocumentClient,
+  paginateScan,
 } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { maxCommittedFor } from '../domain/billing.ts';
@@ -334,23 +334,19 @@ export const dynamoPredictionStore = (
   dataDue: (nowMs, limit) => dueIn(client, tableName, dataShardKey, nowMs, limit),
   async listActive() {
     const found: Prediction[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await client.send(
-        new ScanCommand({
-          TableName: tableName,
-          ExclusiveStartKey: startKey,
-          FilterExpression: '#type = :prediction AND NOT #status IN (:s0, :s1, :s2)',
-          ExpressionAttributeNames: { '#type': 'type', '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':prediction': 'prediction',
-            ...Object.fromEntries(TERMINAL_STATUSES.map((status, i) => [`:s${i}`, status])),
-          },
-        }),
-      );
-      found.push(...(page.Items ?? []).map(fromItem));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    const pages = paginateScan(
+      { client },
+      {
+        TableName: tableName,
+        FilterExpression: '#type = :prediction AND NOT #status IN (:s0, :s1, :s2)',
+        ExpressionAttributeNames: { '#type': 'type', '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':prediction': 'prediction',
+          ...Object.fromEntries(TERMINAL_STATUSES.map((status, i) => [`:s${i}`, status])),
+        },
+      },
+    );
+    for await (const page of pages) found.push(...(page.Items ?? []).map(fromItem));
     return found;
   },
   listOwned(owner, query) {
