@@ -84,6 +84,7 @@ export const DELIVERY_INDEX = {
 } as const;
 export const DELIVERY_SHARDS = 8;
 export const deliveryShardKey = (account: string, shard: number): string => `DELIVERIES#${account}#${shard}`;
+/** Its `delivery_at` has the form the delivery log's port publishes (DELIVERY_POSITION), which cursors are checked against. */
 export const deliveryIndexKey = (account: string, at: string, attemptId: string) => ({
   delivery_shard: deliveryShardKey(account, shardOf(attemptId, DELIVERY_SHARDS)),
   delivery_at: `${at}#${attemptId}`,
