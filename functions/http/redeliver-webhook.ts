@@ -8,22 +8,29 @@ import { httpHandler } from './pipeline.ts';
 import { ownedPrediction } from './predictions.ts';
 import { json } from './respond.ts';
 
+const notDeadLettered = () =>
+  new PrognozError('webhook_not_dead_lettered', 'only a webhook delivery that was dead-lettered can be redelivered');
+
 /**
  * POST /api/v1/predictions/{id}/webhooks/redeliver: sends again a delivery that was dead-lettered
- * (same X-Webhook-ID, fresh attempts). Anything else is 409: it was delivered or is still trying.
+ * (same X-Webhook-ID, fresh attempts). Anything else is 409: it was delivered, is still trying, or
+ * was redelivered already — of requests racing for one dead letter, the conditional write that
+ * takes it lets exactly one through.
  */
 export const handler = httpHandler(async (event) => {
   const deps = apiDeps();
   const prediction = await ownedPrediction(event, deps.store);
-  const attempts = await deps.deliveries.list(prediction.id);
-  const last = attempts.at(-1);
-  if (!isTerminal(prediction) || prediction.webhook === null || last?.outcome !== 'dead_lettered') {
-    throw new PrognozError(
-      'webhook_not_dead_lettered',
-      'only a webhook delivery that was dead-lettered can be redelivered',
-    );
+  const last = (await deps.deliveries.list(prediction.id)).at(-1);
+  if (!isTerminal(prediction) || prediction.webhook === null || last?.outcome !== 'dead_lettered')
+    throw notDeadLettered();
+  if (!(await deps.deliveries.claimRedelivery(prediction.id, last, deps.clock.now())))
+    throw new PrognozError('webhook_not_dead_lettered', 'this dead-lettered delivery has been redelivered already');
+  try {
+    await deps.notifier.notify({ predictionId: prediction.id, status: prediction.status });
+  } catch (error) {
+    await deps.deliveries.releaseRedelivery(prediction.id, last);
+    throw error;
   }
-  await deps.notifier.notify({ predictionId: prediction.id, status: prediction.status });
   return json(202, { webhook_id: webhookIdOf(prediction.id, prediction.status), status: 'queued' } satisfies z.infer<
     typeof redeliverySchema
   >);

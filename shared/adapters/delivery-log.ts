@@ -1,4 +1,10 @@
-import { PutCommand, QueryCommand, type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import {
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+  paginateQuery,
+} from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { formatTimestamp } from '../domain/clock.ts';
 import type { AccountId } from '../domain/ids.ts';
@@ -16,6 +22,7 @@ import { RECORD_KEPT_AFTER_DATA_SECONDS, retentionSecondsFromEnv } from './predi
 import type { AttemptOutcome, DeliveryAttempt, AccountDeliveriesPage, DeliveryLog } from '../ports/delivery-log.ts';
 
 const attemptOf = (item: Record<string, unknown>): DeliveryAttempt => ({
+  id: String(item.sk).split('#').at(-1) ?? '',
   webhookId: String(item.webhook_id),
   event: String(item.event),
   attempt: Number(item.attempt),
@@ -150,4 +157,36 @@ export const dynamoDeliveryLog = (
     return attempts.sort((a, b) => a.atMs - b.atMs);
   },
   listForAccount: (account, page) => queryAccountDeliveries(client, tableName, account, page),
+  async claimRedelivery(predictionId, attempt, atMs) {
+    try {
+      await client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: attemptKey(predictionId, formatTimestamp(attempt.atMs), attempt.id),
+          UpdateExpression: 'SET redelivered_at_ms = :at',
+          ConditionExpression: 'attribute_exists(pk) AND outcome = :dead AND attribute_not_exists(redelivered_at_ms)',
+          ExpressionAttributeValues: { ':at': atMs, ':dead': 'dead_lettered' satisfies AttemptOutcome },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof Error && error.name === 'ConditionalCheckFailedException') return false;
+      throw error;
+    }
+  },
+  async releaseRedelivery(predictionId, attempt) {
+    await client
+      .send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: attemptKey(predictionId, formatTimestamp(attempt.atMs), attempt.id),
+          UpdateExpression: 'REMOVE redelivered_at_ms',
+          // Never makes an attempt that is gone (expired) again.
+          ConditionExpression: 'attribute_exists(pk)',
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!(error instanceof Error && error.name === 'ConditionalCheckFailedException')) throw error;
+      });
+  },
 });

@@ -5,6 +5,8 @@ export type AttemptOutcome = 'delivered' | 'failed' | 'dead_lettered';
 
 /** One HTTP attempt at delivering a webhook. */
 export interface DeliveryAttempt {
+  /** The attempt's own id in the log. */
+  readonly id: string;
   readonly webhookId: string;
   readonly event: string;
   /** 1 for the first attempt, 2–4 for the retries. */
@@ -15,6 +17,9 @@ export interface DeliveryAttempt {
   readonly error: string | null;
   readonly outcome: AttemptOutcome;
 }
+
+/** An attempt as the sender records it; the log gives it its id. */
+export type NewDeliveryAttempt = Omit<DeliveryAttempt, 'id'>;
 
 /** An attempt as an account's delivery list shows it: with its prediction. */
 export interface AccountDeliveryAttempt extends DeliveryAttempt {
@@ -37,9 +42,16 @@ export interface AccountDeliveriesPage {
 
 /** The port to the record of webhook delivery attempts, by prediction and across an account. */
 export interface DeliveryLog {
-  record(prediction: Pick<Prediction, 'id' | 'owner' | 'model'>, attempt: DeliveryAttempt): Promise<void>;
+  record(prediction: Pick<Prediction, 'id' | 'owner' | 'model'>, attempt: NewDeliveryAttempt): Promise<void>;
   /** Every attempt for the prediction, oldest first. */
   list(predictionId: string): Promise<DeliveryAttempt[]>;
+  /**
+   * Takes a dead-lettered attempt for redelivery, in one conditional write: true for exactly one
+   * caller however many ask at once; false when it was taken already or is not dead-lettered.
+   */
+  claimRedelivery(predictionId: string, attempt: DeliveryAttempt, atMs: number): Promise<boolean>;
+  /** Gives a claim back (its redelivery could not be queued), so that it may be asked again. */
+  releaseRedelivery(predictionId: string, attempt: DeliveryAttempt): Promise<void>;
   /** The account's attempts across its predictions, newest first, from `before` (a page's `older`) on. */
   listForAccount(
     account: AccountId,

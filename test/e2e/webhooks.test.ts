@@ -199,6 +199,28 @@ describe('webhook deliveries', () => {
     expect(again.status).toBe(409);
   });
 
+  it('of three redeliveries of one dead letter asked at once, exactly one is accepted and one chain of attempts runs', async () => {
+    const created = await createPrediction({ text: 'race' }, { headers: { 'webhook-url': `${origin}/always` } });
+    const first = await untilAttempts(created.json.id, (a) => a.some((x) => x.outcome === 'dead_lettered'));
+
+    const answers = await Promise.all(
+      [1, 2, 3].map(() => call(`predictions/${created.json.id}/webhooks/redeliver`, { method: 'POST' })),
+    );
+
+    expect(answers.map((a) => a.status).sort()).toEqual([202, 409, 409]);
+    for (const refused of answers.filter((a) => a.status === 409))
+      expect(refused.json).toMatchObject({ error: { code: 'webhook_not_dead_lettered' } });
+    const after = await untilAttempts(
+      created.json.id,
+      (a) => a.filter((x) => x.outcome === 'dead_lettered').length === 2,
+      60_000,
+    );
+    // A second or third chain would still be trying: none is.
+    await sleep(3000);
+    expect(await attemptsOf(created.json.id)).toHaveLength(after.length);
+    expect(after).toHaveLength(2 * first.length);
+  });
+
   it('a receiver that takes 12 s counts as a failed attempt', async () => {
     const created = await createPrediction({ text: 'slow' }, { headers: { 'webhook-url': `${origin}/slow-once` } });
 
