@@ -213,18 +213,19 @@ const endingOf = async (
   runSeconds: number,
   scrub: (text: string) => string,
 ): Promise<Ending> => {
-  const failed = (error: string): Ending => ({
+  const failed = (error: string, ran: number | null = runtimeMs): Ending => ({
     type: 'failed',
     claim: prediction.claim,
     error: scrub(error),
-    runtimeMs,
+    runtimeMs: ran,
     by: 'worker',
   });
   if (response instanceof ModelTimeout) {
     await deps.modelServer.cancel(prediction.id).catch(() => undefined);
     return failed(ENDINGS.runTimeout(runSeconds));
   }
-  if (response instanceof InputFetchFailed) return failed(response.message);
+  // The model never ran: an input that could not be fetched (or that the address guard refused) costs nothing.
+  if (response instanceof InputFetchFailed) return failed(response.message, null);
   if (response instanceof Error) return failed(`the worker failed: ${response.message}`);
   switch (response.status) {
     case 'failed':

@@ -156,6 +156,11 @@ describe('a Cog predictor brought with --model', () => {
     expect(metadata.json.status).toBe('failed');
     expect(metadata.json.error).toMatch(/document.*(private, loopback or link-local)/);
     expect(await modelLogOf(metadata.json.id)).toEqual([]);
+    // The model never ran: an input that could not be fetched costs nothing.
+    for (const refused of [missing.json, metadata.json]) {
+      expect(refused.runtime).toBeNull();
+      expect(refused.cost).toBe(0);
+    }
   });
 
   it('never shows a cog.Secret input: redacted in the prediction, its logs and its webhook', async () => {
