@@ -37,12 +37,13 @@ export const parseBody = (event: APIGatewayProxyEvent): ParsedBody => {
     return { kind: 'json', value };
   }
   if (mediaType === 'application/x-www-form-urlencoded') {
-    const value: Record<string, string> = {};
+    // Field names are the caller's: a Map, so that `__proto__` or `constructor` is a field like any other.
+    const fields = new Map<string, string>();
     for (const [key, field] of new URLSearchParams(raw)) {
-      if (key in value) throw new PrognozError('invalid_body', `the form field ${key} is given more than once`);
-      value[key] = field;
+      if (fields.has(key)) throw new PrognozError('invalid_body', `the form field ${key} is given more than once`);
+      fields.set(key, field);
     }
-    return { kind: 'form', value };
+    return { kind: 'form', value: Object.fromEntries(fields) };
   }
   throw new PrognozError(
     'unsupported_media_type',

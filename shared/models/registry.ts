@@ -122,13 +122,16 @@ type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array'
  */
 export const coerceFormInput = (model: ModelDefinition, form: Record<string, string>): Record<string, unknown> => {
   const schema = jsonSchemaOf(model).input as { properties?: Record<string, { type?: JsonType | JsonType[] }> };
-  const coerced: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(form)) {
-    const declared = schema.properties?.[key]?.type;
-    const types = Array.isArray(declared) ? declared : declared ? [declared] : [];
-    coerced[key] = coerceValue(value, types);
-  }
-  return coerced;
+  const properties = schema.properties ?? {};
+  // Object.fromEntries makes every field an own property, `__proto__` included; a field the
+  // schema lacks (own properties only: not `constructor`) stays a string for validation to refuse.
+  return Object.fromEntries(
+    Object.entries(form).map(([key, value]) => {
+      const declared = Object.hasOwn(properties, key) ? properties[key]?.type : undefined;
+      const types = Array.isArray(declared) ? declared : declared ? [declared] : [];
+      return [key, coerceValue(value, types)];
+    }),
+  );
 };
 
 const coerceValue = (value: string, types: readonly JsonType[]): unknown => {
