@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { startEmulatorProcess } from './emulator-process.ts';
 import { freePort } from './free-port.ts';
 import { repositoryPython } from './model-env.ts';
 
@@ -23,29 +22,13 @@ export const startCognitoEmulator = async (): Promise<CognitoEmulator> => {
       'the Cognito emulator (moto) is not installed: run `npm run setup:local` (npm install does it too)',
     );
   const port = await freePort();
-  const child = spawn(server, ['-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
-  child.stderr.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
   const endpoint = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the Cognito emulator exited (${child.exitCode}):\n${output}`);
-    const ready = await fetch(`${endpoint}/moto-api/`).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (ready) break;
-    if (Date.now() > deadline) throw new Error(`the Cognito emulator did not start within 30 s:\n${output}`);
-    await sleep(100);
-  }
-  return {
-    endpoint,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await Promise.race([exited, sleep(5000).then(() => child.kill('SIGKILL'))]);
-    },
-  };
+  const emulator = await startEmulatorProcess({
+    name: 'the Cognito emulator',
+    command: server,
+    args: ['-H', '127.0.0.1', '-p', String(port)],
+    ready: async () => (await fetch(`${endpoint}/moto-api/`)).ok,
+    startSeconds: 30,
+  });
+  return { endpoint, stop: emulator.stop };
 };

@@ -1,8 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { startEmulatorProcess } from './emulator-process.ts';
 import { freePort } from './free-port.ts';
 import { REPO_ROOT } from './paths.ts';
 
@@ -25,9 +25,11 @@ export const startDynamoDbLocal = async (options: { dataDir?: string }): Promise
   const port = await freePort();
   const storage = options.dataDir ? ['-dbPath', options.dataDir] : ['-inMemory'];
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const child = spawn(
-    'java',
-    [
+  const endpoint = `http://127.0.0.1:${port}`;
+  const emulator = await startEmulatorProcess({
+    name: 'DynamoDB Local',
+    command: 'java',
+    args: [
       `-Djava.library.path=${LIB}`,
       '-Xmx512m',
       '-cp',
@@ -39,33 +41,10 @@ export const startDynamoDbLocal = async (options: { dataDir?: string }): Promise
       String(port),
     ],
     // It writes a metadata file into its working directory: keep that out of the repository.
-    { stdio: ['ignore', 'pipe', 'pipe'], cwd: options.dataDir ?? tmpdir() },
-  );
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const endpoint = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited (${child.exitCode}):\n${output}`);
-    try {
-      const response = await fetch(endpoint, { method: 'GET' });
-      // It answers 400 to a bare GET once it serves requests.
-      if (response.status > 0) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`DynamoDB Local did not start within 60 s:\n${output}`);
-    await sleep(100);
-  }
-  return {
-    endpoint,
-    process: child,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await Promise.race([exited, sleep(5000).then(() => child.kill('SIGKILL'))]);
-    },
-  };
+    cwd: options.dataDir ?? tmpdir(),
+    // It answers 400 to a bare GET once it serves requests.
+    ready: async () => (await fetch(endpoint, { method: 'GET' })).status > 0,
+    startSeconds: 60,
+  });
+  return { endpoint, process: emulator.process, stop: emulator.stop };
 };

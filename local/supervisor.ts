@@ -26,7 +26,12 @@ export class Supervisor {
   private readonly children = new Map<string, { spec: ProcessSpec; child: ChildProcess | null; restarts: number }>();
   private stopping = false;
 
-  constructor(private readonly output: (line: string) => void) {}
+  constructor(private readonly output: (line: string) => void) {
+    // Should this process end without stopping them (a fault), its children end with it, not orphaned.
+    process.once('exit', () => {
+      for (const { child } of this.children.values()) child?.kill('SIGTERM');
+    });
+  }
 
   start(spec: ProcessSpec): void {
     const entry = { spec, child: null as ChildProcess | null, restarts: 0 };
@@ -44,15 +49,21 @@ export class Supervisor {
       };
       child.stdout?.on('data', relay);
       child.stderr?.on('data', relay);
-      child.once('exit', (code, signal) => {
+      // A process that could not start (its program is missing) reports an error and may never exit.
+      let ended = false;
+      const restart = (why: string) => {
+        if (ended) return;
+        ended = true;
         if (entry.child === child) entry.child = null;
         if (this.stopping) return;
-        this.output(`[${spec.name}] exited (${signal ?? code}); restarting`);
+        this.output(`[${spec.name}] ${why}; restarting`);
         entry.restarts += 1;
         void sleep(500).then(() => {
           if (!this.stopping) launch();
         });
-      });
+      };
+      child.once('exit', (code, signal) => restart(`exited (${signal ?? code})`));
+      child.on('error', (error) => restart(`failed: ${error.message}`));
     };
     launch();
   }
