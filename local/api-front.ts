@@ -2,23 +2,21 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import path from 'node:path';
-import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { docsFileAt, type DocsFile } from '../shared/api/docs-site.ts';
-import type { ErrorBody } from '../shared/api/http-status.ts';
-import type { ErrorCode } from '../shared/domain/errors.ts';
-import { AUTHORIZER_ENTRY, UNMATCHED_ENTRY, isPublicRoute, matchRoute } from '../shared/api/routes.ts';
-import { MAX_UPLOAD_BYTES, MULTIPART_OVERHEAD_BYTES, isBinaryMediaType } from '../shared/api/uploads.ts';
+import { EDGE_LIMITS } from '../shared/api/edge-limits.ts';
+import { AUTHORIZER_ENTRY, UNMATCHED_ENTRY, isPublicRoute, matchRoute, type RouteMatch } from '../shared/api/routes.ts';
+import { MAX_UPLOAD_BYTES, MULTIPART_OVERHEAD_BYTES } from '../shared/api/uploads.ts';
 import { serveConsole, type LocalConsole } from './console-site.ts';
-import { invokeLocal, invokeLocalHttp } from './lambda-host.ts';
+import { answerClientError, answerConnect, answerError, answerUnmetExpectation, owesAnswer } from './edge-answers.ts';
+import { authorizerEventOf, proxyEventOf, type FrontRequest } from './gateway-event.ts';
+import { invokeLocal, invokeLocalHttp, type ResponseSink } from './lambda-host.ts';
 import { localMeter } from './meter.ts';
-import { LOCAL_ACCOUNT, LOCAL_REGION, REPO_ROOT } from './paths.ts';
+import { REPO_ROOT } from './paths.ts';
+import { readBody } from './request-body.ts';
 
-const STAGE = 'prod';
-const API_ID = 'local';
 /** Streamed answers (sync creates, event streams) may last as long as Lambda lets a function run. */
 const STREAMED_TIMEOUT_SECONDS = 900;
-/** API Gateway's own payload limit. */
-const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 export interface ApiFrontOptions {
   readonly port: number;
@@ -30,32 +28,10 @@ export interface ApiFrontOptions {
 }
 
 /** Uploads get Replicate's 100 MiB here (on AWS, Lambda's 6 MB of event bounds them first: shared/api/uploads.ts). */
-const bodyLimitOf = (method: string, path: string): number => {
-  const match = matchRoute(method, path);
-  return match.kind === 'found' && match.route.handler === 'upload-file'
+const bodyLimitOf = (match: RouteMatch): number =>
+  match.kind === 'found' && match.route.handler === 'upload-file'
     ? MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD_BYTES
-    : MAX_BODY_BYTES;
-};
-
-const readBody = (req: IncomingMessage, maxBytes: number): Promise<Buffer | null> =>
-  new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) {
-        resolve(null);
-        req.destroy();
-      } else chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-
-/** An answer API Gateway gives itself, in the API's error shape (as the stack's gateway responses give it). */
-const gatewayError = (code: ErrorCode, message: string): ErrorBody => ({
-  error: { code, message, request_id: randomUUID() },
-});
+    : EDGE_LIMITS.bodyBytes;
 
 /** The reference page's static files, as S3 serves them on AWS (infra/constructs/api-docs.ts). */
 const serveDocsFile = async (file: DocsFile, method: string, res: ServerResponse): Promise<void> => {
@@ -69,124 +45,177 @@ const serveDocsFile = async (file: DocsFile, method: string, res: ServerResponse
   res.end(method === 'HEAD' ? undefined : content);
 };
 
-const singleValued = (req: IncomingMessage): Record<string, string> =>
-  Object.fromEntries(Object.entries(req.headersDistinct).map(([name, values]) => [name, (values ?? []).join(',')]));
+/** The request's target as a URL, or null for one no URL can be made of. */
+const targetOf = (req: IncomingMessage): URL | null => {
+  try {
+    return new URL(req.url ?? '/', 'http://localhost');
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * Where a handler's answer goes. Once the front has answered by itself (the handler took longer
+ * than API Gateway waits) or the caller has left, the handler's answer is dropped.
+ */
+const sinkOf = (res: ServerResponse): ResponseSink => {
+  const open = () => !res.destroyed && !res.writableEnded;
+  return {
+    head: (result) => {
+      if (open() && !res.headersSent)
+        res.writeHead(result.statusCode, { ...(result.headers as Record<string, string> | undefined) });
+    },
+    write: (chunk) => {
+      if (open()) res.write(chunk);
+    },
+    end: () => {
+      if (open()) res.end();
+    },
+    onClose: (listener) => res.once('close', () => (res.writableFinished ? undefined : listener())),
+  };
+};
 
 /**
  * The API Gateway of the local runtime: it builds the same REST proxy events API Gateway builds,
- * runs the same authorizer, and calls the same handlers that the CDK deploys.
+ * runs the same authorizer, and calls the same handlers that the CDK deploys. It holds every
+ * request to the edge's limits (shared/api/edge-limits.ts), answers whatever it refuses in the
+ * API's error shape, and treats a client that leaves as the end of that request only.
  */
 export const startApiFront = async (options: ApiFrontOptions): Promise<{ url: string; server: Server }> => {
-  const server = createServer((req, res) => {
-    void (async () => {
-      const url = new URL(req.url ?? '/', 'http://localhost');
-      const method = (req.method ?? 'GET').toUpperCase();
-      const localEndpoint = url.pathname.startsWith('/_local/')
-        ? options.localEndpoints[url.pathname.slice('/_local/'.length)]
-        : undefined;
-      if (localEndpoint) {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(localEndpoint()));
-        return;
-      }
-      if (
-        options.console &&
-        (method === 'GET' || method === 'HEAD') &&
-        (await serveConsole(options.console, url.pathname, method, res))
-      )
-        return;
-      const docsFile = docsFileAt(url.pathname);
-      if (docsFile && (method === 'GET' || method === 'HEAD')) {
-        await serveDocsFile(docsFile, method, res);
-        return;
-      }
-      const body = await readBody(req, bodyLimitOf(method, url.pathname));
-      if (body === null) {
-        // As the stack's REQUEST_TOO_LARGE gateway response answers (infra/constructs/prediction-api.ts).
-        res
-          .writeHead(413, { 'content-type': 'application/json' })
-          .end(JSON.stringify(gatewayError('payload_too_large', 'the request is too large')));
-        return;
-      }
-      // As API Gateway does; the handlers build the API's links from these.
-      const headers: Record<string, string> = { ...singleValued(req), 'x-forwarded-proto': 'http' };
-      const match = matchRoute(method, url.pathname);
-      const resource = match.kind === 'found' ? match.route.path : '/{proxy+}';
-      localMeter.apiRequest(method, resource);
-      const requestId = randomUUID();
-      const query = url.searchParams.size > 0 ? Object.fromEntries(url.searchParams) : null;
-      const requestContext = {
-        accountId: LOCAL_ACCOUNT,
-        apiId: API_ID,
-        httpMethod: method,
-        // Reached at the root, as through a custom domain: no stage in the path.
-        path: url.pathname,
-        protocol: 'HTTP/1.1',
-        requestId,
-        requestTimeEpoch: Date.now(),
-        resourceId: resource,
-        resourcePath: resource,
-        stage: STAGE,
-        identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1', userAgent: headers['user-agent'] ?? null },
+  let inFlight = 0;
+  const localEndpoints: Readonly<Record<string, () => unknown>> = {
+    ...options.localEndpoints,
+    // How many API requests a handler is working on now: 0 at rest, callers gone or not.
+    requests: () => ({ in_flight: inFlight }),
+  };
+
+  const invoke = async (request: FrontRequest, body: Buffer, res: ServerResponse): Promise<void> => {
+    const { match, method, resource } = request;
+    localMeter.apiRequest(method, resource);
+    let authorizer: Record<string, unknown> | null = null;
+    // A public route (a prediction's stream, reached by its capability URL) has no authorizer, as on AWS.
+    if (match.kind === 'found' && !isPublicRoute(match.route)) {
+      const decision = (await invokeLocal(AUTHORIZER_ENTRY, authorizerEventOf(request))) as {
+        principalId: string;
+        context?: Record<string, unknown>;
       };
-      let authorizer: Record<string, unknown> | null = null;
-      let entry: string = UNMATCHED_ENTRY;
-      if (match.kind === 'found') entry = match.route.entry;
-      // A public route (a prediction's stream, reached by its capability URL) has no authorizer, as on AWS.
-      if (match.kind === 'found' && !isPublicRoute(match.route)) {
-        const authorizerEvent = {
-          type: 'REQUEST',
-          methodArn: `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${API_ID}/${STAGE}/${method}${url.pathname}`,
-          resource,
-          path: url.pathname,
-          httpMethod: method,
-          headers,
-          queryStringParameters: query,
-          pathParameters: match.pathParameters,
-          stageVariables: null,
-          requestContext,
-        } as unknown as APIGatewayRequestAuthorizerEvent;
-        const decision = (await invokeLocal(AUTHORIZER_ENTRY, authorizerEvent)) as {
-          principalId: string;
-          context?: Record<string, unknown>;
-        };
-        authorizer = { principalId: decision.principalId, ...decision.context };
+      authorizer = { principalId: decision.principalId, ...decision.context };
+    }
+    const entry = match.kind === 'found' ? match.route.entry : UNMATCHED_ENTRY;
+    const streamed = match.kind === 'found' && 'streaming' in match.route && match.route.streaming;
+    const answered = invokeLocalHttp(
+      entry,
+      proxyEventOf(request, body, authorizer),
+      streamed ? STREAMED_TIMEOUT_SECONDS : EDGE_LIMITS.integrationSeconds,
+      sinkOf(res),
+    );
+    if (streamed) return answered;
+    // API Gateway waits this long for a buffered answer, then answers 504 itself; the function runs on.
+    const waiting = new AbortController();
+    const late = sleep(EDGE_LIMITS.integrationSeconds * 1000, 'late', { signal: waiting.signal }).catch(
+      () => 'on time',
+    );
+    try {
+      if ((await Promise.race([answered.then(() => 'on time'), late])) === 'late') {
+        answerError(res, 'internal_error', `the service did not answer within ${EDGE_LIMITS.integrationSeconds} s`, {
+          status: 504,
+        });
+        await answered;
       }
-      const binary = isBinaryMediaType(headers['content-type']);
-      const event = {
-        resource,
-        path: url.pathname,
-        httpMethod: method,
-        headers,
-        multiValueHeaders: Object.fromEntries(Object.entries(req.headersDistinct).map(([k, v]) => [k, v ?? []])),
-        queryStringParameters: query,
-        multiValueQueryStringParameters:
-          query && Object.fromEntries([...url.searchParams.keys()].map((k) => [k, url.searchParams.getAll(k)])),
-        pathParameters: match.kind === 'found' ? match.pathParameters : { proxy: url.pathname.slice(1) },
-        stageVariables: null,
-        requestContext: { ...requestContext, authorizer },
-        body: body.length > 0 ? body.toString(binary ? 'base64' : 'utf8') : null,
-        isBase64Encoded: binary,
-      } as unknown as APIGatewayProxyEvent;
-      const streamed = match.kind === 'found' && 'streaming' in match.route && match.route.streaming;
-      await invokeLocalHttp(entry, event, streamed ? STREAMED_TIMEOUT_SECONDS : 35, {
-        head: (result) =>
-          res.writeHead(result.statusCode, { ...(result.headers as Record<string, string> | undefined) }),
-        write: (chunk) => res.write(chunk),
-        end: () => res.end(),
-        onClose: (listener) => res.once('close', () => (res.writableFinished ? undefined : listener())),
+    } finally {
+      waiting.abort();
+    }
+  };
+
+  const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    // Checked here rather than by Node, which would answer with an empty body.
+    if (req.httpVersion === '1.1' && req.headers.host === undefined) {
+      answerError(res, 'malformed_request', 'an HTTP/1.1 request needs a Host header', { unreadBodyOf: req });
+      return;
+    }
+    const url = targetOf(req);
+    if (url === null) {
+      answerError(res, 'malformed_request', 'the request target is not a URL path', { unreadBodyOf: req });
+      return;
+    }
+    const method = (req.method ?? 'GET').toUpperCase();
+    const localEndpoint = url.pathname.startsWith('/_local/')
+      ? localEndpoints[url.pathname.slice('/_local/'.length)]
+      : undefined;
+    if (localEndpoint) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(localEndpoint()));
+      return;
+    }
+    const readsPage = method === 'GET' || method === 'HEAD';
+    if (options.console && readsPage && (await serveConsole(options.console, url.pathname, method, res))) return;
+    const docsFile = docsFileAt(url.pathname);
+    if (docsFile && readsPage) {
+      await serveDocsFile(docsFile, method, res);
+      return;
+    }
+    const match = matchRoute(method, url.pathname);
+    const body = await readBody(req, bodyLimitOf(match));
+    switch (body.kind) {
+      case 'gone':
+        return;
+      case 'too_large':
+        // As the stack's REQUEST_TOO_LARGE gateway response answers (infra/constructs/prediction-api.ts).
+        answerError(res, 'payload_too_large', `the request body is over ${bodyLimitOf(match)} bytes`, {
+          unreadBodyOf: req,
+        });
+        return;
+      case 'too_slow':
+        answerError(res, 'request_timeout', `the request body did not arrive in time: ${body.reason}`, { close: true });
+        return;
+    }
+    const request: FrontRequest = {
+      req,
+      method,
+      url,
+      match,
+      resource: match.kind === 'found' ? match.route.path : '/{proxy+}',
+      requestId: randomUUID(),
+      receivedAtMs: Date.now(),
+    };
+    inFlight += 1;
+    try {
+      await invoke(request, body.body, res);
+    } finally {
+      inFlight -= 1;
+    }
+  };
+
+  const server = createServer(
+    {
+      maxHeaderSize: EDGE_LIMITS.headerBytes,
+      headersTimeout: EDGE_LIMITS.headersSeconds * 1000,
+      // Bodies are held to their pace by readBody; a streamed answer may last many minutes.
+      requestTimeout: 0,
+      keepAliveTimeout: EDGE_LIMITS.keepAliveSeconds * 1000,
+      connectionsCheckingInterval: 1000,
+      requireHostHeader: false,
+    },
+    (req, res) => {
+      owesAnswer(req, res);
+      // Only the service's own mistakes (a write after the end) make a response fail: shown, never fatal.
+      res.on('error', (error) => console.error('local API front: a response failed', error));
+      void serve(req, res).catch((error: unknown) => {
+        // A caller that left is no failure of the service, whatever broke after it.
+        if (res.destroyed && !res.writableFinished) return;
+        console.error('local API front failed', error);
+        answerError(res, 'internal_error', 'the API front failed', { status: 502 });
       });
-    })().catch((error: unknown) => {
-      console.error('local API front failed', error);
-      if (!res.headersSent)
-        res
-          .writeHead(502, { 'content-type': 'application/json' })
-          .end(JSON.stringify(gatewayError('internal_error', 'the API front failed')));
-    });
-  });
+    },
+  );
+  server.on('clientError', answerClientError);
+  server.on('connect', answerConnect);
+  server.on('checkExpectation', answerUnmetExpectation);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host ?? '127.0.0.1', resolve);
   });
+  // Listening, the server fails only to accept a connection (out of file descriptors, say): that connection is lost, not the service.
+  server.on('error', (error) => console.error('local API front: a connection could not be accepted', error));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   return { url: `http://127.0.0.1:${port}`, server };

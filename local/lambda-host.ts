@@ -93,6 +93,9 @@ const preludeSplitter = (sink: ResponseSink): Writable => {
       done();
     },
   });
+  // As Lambda's stream breaks when its caller leaves. What the handler makes of that is its own
+  // concern (functions/http/caller.ts); here it is never an unhandled 'error'.
+  writable.on('error', () => undefined);
   sink.onClose(() => writable.destroy(new Error('the caller went away')));
   return writable;
 };

@@ -5,6 +5,7 @@ import { coerceFormInput, findModel } from '../../shared/models/registry.ts';
 import { createPredictionUseCase } from '../../shared/use-cases/create-prediction.ts';
 import { waitForPrediction } from '../../shared/use-cases/wait-for-prediction.ts';
 import { parseBody } from './body.ts';
+import { callerGone } from './caller.ts';
 import { readCreateAsk } from './create-request.ts';
 import { apiDeps } from './deps.ts';
 import { accountOf } from './middleware.ts';
@@ -21,7 +22,7 @@ import { json } from './respond.ts';
  * and POST /api/v1/predictions: one create, whichever way it is asked.
  */
 export const handler = httpHandler(
-  async (event) => {
+  async (event, context) => {
     const deps = apiDeps();
     const wait = parseWaitPreference(event.headers);
     const idempotencyKey = parseIdempotencyKey(event.headers);
@@ -32,7 +33,7 @@ export const handler = httpHandler(
     if (!model || deps.stateMachineArnOf(ask.modelId) === undefined)
       throw new PrognozError('model_not_found', `there is no model ${ask.modelId}`);
 
-    const webhook = resolveWebhook(event.headers, ask.webhookField, deps.addressPolicy);
+    const webhook = resolveWebhook(event, ask.webhookField, deps.addressPolicy);
     const refused = webhook === null ? null : await deps.checkWebhookHost(webhook);
     if (refused !== null) {
       throw new PrognozError('invalid_input', `the webhook address cannot be used: ${refused}`, {
@@ -59,7 +60,10 @@ export const handler = httpHandler(
         start: created.value.start,
       });
     }
-    const prediction = wait.sync ? await waitForPrediction(deps, accepted, wait.timeoutMs) : accepted;
+    // A caller who leaves ends the wait, never the prediction.
+    const prediction = wait.sync
+      ? await waitForPrediction(deps, accepted, wait.timeoutMs, callerGone(context))
+      : accepted;
     // The draft's answer to a repeat is the first one's; this header tells the two apart.
     const replayed: Record<string, string> = created.value.kind === 'replayed' ? { 'idempotent-replayed': 'true' } : {};
     return json(201, await presentForCaller(event, prediction, deps.outputs), {

@@ -35,7 +35,8 @@ export interface ApiDeps {
   readonly stateMachineArnOf: (model: string) => string | undefined;
   readonly clock: Clock;
   readonly ids: IdGenerator;
-  readonly sleep: (ms: number) => Promise<void>;
+  /** Resolves after `ms`, or at once when `signal` aborts. */
+  readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly addressPolicy: AddressPolicy;
   readonly notifier: WebhookNotifier;
   readonly accounts: AccountStore;
@@ -68,7 +69,7 @@ export const apiDeps = (): ApiDeps => {
     stateMachineArnOf: (model) => config.stateMachines[model],
     clock: systemClock,
     ids: randomIds,
-    sleep: (ms) => sleep(ms),
+    sleep: (ms, signal) => sleep(ms, undefined, { signal }).catch(() => undefined),
     addressPolicy,
     notifier: sqsWebhookNotifier(config.webhookQueueUrl),
     accounts: dynamoAccountStore(config.tableName),

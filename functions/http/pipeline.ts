@@ -1,8 +1,11 @@
 import middy from '@middy/core';
 import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, StreamifyHandler } from 'aws-lambda';
+import { watchCaller } from './caller.ts';
 import { apiDeps } from './deps.ts';
+import { logger } from './logger.ts';
+import { mergedHeaderValues, singleValuedHeaders } from './headers.ts';
 import { errorShape, keepRequestWhenAllowed, rateLimit, requestId, requireAccount } from './middleware.ts';
 
 export type HttpHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -19,9 +22,11 @@ export const httpHandler = (handler: HttpHandler, options: HttpHandlerOptions = 
   const pipeline = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(
     options.streaming ? { executionMode: executionModeStreamifyResponse } : {},
   )
+    .use(mergedHeaderValues())
     .use(httpHeaderNormalizer())
     .use(requestId())
-    .use(errorShape());
+    .use(errorShape())
+    .use(singleValuedHeaders());
   if (options.authenticated ?? true) {
     pipeline
       .use(requireAccount())
@@ -38,5 +43,24 @@ export const httpHandler = (handler: HttpHandler, options: HttpHandlerOptions = 
         }),
       );
   }
-  return pipeline.handler(handler);
+  if (!options.streaming) return pipeline.handler(handler);
+  return callerAware(pipeline.handler(handler) as unknown as StreamedHandler);
 };
+
+type StreamedHandler = StreamifyHandler<APIGatewayProxyEvent, undefined>;
+
+/**
+ * A streamed handler whose caller may leave: the handler sees it (callerGone) and stops waiting,
+ * and the broken stream that follows is the caller's doing, not a failure of the function.
+ */
+const callerAware = (streamed: StreamedHandler) =>
+  awslambda.streamifyResponse<APIGatewayProxyEvent, undefined>(async (event, responseStream, context) => {
+    const caller = watchCaller(responseStream, context);
+    try {
+      await streamed(event, responseStream, context);
+    } catch (error) {
+      if (!caller.gone) throw error;
+      logger.debug('the caller went away before the answer was sent', { path: event.path, error });
+    }
+    return undefined;
+  });

@@ -4,6 +4,7 @@ import { SYNC_WAIT } from '../../shared/api/routes.ts';
 import { PrognozError } from '../../shared/domain/errors.ts';
 import type { AddressPolicy } from '../../shared/domain/addresses.ts';
 import { checkWebhookUrl } from '../../shared/domain/webhook-url.ts';
+import { distinctHeaderValues } from './headers.ts';
 
 export const DEFAULT_SYNC_WAIT_SECONDS: number = SYNC_WAIT.defaultSeconds;
 const MAX_SYNC_WAIT_SECONDS = SYNC_WAIT.maxSeconds;
@@ -49,7 +50,7 @@ export const parseWaitPreference = (headers: APIGatewayProxyEvent['headers']): W
  * field `webhook`. The same address twice is fine; two different ones are a 400.
  */
 export const resolveWebhook = (
-  headers: APIGatewayProxyEvent['headers'],
+  event: APIGatewayProxyEvent,
   bodyField: unknown,
   policy: AddressPolicy,
 ): string | null => {
@@ -58,10 +59,13 @@ export const resolveWebhook = (
       fields: [{ field: 'webhook', message: 'must be an https URL string' }],
     });
   }
-  const given = [headers['webhook-url'], headers['x-webhook-url'], bodyField].filter(
-    (value): value is string => typeof value === 'string' && value.trim() !== '',
-  );
-  const distinct = [...new Set(given.map((value) => value.trim()))];
+  // Every value of either header counts: a header sent twice is two addresses, never one joined by a comma.
+  const given = [
+    ...distinctHeaderValues(event, 'webhook-url'),
+    ...distinctHeaderValues(event, 'x-webhook-url'),
+    ...(typeof bodyField === 'string' && bodyField.trim() !== '' ? [bodyField.trim()] : []),
+  ];
+  const distinct = [...new Set(given)];
   if (distinct.length > 1) {
     throw new PrognozError('webhook_conflict', 'two different webhook addresses were given; send one');
   }

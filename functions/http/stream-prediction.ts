@@ -7,6 +7,7 @@ import { sameSecret } from '../../shared/domain/constant-time.ts';
 import { PrognozError } from '../../shared/domain/errors.ts';
 import { parsePredictionId } from '../../shared/domain/ids.ts';
 import type { Prediction } from '../../shared/domain/prediction.ts';
+import { callerGone } from './caller.ts';
 import { apiDeps } from './deps.ts';
 import { httpHandler } from './pipeline.ts';
 
@@ -36,13 +37,15 @@ export const handler = httpHandler(
     if (!first || first.streamKey === null || !sameSecret(key, first.streamKey)) throw notFound;
     const predictionId = first.id;
     const endBy = deps.clock.now() + Math.max(1000, context.getRemainingTimeInMillis() - END_MARGIN_MS);
+    // A caller who left is not read for: the stream stops looking at the table at once.
+    const gone = callerGone(context);
 
     async function* events(): AsyncGenerator<string> {
       let prediction: Prediction | null = first;
       let position = streamStart();
       let sent = 0;
       let quietSince = deps.clock.now();
-      while (prediction !== null) {
+      while (prediction !== null && !gone.aborted) {
         const step = eventsSince(
           prediction,
           position,
@@ -56,7 +59,8 @@ export const handler = httpHandler(
           yield ': keepalive\n\n';
           quietSince = deps.clock.now();
         }
-        await deps.sleep(LOOK_EVERY_MS);
+        await deps.sleep(LOOK_EVERY_MS, gone);
+        if (gone.aborted) return;
         prediction = await deps.store.get(predictionId);
       }
     }

@@ -68,6 +68,13 @@ const GATEWAY_ANSWERS: readonly {
     code: 'rate_limited',
     message: 'too many requests to this API; retry in a second',
   },
+  // Any other request API Gateway refuses itself (its status kept): malformed, or refused before a route.
+  {
+    id: 'Default4xx',
+    type: ResponseType.DEFAULT_4XX,
+    code: 'malformed_request',
+    message: 'the request was refused before it reached the service',
+  },
   // A function that crashed or timed out (its status kept: 502, 504).
   {
     id: 'Default5xx',

@@ -3,6 +3,10 @@ import { ERROR_CODES, type ErrorCode } from '../domain/errors.ts';
 
 /** The one mapping from domain error codes to HTTP statuses. */
 export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
+  // What the edge answers before any handler: a request HTTP cannot parse, one too slow, headers too large.
+  malformed_request: 400,
+  request_timeout: 408,
+  request_headers_too_large: 431,
   invalid_json: 400,
   invalid_body: 400,
   invalid_header: 400,

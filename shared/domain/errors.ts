@@ -3,6 +3,9 @@
  * status: the mapping to HTTP lives in one place at the edge (functions/http/error-response.ts).
  */
 export const ERROR_CODES = [
+  'malformed_request',
+  'request_timeout',
+  'request_headers_too_large',
   'invalid_json',
   'invalid_body',
   'invalid_header',

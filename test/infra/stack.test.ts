@@ -127,11 +127,12 @@ describe('the API', () => {
     });
   });
 
-  it('answers in the error shape the OpenAPI document promises even where API Gateway answers itself (throttled, its own 5xx)', () => {
+  it('answers in the error shape the OpenAPI document promises even where API Gateway answers itself (throttled, a request it refuses, its own 5xx)', () => {
     for (const [type, code] of [
       ['THROTTLED', 'rate_limited'],
       ['DEFAULT_5XX', 'internal_error'],
       ['UNAUTHORIZED', 'missing_token'],
+      ['DEFAULT_4XX', 'malformed_request'],
     ] as const) {
       template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
         ResponseType: type,

@@ -1,3 +1,4 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { parseWaitPreference, resolveWebhook } from '../../functions/http/request-options.ts';
 import { matchRoute } from '../../shared/api/routes.ts';
@@ -36,25 +37,39 @@ describe('Prefer and Request-Timeout', () => {
   });
 });
 
+/** An event with these headers, each a list of the values it was sent with (as API Gateway's multiValueHeaders). */
+const withHeaders = (headers: Record<string, string[]>) =>
+  ({
+    headers: Object.fromEntries(Object.entries(headers).map(([name, values]) => [name, values.at(-1)])),
+    multiValueHeaders: headers,
+  }) as unknown as APIGatewayProxyEvent;
+
 describe('webhook registration', () => {
   const local = { allowLoopback: true };
   const cloud = { allowLoopback: false };
 
   it('accepts any one of the three variants, or the same address twice', () => {
     const url = 'https://example.com/hook';
-    expect(resolveWebhook({ 'webhook-url': url }, undefined, cloud)).toBe(url);
-    expect(resolveWebhook({ 'x-webhook-url': url }, undefined, cloud)).toBe(url);
-    expect(resolveWebhook({}, url, cloud)).toBe(url);
-    expect(resolveWebhook({ 'webhook-url': url }, url, cloud)).toBe(url);
-    expect(resolveWebhook({}, undefined, cloud)).toBeNull();
+    expect(resolveWebhook(withHeaders({ 'webhook-url': [url] }), undefined, cloud)).toBe(url);
+    expect(resolveWebhook(withHeaders({ 'x-webhook-url': [url] }), undefined, cloud)).toBe(url);
+    expect(resolveWebhook(withHeaders({}), url, cloud)).toBe(url);
+    expect(resolveWebhook(withHeaders({ 'webhook-url': [url] }), url, cloud)).toBe(url);
+    expect(resolveWebhook(withHeaders({ 'webhook-url': [url, url] }), undefined, cloud)).toBe(url);
+    expect(resolveWebhook(withHeaders({}), undefined, cloud)).toBeNull();
   });
 
   it('rejects two different addresses with 400 and bad ones with 422', () => {
-    expect(codeOf(() => resolveWebhook({ 'webhook-url': 'https://a.example' }, 'https://b.example', cloud))).toBe(
+    const [a, b] = ['https://a.example', 'https://b.example'];
+    expect(codeOf(() => resolveWebhook(withHeaders({ 'webhook-url': [a] }), b, cloud))).toBe('webhook_conflict');
+    // One header sent twice is two addresses, not one address with a comma in it.
+    expect(codeOf(() => resolveWebhook(withHeaders({ 'webhook-url': [a, b] }), undefined, cloud))).toBe(
       'webhook_conflict',
     );
-    expect(codeOf(() => resolveWebhook({}, 'http://example.com/hook', cloud))).toBe('invalid_input');
-    expect(codeOf(() => resolveWebhook({}, 42, cloud))).toBe('invalid_input');
+    expect(codeOf(() => resolveWebhook(withHeaders({ 'x-webhook-url': [a, b] }), undefined, cloud))).toBe(
+      'webhook_conflict',
+    );
+    expect(codeOf(() => resolveWebhook(withHeaders({}), 'http://example.com/hook', cloud))).toBe('invalid_input');
+    expect(codeOf(() => resolveWebhook(withHeaders({}), 42, cloud))).toBe('invalid_input');
   });
 
   it('allows plain http to loopback only in the local runtime', () => {

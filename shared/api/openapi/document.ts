@@ -7,6 +7,7 @@ import {
 } from 'zod-openapi';
 import type { ErrorCode } from '../../domain/errors.ts';
 import type { ModelDefinition } from '../../models/definition.ts';
+import { EDGE_LIMITS_TEXT } from '../edge-limits.ts';
 import { HTTP_STATUS, errorBodySchema } from '../http-status.ts';
 import { createHeadersSchema, authenticatedHeadersSchema } from '../request-schemas.ts';
 import { OPERATIONS, specCreateBody, TAGS, type OperationSpec } from './operations.ts';
@@ -27,6 +28,8 @@ const AUTHENTICATED_ERRORS: readonly ErrorCode[] = [
   'internal_error',
 ];
 const PUBLIC_ERRORS: readonly ErrorCode[] = ['internal_error'];
+/** What the edge answers to any request before its route sees it (shared/api/edge-limits.ts). */
+const EDGE_ERRORS: readonly ErrorCode[] = ['malformed_request', 'request_timeout', 'request_headers_too_large'];
 
 const requestIdHeader = z
   .string()
@@ -89,6 +92,8 @@ const operationOf = (spec: OperationSpec): ZodOpenApiOperationObject => {
           ...spec.errors,
           ...(spec.requestParams?.path ? ['route_not_found' as const] : []),
           ...(spec.public ? PUBLIC_ERRORS : AUTHENTICATED_ERRORS),
+          ...EDGE_ERRORS,
+          ...(spec.requestBody ? ['payload_too_large' as const] : []),
         ],
         spec.errorBodies,
       ),
@@ -162,8 +167,7 @@ export const openApiDocument = (options: DocumentOptions) => {
     info: {
       title: 'prognoz',
       version: options.version,
-      description:
-        'Run a model on an input and get a prediction: poll it, wait for it, cancel it, or receive it by a signed webhook. Accounts pay per second of model time, in roubles.',
+      description: `Run a model on an input and get a prediction: poll it, wait for it, cancel it, or receive it by a signed webhook. Accounts pay per second of model time, in roubles.\n\n**Limits.** ${EDGE_LIMITS_TEXT}`,
     },
     servers: [{ url: options.server ?? API_BASE_PATH }],
     security: [{ bearerAuth: [] }],

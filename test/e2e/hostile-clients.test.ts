@@ -1,0 +1,478 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { EDGE_LIMITS } from '../../shared/api/edge-limits.ts';
+import type { PredictionView } from '../../shared/api/prediction-view.ts';
+import { accountOf, call, createOtherAccount, createPrediction, runtime, untilTerminal } from '../support/api.ts';
+import { openRaw, requestHead, type RawConnection, type RawResponse } from '../support/raw-http.ts';
+
+/**
+ * Clients that misbehave, over real sockets against the running service: they leave at every
+ * phase of every kind of request, send half a body or dribble it, hold connections idle, pipeline,
+ * and send what HTTP refuses. After each, the service answers everyone else, what they started
+ * ends as usual and is paid for exactly, and no handler goes on working for a caller who is gone.
+ */
+
+const origin = () => runtime().origin;
+const STARTING_KOPECKS = 100_000;
+let token = '';
+let logsBefore = 0;
+
+const logLines = async (): Promise<string[]> =>
+  ((await (await fetch(`${origin()}/_local/logs`)).json()) as { lines: string[] }).lines;
+
+const inFlight = async (): Promise<number> =>
+  ((await (await fetch(`${origin()}/_local/requests`)).json()) as { in_flight: number }).in_flight;
+
+/** Until no handler works on an API request; fails after `withinMs`. */
+const untilIdle = async (withinMs: number): Promise<void> => {
+  const deadline = Date.now() + withinMs;
+  while ((await inFlight()) > 0) {
+    if (Date.now() > deadline) throw new Error(`${await inFlight()} requests still in flight after ${withinMs} ms`);
+    await sleep(25);
+  }
+};
+
+/** The service still answers a well-behaved client. */
+const expectServiceAnswers = async () => {
+  const account = await call('account', { token });
+  expect(account.status).toBe(200);
+};
+
+const auth = (): [string, string] => ['authorization', `Bearer ${token}`];
+
+const jsonHead = (path: string, body: string, headers: readonly (readonly [string, string])[] = []) =>
+  requestHead('POST', path, [
+    auth(),
+    ['content-type', 'application/json'],
+    ['content-length', String(Buffer.byteLength(body))],
+    ...headers,
+  ]);
+
+/** Every prediction of the test account, newest first (one page is enough here). */
+const predictionsOfAccount = async (): Promise<PredictionView[]> =>
+  (await call<{ results: PredictionView[] }>('predictions', { token })).json.results;
+
+/** An error answered by the edge or a handler: JSON in the one error shape. */
+const expectErrorShape = (response: RawResponse | undefined, status: number, code: string) => {
+  expect(response?.status).toBe(status);
+  expect(response?.headers['content-type']).toBe('application/json');
+  expect(JSON.parse(response?.body ?? 'null')).toMatchObject({
+    error: { code, message: expect.any(String) as string, request_id: expect.any(String) as string },
+  });
+};
+
+beforeAll(async () => {
+  token = await createOtherAccount({ balanceKopecks: STARTING_KOPECKS, ratePerSecond: 1000 });
+  logsBefore = (await logLines()).length;
+});
+
+describe('a client that leaves', () => {
+  it('a synchronous create whose caller leaves while it waits: the wait stops at once, the prediction goes on and ends', async () => {
+    const body = JSON.stringify({ text: 'left', sleep: 2 });
+    const client = await openRaw(origin());
+    await client.write(jsonHead('/api/v1/prognoz/echo', body, [['prefer', 'wait']]) + body);
+    await sleep(500);
+    expect(await inFlight()).toBe(1);
+
+    client.abandon();
+
+    await untilIdle(1500);
+    const [left] = await predictionsOfAccount();
+    expect(left?.input).toMatchObject({ text: 'left' });
+    expect(left?.status).not.toBe('succeeded');
+    expect((await untilTerminal(left?.id ?? '', 30_000, { token })).status).toBe('succeeded');
+    await expectServiceAnswers();
+  });
+
+  it('an event stream whose caller leaves mid-stream stops reading for it; the prediction ends as usual', async () => {
+    const created = await call<PredictionView>('prognoz/stream', {
+      token,
+      body: { text: 'one two three four five six', sleep: 3 },
+    });
+    const stream = new URL(created.json.urls?.stream ?? '');
+    const client = await openRaw(origin());
+    await client.write(requestHead('GET', `${stream.pathname}${stream.search}`, [['accept', 'text/event-stream']]));
+    await client.untilBytes(1);
+    expect(await inFlight()).toBe(1);
+
+    client.abandon();
+
+    await untilIdle(1500);
+    expect((await call<PredictionView>(`predictions/${created.json.id}`, { token })).json.status).not.toBe('succeeded');
+    expect((await untilTerminal(created.json.id, 30_000, { token })).status).toBe('succeeded');
+  });
+
+  it('at every phase of every kind of request, it ends that request only', async () => {
+    const existing = await createPrediction({ text: 'seen' }, { token, headers: { prefer: 'wait' } });
+    const stream = new URL(existing.json.urls?.stream ?? '');
+    const upload = Buffer.concat([
+      Buffer.from('--b\r\ncontent-disposition: form-data; name="content"; filename="a.bin"\r\n'),
+      Buffer.from('content-type: application/octet-stream\r\n\r\n'),
+      Buffer.alloc(200_000, 7),
+      Buffer.from('\r\n--b--\r\n'),
+    ]);
+    const create = JSON.stringify({ text: 'phase', sleep: 0.5 });
+    const kinds: { name: string; head: string; body: Buffer }[] = [
+      {
+        name: 'sync create',
+        head: jsonHead('/api/v1/prognoz/echo', create, [['prefer', 'wait']]),
+        body: Buffer.from(create),
+      },
+      { name: 'create', head: jsonHead('/api/v1/prognoz/echo', create), body: Buffer.from(create) },
+      {
+        name: 'upload',
+        head: requestHead('POST', '/api/v1/files', [
+          auth(),
+          ['content-type', 'multipart/form-data; boundary=b'],
+          ['content-length', String(upload.length)],
+        ]),
+        body: upload,
+      },
+      {
+        name: 'get',
+        head: requestHead('GET', `/api/v1/predictions/${existing.json.id}`, [auth()]),
+        body: Buffer.alloc(0),
+      },
+      { name: 'stream', head: requestHead('GET', `${stream.pathname}${stream.search}`, []), body: Buffer.alloc(0) },
+      { name: 'large answer', head: requestHead('GET', '/api/v1/openapi.json', []), body: Buffer.alloc(0) },
+    ];
+    const phases: { name: string; act: (client: RawConnection, head: string, body: Buffer) => Promise<void> }[] = [
+      { name: 'mid-headers', act: (client, head) => client.write(head.slice(0, head.length >> 1)) },
+      {
+        name: 'mid-body',
+        act: (client, head, body) =>
+          client.write(Buffer.concat([Buffer.from(head), body.subarray(0, body.length >> 1)])),
+      },
+      {
+        name: 'before the answer',
+        act: (client, head, body) => client.write(Buffer.concat([Buffer.from(head), body])),
+      },
+      {
+        name: 'mid-answer',
+        act: async (client, head, body) => {
+          await client.write(Buffer.concat([Buffer.from(head), body]));
+          await client.untilBytes(1, 20_000);
+        },
+      },
+    ];
+    const before = (await predictionsOfAccount()).length;
+
+    for (const kind of kinds) {
+      for (const phase of phases) {
+        if (phase.name === 'mid-body' && kind.body.length === 0) continue;
+        const client = await openRaw(origin());
+        await phase.act(client, kind.head, kind.body);
+        client.abandon();
+        await expectServiceAnswers();
+      }
+    }
+
+    await untilIdle(3000);
+    // Every create that got through runs to its end, as if its caller had stayed.
+    const made = (await predictionsOfAccount()).slice(0, -before || undefined);
+    for (const prediction of made)
+      expect((await untilTerminal(prediction.id, 60_000, { token })).status).toBe('succeeded');
+  });
+
+  it('a burst of abandoned synchronous creates: every prediction ends normally, nothing stays held, balances match costs', async () => {
+    const account = await createOtherAccount({ balanceKopecks: 10_000, ratePerSecond: 1000 });
+    const body = JSON.stringify({ text: 'burst', sleep: 0.3 });
+    const head = requestHead('POST', '/api/v1/prognoz/echo', [
+      ['authorization', `Bearer ${account}`],
+      ['content-type', 'application/json'],
+      ['content-length', String(body.length)],
+      ['prefer', 'wait'],
+    ]);
+    const clients = await Promise.all(Array.from({ length: 20 }, () => openRaw(origin())));
+    await Promise.all(clients.map((client) => client.write(head + body)));
+    await sleep(300);
+
+    for (const client of clients) client.abandon();
+
+    await untilIdle(2000);
+    const made = (await call<{ results: PredictionView[] }>('predictions', { token: account })).json.results;
+    expect(made).toHaveLength(20);
+    const ended = await Promise.all(made.map((p) => untilTerminal(p.id, 90_000, { token: account })));
+    expect(ended.map((p) => p.status)).toEqual(Array.from({ length: 20 }, () => 'succeeded'));
+    const charged = ended.reduce((sum, p) => sum + Math.round((p.cost ?? 0) * 100), 0);
+    const after = await accountOf(account);
+    expect(after.held).toBe(0);
+    expect(Math.round(after.balance * 100)).toBe(10_000 - charged);
+    expect(Math.round(after.spent_this_month * 100)).toBe(charged);
+  }, 120_000);
+});
+
+describe('a client that is slow', () => {
+  it('headers or a body dribbled below the pace, or a connection left silent, are cut off in the documented time; a slow but steady upload is not', async () => {
+    const body = JSON.stringify({ text: 'x'.repeat(2000) });
+    const steady = Buffer.concat([
+      Buffer.from('--b\r\ncontent-disposition: form-data; name="content"; filename="slow.bin"\r\n\r\n'),
+      Buffer.alloc(48 * 1024, 1),
+      Buffer.from('\r\n--b--\r\n'),
+    ]);
+    const [headers, dribbled, paused, silent, sane] = await Promise.all(
+      Array.from({ length: 5 }, () => openRaw(origin())),
+    );
+    if (!headers || !dribbled || !paused || !silent || !sane) throw new Error('no connection');
+
+    void headers.dribble(jsonHead('/api/v1/prognoz/echo', body), 1, 250);
+    void dribbled.write(jsonHead('/api/v1/prognoz/echo', body)).then(() => dribbled.dribble(body, 1, 250));
+    void paused.write(jsonHead('/api/v1/prognoz/echo', body) + body.slice(0, 100));
+    // 16 KiB/s, twice the least pace: it takes 3 s and is answered.
+    void sane
+      .write(
+        requestHead('POST', '/api/v1/files', [
+          auth(),
+          ['content-type', 'multipart/form-data; boundary=b'],
+          ['content-length', String(steady.length)],
+        ]),
+      )
+      .then(() => sane.dribble(steady, 4096, 250));
+    const closedAfter = await Promise.all([headers.closed, dribbled.closed, paused.closed, silent.closed]);
+
+    const headersLimitMs = EDGE_LIMITS.headersSeconds * 1000;
+    const bodyLimitMs = Math.max(EDGE_LIMITS.bodyIdleSeconds, EDGE_LIMITS.bodyGraceSeconds) * 1000;
+    // Node checks its header timeout every second; the body's pace is checked four times a second.
+    for (const [ms, limitMs] of [
+      [closedAfter[0], headersLimitMs],
+      [closedAfter[1], bodyLimitMs],
+      [closedAfter[2], bodyLimitMs],
+      [closedAfter[3], headersLimitMs],
+    ] as const) {
+      expect(ms).toBeGreaterThanOrEqual(limitMs - 1000);
+      expect(ms).toBeLessThan(limitMs + 4000);
+    }
+    for (const cut of [headers, dribbled, paused, silent]) expectErrorShape(cut.responses()[0], 408, 'request_timeout');
+    const [uploaded] = await sane.untilResponses(1);
+    expect(uploaded?.status).toBe(201);
+    await untilIdle(1000);
+    await expectServiceAnswers();
+  }, 40_000);
+
+  it('many idle keep-alive connections cost others nothing, and are closed when idle', async () => {
+    const kept = await Promise.all(Array.from({ length: 100 }, () => openRaw(origin())));
+    const silent = await Promise.all(Array.from({ length: 100 }, () => openRaw(origin())));
+    await Promise.all(kept.map((client) => client.write(requestHead('GET', '/api/v1/nowhere', []))));
+    for (const client of kept) expectErrorShape((await client.untilResponses(1))[0], 404, 'route_not_found');
+
+    // While they all sit there, everyone else is served.
+    for (let i = 0; i < 5; i++) await expectServiceAnswers();
+
+    const keptClosed = await Promise.all(kept.map((client) => client.closed));
+    for (const ms of keptClosed)
+      expect(ms).toBeLessThan((EDGE_LIMITS.keepAliveSeconds + EDGE_LIMITS.headersSeconds) * 1000);
+    await Promise.all(silent.map((client) => client.closed));
+    for (const client of silent) expectErrorShape(client.responses()[0], 408, 'request_timeout');
+    await expectServiceAnswers();
+  }, 40_000);
+});
+
+describe('a client that sends what HTTP refuses', () => {
+  const refused: { name: string; request: string | Buffer; status: number; code: string }[] = [
+    {
+      name: 'headers over the limit',
+      request: requestHead('GET', '/api/v1/account', [auth(), ['x-padding', 'a'.repeat(EDGE_LIMITS.headerBytes)]]),
+      status: 431,
+      code: 'request_headers_too_large',
+    },
+    {
+      name: 'a request line over the limit',
+      request: requestHead('GET', `/api/v1/${'a'.repeat(EDGE_LIMITS.headerBytes)}`, []),
+      status: 431,
+      code: 'request_headers_too_large',
+    },
+    {
+      name: 'a control character in a header',
+      request: requestHead('GET', '/api/v1/account', [auth(), ['x-note', 'a\u0001b']]),
+      status: 400,
+      code: 'malformed_request',
+    },
+    {
+      name: 'raw UTF-8 in a header name',
+      request: Buffer.from(requestHead('GET', '/api/v1/account', [auth(), ['x-заметка', 'a']])),
+      status: 400,
+      code: 'malformed_request',
+    },
+    {
+      name: 'raw UTF-8 in the request line',
+      request: Buffer.from(requestHead('GET', '/api/v1/предсказания', [auth()])),
+      status: 400,
+      code: 'malformed_request',
+    },
+    {
+      name: 'Content-Length with Transfer-Encoding',
+      request: `${requestHead('POST', '/api/v1/prognoz/echo', [auth(), ['content-length', '5'], ['transfer-encoding', 'chunked']])}0\r\n\r\n`,
+      status: 400,
+      code: 'malformed_request',
+    },
+    {
+      name: 'two Content-Lengths',
+      request: `${requestHead('POST', '/api/v1/prognoz/echo', [auth(), ['content-length', '2'], ['content-length', '3']])}{}`,
+      status: 400,
+      code: 'malformed_request',
+    },
+    {
+      name: 'a broken chunk',
+      request: `${requestHead('POST', '/api/v1/prognoz/echo', [auth(), ['content-type', 'application/json'], ['transfer-encoding', 'chunked']])}zz\r\n{}\r\n0\r\n\r\n`,
+      status: 400,
+      code: 'malformed_request',
+    },
+    { name: 'a malformed request line', request: 'HELLO THERE\r\n\r\n', status: 400, code: 'malformed_request' },
+    { name: 'no Host header', request: 'GET /api/v1/account HTTP/1.1\r\n\r\n', status: 400, code: 'malformed_request' },
+    {
+      name: 'a target that is no path',
+      request: requestHead('GET', 'http://[', []),
+      status: 400,
+      code: 'malformed_request',
+    },
+    {
+      name: 'CONNECT',
+      request: requestHead('CONNECT', 'example.com:443', []),
+      status: 405,
+      code: 'method_not_allowed',
+    },
+    {
+      name: 'an expectation other than 100-continue',
+      request: `${requestHead('POST', '/api/v1/prognoz/echo', [auth(), ['expect', 'teapot'], ['content-length', '2']])}{}`,
+      status: 417,
+      code: 'malformed_request',
+    },
+  ];
+
+  it.each(refused)(
+    '$name: answered $status in the error shape, then the connection closes',
+    async ({ request, status, code }) => {
+      const client = await openRaw(origin());
+      await client.write(request);
+      const [answer] = await client.untilResponses(1);
+      expectErrorShape(answer, status, code);
+      expect(answer?.headers.connection).toBe('close');
+      await client.closed;
+      await expectServiceAnswers();
+    },
+  );
+
+  it('raw UTF-8 in a header value is the handler’s to judge, and answered like any request', async () => {
+    const client = await openRaw(origin());
+    await client.write(Buffer.from(requestHead('GET', '/api/v1/account', [auth(), ['x-note', 'привет']])));
+    const [answer] = await client.untilResponses(1);
+    expect(answer?.status).toBe(200);
+    client.abandon();
+  });
+
+  it('a body over 10 MiB is answered 413 in the error shape before the connection closes, declared or chunked, however large', async () => {
+    const url = new URL('prognoz/echo', runtime().apiUrl);
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const declared = await fetch(url, { method: 'POST', headers, body: Buffer.alloc(EDGE_LIMITS.bodyBytes + 1, 32) });
+    const huge = await fetch(url, { method: 'POST', headers, body: Buffer.alloc(60 * 1024 * 1024, 32) });
+    const chunked = await fetch(url, {
+      method: 'POST',
+      headers,
+      duplex: 'half',
+      body: new ReadableStream({
+        start(controller) {
+          for (let i = 0; i < 200; i++) controller.enqueue(new Uint8Array(64 * 1024).fill(32));
+          controller.close();
+        },
+      }),
+    });
+    for (const answer of [declared, huge, chunked]) {
+      expect(answer.status).toBe(413);
+      expect(await answer.json()).toMatchObject({ error: { code: 'payload_too_large' } });
+    }
+    await expectServiceAnswers();
+  });
+
+  it('pipelined requests are answered in order, up to one HTTP refuses', async () => {
+    const create = JSON.stringify({ text: 'piped' });
+    const client = await openRaw(origin());
+    await client.write(
+      requestHead('GET', '/api/v1/account', [auth()]) +
+        requestHead('GET', '/api/v1/nowhere', []) +
+        jsonHead('/api/v1/prognoz/echo', create) +
+        create +
+        requestHead('GET', '/api/v1/account', [auth()]) +
+        'HELLO THERE\r\n\r\n' +
+        requestHead('GET', '/api/v1/account', [auth()]),
+    );
+    await client.closed;
+    const answers = client.responses();
+    expect(answers.map((answer) => answer.status)).toEqual([200, 404, 201, 200, 400]);
+    expectErrorShape(answers[4], 400, 'malformed_request');
+  });
+});
+
+describe('a client that asks in ways the API must not take two ways', () => {
+  it('two different Webhook-URL headers are a 400 conflict, the same one twice is one address', async () => {
+    const create = JSON.stringify({ text: 'hooks' });
+    const twice = async (name: string, first: string, second: string) => {
+      const client = await openRaw(origin());
+      await client.write(
+        jsonHead('/api/v1/prognoz/echo', create, [
+          [name, first],
+          [name, second],
+        ]) + create,
+      );
+      const [answer] = await client.untilResponses(1);
+      client.abandon();
+      return answer;
+    };
+    for (const name of ['webhook-url', 'x-webhook-url'])
+      expectErrorShape(await twice(name, 'http://127.0.0.1:9/a', 'http://127.0.0.1:9/b'), 400, 'webhook_conflict');
+    const same = await twice('webhook-url', 'http://127.0.0.1:9/a', 'http://127.0.0.1:9/a');
+    expect(same?.status).toBe(201);
+    expect(JSON.parse(same?.body ?? '{}')).toMatchObject({ webhook: 'http://127.0.0.1:9/a' });
+  });
+
+  it('a single-valued header sent twice with different values is a 400', async () => {
+    const create = JSON.stringify({ text: 'types' });
+    const client = await openRaw(origin());
+    await client.write(
+      jsonHead('/api/v1/prognoz/echo', create, [
+        ['idempotency-key', '"a"'],
+        ['idempotency-key', '"b"'],
+      ]) + create,
+    );
+    const [answer] = await client.untilResponses(1);
+    expectErrorShape(answer, 400, 'invalid_header');
+    client.abandon();
+  });
+
+  it.each(['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf', '__proto__[polluted]'])(
+    'a form field named %s is an unknown input (422 naming it), and changes nothing',
+    async (field) => {
+      const before = (await predictionsOfAccount()).length;
+      const response = await call('prognoz/echo', {
+        token,
+        body: new URLSearchParams({ [field]: 'x', text: 'form' }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      expect(response.status).toBe(422);
+      expect(response.json).toMatchObject({ error: { code: 'invalid_input', fields: [{ field }] } });
+      expect(await predictionsOfAccount()).toHaveLength(before);
+      // Nothing was touched on the way: a plain create still reads as it should.
+      const plain = await createPrediction({ text: 'after' }, { token });
+      expect(plain.status).toBe(201);
+      expect(plain.json).not.toHaveProperty('polluted');
+      expect(plain.json.input).toEqual({ text: 'after', repeat: 1, sleep: 0, fail: false });
+    },
+  );
+});
+
+describe('afterwards', () => {
+  it('nothing any of these clients did was logged as a failure of the service; every prediction ended, nothing is held, the balance matches the costs', async () => {
+    const failures = (await logLines())
+      .slice(logsBefore)
+      .filter((line) => /local API front|"level":"ERROR"|unhandled|Unhandled/.test(line));
+    expect(failures).toEqual([]);
+    await untilIdle(1000);
+    const made = await predictionsOfAccount();
+    expect(made.length).toBeLessThan(100);
+    const ended = await Promise.all(made.map((p) => untilTerminal(p.id, 60_000, { token })));
+    const charged = ended.reduce((sum, p) => sum + Math.round((p.cost ?? 0) * 100), 0);
+    const account = await accountOf(token);
+    expect(account.held).toBe(0);
+    expect(Math.round(account.balance * 100)).toBe(STARTING_KOPECKS - charged);
+    expect(Math.round(account.spent_this_month * 100)).toBe(charged);
+  });
+});
