@@ -4,21 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { parseBody } from '../../functions/http/body.ts';
 import { callerGone, watchCaller } from '../../functions/http/caller.ts';
 import { distinctHeaderValues, mergedHeaderValues, singleValuedHeaders } from '../../functions/http/headers.ts';
-import { PrognozError } from '../../shared/domain/errors.ts';
 import { coerceFormInput, requireModel } from '../../shared/models/registry.ts';
 import { EDGE_PACE, slownessOf } from '../../local/request-body.ts';
+import { codeOf } from '../support/error-code.ts';
 
 const event = (parts: Partial<APIGatewayProxyEvent>) =>
   ({ headers: {}, multiValueHeaders: {}, body: null, isBase64Encoded: false, ...parts }) as APIGatewayProxyEvent;
-
-const codeOf = (fn: () => unknown): string | undefined => {
-  try {
-    fn();
-  } catch (error) {
-    return error instanceof PrognozError ? error.code : 'not-a-prognoz-error';
-  }
-  return undefined;
-};
 
 /** Runs a middleware's `before` on an event, as middy would. */
 const before = (middleware: ReturnType<typeof mergedHeaderValues>, on: APIGatewayProxyEvent) =>

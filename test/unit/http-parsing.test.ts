@@ -3,17 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { parseWaitPreference, resolveWebhook } from '../../functions/http/request-options.ts';
 import { matchRoute } from '../../shared/api/routes.ts';
 import { parseAuthorizationHeader } from '../../shared/domain/authorization.ts';
-import { PrognozError } from '../../shared/domain/errors.ts';
 import { checkWebhookUrl } from '../../shared/domain/webhook-url.ts';
-
-const codeOf = (fn: () => unknown): string | undefined => {
-  try {
-    fn();
-  } catch (error) {
-    return error instanceof PrognozError ? error.code : 'not-a-prognoz-error';
-  }
-  return undefined;
-};
+import { codeOf } from '../support/error-code.ts';
 
 describe('Prefer and Request-Timeout', () => {
   it('default to async with a 30 s sync wait', () => {
