@@ -2,10 +2,13 @@
  * What the API's edge allows a request before any handler sees it. On AWS, API Gateway's own
  * quotas; the local front (local/api-front.ts) enforces the same, and adds the timeouts API
  * Gateway keeps to itself, so that one slow or broken client never holds what others need. The
- * README ("Clients that misbehave") and the OpenAPI document state them from here.
+ * README ("Limits, and clients that misbehave") and the OpenAPI document state them from here.
  */
 export const EDGE_LIMITS = {
-  /** The request line and headers together (API Gateway's 10,240 bytes): beyond, 431. */
+  /**
+   * Headers, names and line ends included (API Gateway's REST quota, 10,240 bytes; a Regional API's
+   * URL may be as long again): beyond, 431. Node's parser counts the request line in it too.
+   */
   headerBytes: 10_240,
   /** A request body (API Gateway's 10 MB payload): beyond, 413. Model inputs take 1 MiB of it. */
   bodyBytes: 10 * 1024 * 1024,
@@ -16,15 +19,15 @@ export const EDGE_LIMITS = {
   /** After its first `bodyGraceSeconds`, a body must have come at `minBodyBytesPerSecond` on average: else 408. */
   bodyGraceSeconds: 10,
   minBodyBytesPerSecond: 8 * 1024,
-  /** A kept-alive connection with no request in it is closed after this. */
-  keepAliveSeconds: 5,
+  /** A kept-alive connection with no request in it is closed after this (API Gateway's idle connection timeout). */
+  keepAliveSeconds: 310,
   /** A buffered route's handler must answer within this (API Gateway's integration timeout): else 504. */
   integrationSeconds: 29,
 } as const;
 
 /** The limits in words, for the README and the OpenAPI document. */
 export const EDGE_LIMITS_TEXT =
-  `Every request: its request line and headers at most ${EDGE_LIMITS.headerBytes} bytes (else 431) and its body at most ` +
+  `Every request: its headers at most ${EDGE_LIMITS.headerBytes} bytes (else 431) and its body at most ` +
   `${EDGE_LIMITS.bodyBytes / 1024 / 1024} MiB (else 413, answered before the connection closes); a request that HTTP cannot ` +
   `parse is 400 \`malformed_request\`. Where the service runs its own edge (the local runtime), the headers must arrive ` +
   `within ${EDGE_LIMITS.headersSeconds} s, and a body may pause at most ${EDGE_LIMITS.bodyIdleSeconds} s and must average ` +
