@@ -154,13 +154,14 @@ export const startApiFront = async (options: ApiFrontOptions): Promise<{ url: st
       return;
     }
     const match = matchRoute(method, url.pathname);
-    const body = await readBody(req, bodyLimitOf(match));
+    const limit = bodyLimitOf(match);
+    const body = await readBody(req, limit);
     switch (body.kind) {
       case 'gone':
         return;
       case 'too_large':
         // As the stack's REQUEST_TOO_LARGE gateway response answers (infra/constructs/prediction-api.ts).
-        answerError(res, 'payload_too_large', `the request body is over ${bodyLimitOf(match)} bytes`, {
+        answerError(res, 'payload_too_large', `the request body is over ${limit} bytes`, {
           unreadBodyOf: req,
         });
         return;

@@ -46,13 +46,19 @@ export const startEmulatorProcess = async (spec: EmulatorProcessSpec): Promise<E
     await Promise.race([exited, sleep(5000).then(() => child.kill('SIGKILL'))]);
   };
   const deadline = Date.now() + spec.startSeconds * 1000;
+  // Why it will not serve, or null while it may yet.
+  const notStarting = (): string | null => {
+    if (failed) return `${spec.name} could not start (${spec.command}): ${failed.message}`;
+    if (child.exitCode !== null) return `${spec.name} exited (${child.exitCode}):\n${output()}`;
+    if (Date.now() > deadline) return `${spec.name} did not start within ${spec.startSeconds} s:\n${output()}`;
+    return null;
+  };
   for (;;) {
-    if (failed) throw new Error(`${spec.name} could not start (${spec.command}): ${(failed as Error).message}`);
-    if (child.exitCode !== null) throw new Error(`${spec.name} exited (${child.exitCode}):\n${output()}`);
     if (await spec.ready().catch(() => false)) return { process: child, stop };
-    if (Date.now() > deadline) {
+    const why = notStarting();
+    if (why !== null) {
       await stop();
-      throw new Error(`${spec.name} did not start within ${spec.startSeconds} s:\n${output()}`);
+      throw new Error(why);
     }
     await sleep(100);
   }

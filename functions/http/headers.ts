@@ -26,9 +26,9 @@ export const mergedHeaderValues = (): HttpMiddleware => ({
   },
 });
 
-/** Every value of header `name` (lower case), in the order sent. */
+/** Every value of header `name` (lower case), in the order sent (as mergedHeaderValues left them). */
 export const headerValues = (event: APIGatewayProxyEvent, name: string): readonly string[] =>
-  event.multiValueHeaders?.[name] ?? (event.headers[name] === undefined ? [] : [event.headers[name]]);
+  event.multiValueHeaders?.[name] ?? [];
 
 /** The distinct values of header `name`, trimmed, blanks left out. */
 export const distinctHeaderValues = (event: APIGatewayProxyEvent, name: string): readonly string[] =>

@@ -1,3 +1,4 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   PutCommand,
   QueryCommand,
@@ -170,7 +171,7 @@ export const dynamoDeliveryLog = (
       );
       return true;
     } catch (error) {
-      if (error instanceof Error && error.name === 'ConditionalCheckFailedException') return false;
+      if (error instanceof ConditionalCheckFailedException) return false;
       throw error;
     }
   },
@@ -186,7 +187,7 @@ export const dynamoDeliveryLog = (
         }),
       )
       .catch((error: unknown) => {
-        if (!(error instanceof Error && error.name === 'ConditionalCheckFailedException')) throw error;
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
       });
   },
 });
