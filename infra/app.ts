@@ -1,18 +1,31 @@
 import { App } from 'aws-cdk-lib';
+import { allModels } from '../shared/models/registry.ts';
+import { deploymentContextOf } from './context.ts';
 import { PrognozStack } from './stack.ts';
 
 export interface BuildOptions {
   /** Bundle the Lambda code (needed to deploy, not to read the template). Default: true. */
   readonly bundle?: boolean;
+  /** CDK context, as `-c key=value` gives it (tests). */
+  readonly context?: Readonly<Record<string, unknown>>;
 }
 
 export const STACK_NAME = 'Prognoz';
 
 /** Builds the CDK app; the local runtime and the tests synthesize it without bundling. */
 export const buildApp = (options: BuildOptions = {}) => {
-  const app = new App(options.bundle === false ? { context: { 'aws:cdk:bundling-stacks': [] } } : {});
+  const app = new App({
+    context: { ...(options.bundle === false ? { 'aws:cdk:bundling-stacks': [] } : {}), ...options.context },
+  });
+  const context = deploymentContextOf(
+    app.node,
+    allModels().map((model) => model.id),
+  );
   const stack = new PrognozStack(app, STACK_NAME, {
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+    minWarmTasks: context.minWarmTasks,
+    waf: context.waf,
+    ...(context.alarmEmail === undefined ? {} : { alarmEmail: context.alarmEmail }),
   });
   return { app, stack };
 };

@@ -1,6 +1,5 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
-import { Cluster, ContainerInsights } from 'aws-cdk-lib/aws-ecs';
 import type { Construct } from 'constructs';
 import {
   AUTHORIZER_ENTRY,
@@ -15,25 +14,34 @@ import { allModels, type ModelDefinition } from '../shared/models/registry.ts';
 import { LambdaIntegration } from 'aws-cdk-lib/aws-apigateway';
 import { ApiDocs } from './constructs/api-docs.ts';
 import { ConsoleSite } from './constructs/console-site.ts';
-import { OperationalAlarms } from './constructs/alarms.ts';
+import { AlarmTopic, OperationalAlarms } from './constructs/alarms.ts';
 import { OwnerSignIn } from './constructs/owner-sign-in.ts';
 import { DataStore } from './constructs/data-store.ts';
-import { ModelFleet } from './constructs/model-fleet.ts';
-import { ModelQueue } from './constructs/model-queue.ts';
+import { ModelStack } from './constructs/model-stack.ts';
 import { PredictionApi } from './constructs/prediction-api.ts';
-import { PredictionWorkflow } from './constructs/prediction-workflow.ts';
+import type { PredictionWorkflow } from './constructs/prediction-workflow.ts';
+import { ServiceDashboard } from './constructs/service-dashboard.ts';
 import { PrognozFunction } from './constructs/prognoz-function.ts';
 import { Sweeper } from './constructs/sweeper.ts';
 import { WebhookDelivery } from './constructs/webhook-delivery.ts';
+import { WorkflowArns } from './constructs/workflow-arns.ts';
 
 export interface PrognozStackProps extends StackProps {
-  /** Minimum warm tasks per model id, overriding the registry (e.g. 0 everywhere in a test account). */
+  /** Minimum warm tasks per model id, overriding the registry (CDK context `prognoz:minWarmTasks`). */
   readonly minWarmTasks?: Readonly<Record<string, number>>;
+  /** Who the alarms email (CDK context `prognoz:alarmEmail`). */
+  readonly alarmEmail?: string;
+  /** Put a WAF web ACL with a per-address rate rule in front of the API (CDK context `prognoz:waf`). */
+  readonly waf?: boolean;
   /** The models to serve. Default: the catalog (the manifest, and a local run's `--model` folders). */
   readonly models?: readonly ModelDefinition[];
 }
 
 const pascal = (text: string) => text.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase());
+
+/** A model's fleet runs on a cluster of its own, named after the stack and the model. */
+export const fleetClusterName = (stackName: string, model: Pick<ModelDefinition, 'id'>): string =>
+  `${stackName}-${resourceNameOf(model)}`;
 
 /** Composes the constructs of DESIGN §2–§3; no logic of its own. */
 export class PrognozStack extends Stack {
@@ -60,42 +68,44 @@ export class PrognozStack extends Stack {
       natGateways: 0,
       subnetConfiguration: [{ name: 'public', subnetType: SubnetType.PUBLIC }],
     });
-    const cluster = new Cluster(this, 'Models', { vpc, containerInsightsV2: ContainerInsights.ENABLED });
+    const alarmTopic = new AlarmTopic(this, 'AlarmTopic', {
+      ...(props.alarmEmail === undefined ? {} : { email: props.alarmEmail }),
+    }).topic;
 
-    const workflows = new Map<string, PredictionWorkflow>();
-    const deadJobQueues = [];
+    const workflowArns = new WorkflowArns(this);
+    const models = new Map<string, ModelStack>();
     for (const model of props.models ?? allModels()) {
-      const name = pascal(resourceNameOf(model));
-      const modelQueue = new ModelQueue(this, `${name}Queue`, { model });
-      deadJobQueues.push(modelQueue.deadLetterQueue);
-      const workflow = new PredictionWorkflow(this, `${name}Workflow`, { model, queue: modelQueue.queue, finalize });
-      workflows.set(model.id, workflow);
-      new ModelFleet(this, `${name}Fleet`, {
-        model,
-        vpc,
-        cluster,
-        queue: modelQueue.queue,
-        table,
-        bucket,
-        webhookQueue: webhooks.queue,
-        stateMachine: workflow.stateMachine,
-        ...(props.minWarmTasks?.[model.id] !== undefined ? { minWarmTasks: props.minWarmTasks[model.id] } : {}),
-      });
+      const minWarmTasks = props.minWarmTasks?.[model.id];
+      models.set(
+        model.id,
+        new ModelStack(this, `${pascal(resourceNameOf(model))}Model`, {
+          model,
+          vpc,
+          table,
+          bucket,
+          webhookQueue: webhooks.queue,
+          finalize,
+          alarmTopic,
+          clusterName: fleetClusterName(this.stackName, model),
+          stateMachineName: workflowArns.nameOf(model),
+          ...(minWarmTasks === undefined ? {} : { minWarmTasks }),
+        }),
+      );
     }
+    const workflows = new Map([...models].map(([id, stack]) => [id, stack.workflow]));
     this.workflows = workflows;
+    const deadJobQueues = [...models.values()].map((stack) => stack.queue.deadLetterQueue);
 
     const apiEnv = {
       ...tableEnv,
       PROGNOZ_WEBHOOK_QUEUE_URL: webhooks.queue.queueUrl,
       PROGNOZ_OUTPUT_BUCKET: bucket.bucketName,
-      PROGNOZ_STATE_MACHINES: this.toJsonString(
-        Object.fromEntries([...workflows].map(([model, workflow]) => [model, workflow.stateMachine.stateMachineArn])),
-      ),
+      PROGNOZ_STATE_MACHINE_PREFIX: workflowArns.arnPrefix,
     };
     const sweeper = new Sweeper(this, 'Sweeper', {
       table,
       webhookQueue: webhooks.queue,
-      stateMachines: [...workflows.values()].map((workflow) => workflow.stateMachine),
+      workflows: workflowArns,
       deadJobQueues,
       environment: apiEnv,
     });
@@ -157,12 +167,10 @@ export class PrognozStack extends Stack {
     bucket.grantDelete(handlers['delete-file']);
     webhooks.queue.grantSendMessages(handlers['cancel-prediction']);
     webhooks.queue.grantSendMessages(handlers['redeliver-webhook']);
-    for (const workflow of workflows.values()) {
-      workflow.stateMachine.grantStartExecution(handlers['create-prediction']);
-      // A repeated create's start finds the existing execution and asks whether it still runs.
-      workflow.stateMachine.grantExecution(handlers['create-prediction'], 'states:DescribeExecution');
-      workflow.stateMachine.grantExecution(handlers['cancel-prediction'], 'states:StopExecution');
-    }
+    workflowArns.grantStart(handlers['create-prediction']);
+    // A repeated create's start finds the existing execution and asks whether it still runs.
+    workflowArns.grantExecution(handlers['create-prediction'], 'states:DescribeExecution');
+    workflowArns.grantExecution(handlers['cancel-prediction'], 'states:StopExecution');
     const owners = new OwnerSignIn(this, 'OwnerSignIn');
     const authorizer = new PrognozFunction(this, 'Authorizer', {
       entry: AUTHORIZER_ENTRY,
@@ -173,17 +181,29 @@ export class PrognozStack extends Stack {
     table.grant(authorizer, 'dynamodb:UpdateItem');
     const unmatched = new PrognozFunction(this, 'UnmatchedRoute', { entry: UNMATCHED_ENTRY }).fn;
 
-    const { api } = new PredictionApi(this, 'Api', { handlers, authorizer, unmatched });
+    const { api } = new PredictionApi(this, 'Api', { handlers, authorizer, unmatched, waf: props.waf ?? false });
     new ApiDocs(this, 'ApiDocs', {
       api,
       unmatched: new LambdaIntegration(unmatched, { scopePermissionToMethod: false }),
     });
     const site = new ConsoleSite(this, 'Console', { api, signInClient: owners.client });
     new OperationalAlarms(this, 'Alarms', {
-      deadLetterQueues: [webhooks.deadLetterQueue, ...deadJobQueues],
+      topic: alarmTopic,
+      webhookDeadLetters: webhooks.deadLetterQueue,
       sweeper: sweeper.fn.fn,
-      stateMachines: [...workflows.values()].map((workflow) => workflow.stateMachine),
       api,
+    });
+    new ServiceDashboard(this, 'Dashboard', {
+      models: [...models].map(([id, stack]) => ({
+        id,
+        queue: stack.queue.queue,
+        stateMachine: stack.workflow.stateMachine,
+        service: stack.fleet.service,
+        clusterName: stack.fleet.cluster.clusterName,
+      })),
+      api,
+      webhookDeadLetters: webhooks.deadLetterQueue,
+      webhookSenderLogs: webhooks.sender.fn.logGroup,
     });
 
     new CfnOutput(this, 'ApiUrl', { value: `${api.url}api/v1/`, description: 'Base URL of the prediction API' });

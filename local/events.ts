@@ -36,17 +36,24 @@ export const rateToMs = (expression: string): number => {
   return Number(match[1]) * unit;
 };
 
+/** One entry of a pattern's list: a value, or a `{ prefix }` a string value starts with. */
+const matchesEntry = (entry: unknown, value: unknown): boolean => {
+  if (typeof entry === 'object' && entry !== null && 'prefix' in entry)
+    return typeof value === 'string' && value.startsWith(String(entry.prefix));
+  return entry === value;
+};
+
 /**
  * EventBridge's matching for the patterns a template uses: every key of the pattern must be in
- * the event; a list matches when the event's value (or any of its values) is in it; an object
- * matches the event's object at that key.
+ * the event; a list matches when the event's value (or any of its values) is one of its entries
+ * (or starts with an entry's `prefix`); an object matches the event's object at that key.
  */
 export const matchesPattern = (pattern: Record<string, unknown>, event: Record<string, unknown>): boolean =>
   Object.entries(pattern).every(([key, expected]) => {
     const actual = event[key];
     if (Array.isArray(expected)) {
       const values = Array.isArray(actual) ? (actual as unknown[]) : [actual];
-      return values.some((value) => expected.includes(value));
+      return values.some((value) => expected.some((entry) => matchesEntry(entry, value)));
     }
     if (typeof expected === 'object' && expected !== null) {
       return (

@@ -130,12 +130,15 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       ref: (id) => record(`Ref:${id}`, localRef(id)),
       getAtt: (id, attribute) => record(`GetAtt:${id}.${attribute}`, localGetAtt(id, attribute)),
     };
+    // A state machine's ARN comes from its name, as on AWS: the functions find it by its name's prefix.
+    const machineArnOf = (id: string): string =>
+      localStateMachineArn(String(template.Resources[id]?.Properties?.StateMachineName ?? id));
     const localRef = (id: string): string =>
       tables.get(id) ??
       queues.get(id)?.url ??
       buckets.get(id) ??
       userPools.get(id) ??
-      (template.Resources[id]?.Type === 'AWS::StepFunctions::StateMachine' ? localStateMachineArn(id) : undefined) ??
+      (template.Resources[id]?.Type === 'AWS::StepFunctions::StateMachine' ? machineArnOf(id) : undefined) ??
       (template.Resources[id]?.Type === 'AWS::Lambda::Function' ? id : undefined) ??
       unknownResource(id);
     const localGetAtt = (id: string, attribute: string): string => {
@@ -146,7 +149,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     const machines = resourcesOfType(template, 'AWS::StepFunctions::StateMachine').map(([logicalId, resource]) => ({
       logicalId,
       model: metadataOf(resource, 'model') ?? unknownResource(`model of ${logicalId}`),
-      arn: localStateMachineArn(logicalId),
+      arn: machineArnOf(logicalId),
       definition: JSON.parse(
         String(resolveIntrinsics(resource.Properties?.DefinitionString, bindings)),
       ) as StateMachineDefinition,
@@ -342,13 +345,13 @@ const recoverInterrupted = async (
   log: (line: string) => void,
 ): Promise<void> => {
   const store = dynamoPredictionStore(tableName);
-  const machines = stateMachinesFromEnv(env);
+  const stateMachineArnOf = stateMachinesFromEnv(env);
   const effects = stoppingExecutions(
     {
       store,
       notifier: sqsWebhookNotifier(webhookQueueUrlFromEnv(env)),
       workflow: sfnWorkflowClient(),
-      stateMachineArnOf: (model) => machines[model],
+      stateMachineArnOf,
     },
     RESTART_ERROR,
   );

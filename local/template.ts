@@ -1,21 +1,41 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { NestedStack, type App, type Stack } from 'aws-cdk-lib';
 import { METADATA } from '../infra/constructs/metadata.ts';
 import { buildApp } from '../infra/app.ts';
+import { flattenNestedStacks, type NestedTemplate } from './nested-stacks.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './paths.ts';
 
-/** The parts of a synthesized CloudFormation template the local runtime reads. */
-export interface CfnResource {
-  readonly Type: string;
-  readonly Properties?: Record<string, unknown>;
-  readonly Metadata?: Record<string, unknown>;
-}
-export interface CfnTemplate {
-  readonly Resources: Record<string, CfnResource>;
-}
+export type { CfnResource, CfnTemplate } from './cfn-template.ts';
+import type { CfnResource, CfnTemplate } from './cfn-template.ts';
 
-/** Synthesizes the CDK app (no bundling) and returns the stack's template. */
+/** The templates of a stack's nested stacks, by the logical id of each one's resource in the stack. */
+export const nestedTemplatesOf = (app: App, stack: Stack): Map<string, NestedTemplate> => {
+  const assembly = app.synth();
+  return new Map(
+    stack.node
+      .findAll()
+      .filter((child): child is NestedStack => NestedStack.isNestedStack(child))
+      .flatMap((child) => {
+        const resource = child.nestedStackResource;
+        if (!resource) return [];
+        const file = path.join(assembly.directory, child.templateFile);
+        return [[stack.getLogicalId(resource), JSON.parse(readFileSync(file, 'utf8')) as NestedTemplate] as const];
+      }),
+  );
+};
+
+/** Everything a stack deploys as one template: its own resources and its nested stacks'. */
+export const wholeTemplate = (app: App, stack: Stack): CfnTemplate => {
+  const nested = nestedTemplatesOf(app, stack);
+  const parent = app.synth().getStackArtifact(stack.artifactId).template as CfnTemplate;
+  return flattenNestedStacks(parent, (id) => nested.get(id));
+};
+
+/** Synthesizes the CDK app (no bundling) and returns everything it deploys as one template. */
 export const synthesizeTemplate = (): CfnTemplate => {
   const { app, stack } = buildApp({ bundle: false });
-  return app.synth().getStackArtifact(stack.artifactId).template as CfnTemplate;
+  return wholeTemplate(app, stack);
 };
 
 export const resourcesOfType = (template: CfnTemplate, type: string): [string, CfnResource][] =>

@@ -1,24 +1,27 @@
 import { z } from 'zod';
+import { WORKFLOW_NAMES } from './models/definition.ts';
+import { allModels } from './models/registry.ts';
 
 /** Settings the handlers read from their environment, parsed once at the trust boundary. */
 const apiEnv = z.object({
   PROGNOZ_TABLE_NAME: z.string().min(1),
   PROGNOZ_WEBHOOK_QUEUE_URL: z.string().min(1),
   PROGNOZ_OUTPUT_BUCKET: z.string().min(1),
-  /** JSON object: model id → state machine ARN. */
-  PROGNOZ_STATE_MACHINES: z.string().transform((raw, ctx) => {
-    try {
-      return z.record(z.string(), z.string()).parse(JSON.parse(raw));
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be a JSON object of model id → state machine ARN' });
-      return z.NEVER;
-    }
-  }),
+  /** The ARN of the models' workflows up to the model's part of their names (WORKFLOW_NAMES). */
+  PROGNOZ_STATE_MACHINE_PREFIX: z.string().regex(/^arn:[\w-]+:states:[\w-]+:\d{12}:stateMachine:[\w-]*$/),
 });
+
+/** A served model's state machine ARN; undefined for a model the catalog does not serve. */
+export type StateMachineArnOf = (model: string) => string | undefined;
+
+const stateMachineArnOfPrefix =
+  (prefix: string): StateMachineArnOf =>
+  (model) =>
+    allModels().some((served) => served.id === model) ? WORKFLOW_NAMES.nameOf(prefix, { id: model }) : undefined;
 
 export type ApiConfig = {
   tableName: string;
-  stateMachines: Readonly<Record<string, string>>;
+  stateMachineArnOf: StateMachineArnOf;
   webhookQueueUrl: string;
   outputBucket: string;
 };
@@ -27,7 +30,7 @@ export const apiConfigFromEnv = (env: NodeJS.ProcessEnv = process.env): ApiConfi
   const parsed = apiEnv.parse(env);
   return {
     tableName: parsed.PROGNOZ_TABLE_NAME,
-    stateMachines: parsed.PROGNOZ_STATE_MACHINES,
+    stateMachineArnOf: stateMachineArnOfPrefix(parsed.PROGNOZ_STATE_MACHINE_PREFIX),
     webhookQueueUrl: parsed.PROGNOZ_WEBHOOK_QUEUE_URL,
     outputBucket: parsed.PROGNOZ_OUTPUT_BUCKET,
   };
@@ -43,9 +46,9 @@ export const outputBucketFromEnv = (env: NodeJS.ProcessEnv = process.env): strin
 export const webhookQueueUrlFromEnv = (env: NodeJS.ProcessEnv = process.env): string =>
   z.string().min(1).parse(env.PROGNOZ_WEBHOOK_QUEUE_URL);
 
-/** Model id → state machine ARN, as the stack passes it to the functions that start or stop executions. */
-export const stateMachinesFromEnv = (env: NodeJS.ProcessEnv = process.env): Readonly<Record<string, string>> =>
-  apiEnv.shape.PROGNOZ_STATE_MACHINES.parse(env.PROGNOZ_STATE_MACHINES);
+/** Model id → state machine ARN, as the stack tells the functions that start or stop executions. */
+export const stateMachinesFromEnv = (env: NodeJS.ProcessEnv = process.env): StateMachineArnOf =>
+  stateMachineArnOfPrefix(apiEnv.shape.PROGNOZ_STATE_MACHINE_PREFIX.parse(env.PROGNOZ_STATE_MACHINE_PREFIX));
 
 /** Where the authorizer learns which Cognito tokens are owners': the owners' user pool (its issuer) and the console's app client. */
 export const OWNER_SIGN_IN_ENV = { issuer: 'PROGNOZ_OWNER_ISSUER', clientId: 'PROGNOZ_OWNER_CLIENT_ID' } as const;

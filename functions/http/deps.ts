@@ -66,7 +66,7 @@ export const apiDeps = (): ApiDeps => {
     files: s3DynamoFileStore(config.tableName, config.outputBucket),
     retentionSeconds: retentionSecondsFromEnv(),
     workflow: sfnWorkflowClient(),
-    stateMachineArnOf: (model) => config.stateMachines[model],
+    stateMachineArnOf: config.stateMachineArnOf,
     clock: systemClock,
     ids: randomIds,
     sleep: (ms, signal) => sleep(ms, undefined, { signal }).catch(() => undefined),

@@ -38,11 +38,11 @@ const deadJobs = z.object({
 
 let deps: SweepDeps | undefined;
 const depsFromEnv = (): SweepDeps => {
-  const machines = stateMachinesFromEnv();
+  const stateMachineArnOf = stateMachinesFromEnv();
   return (deps ??= {
     store: dynamoPredictionStore(tableNameFromEnv()),
     workflow: sfnWorkflowClient(),
-    stateMachineArnOf: (model) => machines[model],
+    stateMachineArnOf,
     notifier: sqsWebhookNotifier(webhookQueueUrlFromEnv()),
     clock: systemClock,
     sleep: (ms) => sleep(ms),

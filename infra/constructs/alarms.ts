@@ -1,77 +1,112 @@
 import { Duration } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
-import { Alarm, ComparisonOperator, Metric, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  Alarm,
+  ComparisonOperator,
+  Metric,
+  TreatMissingData,
+  type IAlarmAction,
+  type IMetric,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
-import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { METRICS_NAMESPACE } from '../../shared/metrics.ts';
 
+export interface NotifyingAlarmProps {
+  readonly metric: IMetric;
+  readonly threshold: number;
+  readonly description: string;
+}
+
+/** An alarm at or above its threshold, which tells the topic when it fires and when it clears. */
+export const notifyingAlarm = (scope: Construct, id: string, topic: ITopic, props: NotifyingAlarmProps): Alarm => {
+  const alarm = new Alarm(scope, id, {
+    metric: props.metric,
+    threshold: props.threshold,
+    evaluationPeriods: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+    alarmDescription: props.description,
+  });
+  const action: IAlarmAction = new SnsAction(topic);
+  alarm.addAlarmAction(action);
+  alarm.addOkAction(action);
+  return alarm;
+};
+
+export interface AlarmTopicProps {
+  /** Who is told (CDK context `prognoz:alarmEmail`); the subscription waits for their confirmation. */
+  readonly email?: string;
+}
+
+/** Where every alarm of the stack notifies: an SNS topic, optionally with an email subscription. */
+export class AlarmTopic extends Construct {
+  public readonly topic: Topic;
+
+  constructor(scope: Construct, id: string, props: AlarmTopicProps = {}) {
+    super(scope, id);
+    this.topic = new Topic(this, 'Topic', { displayName: 'prognoz alarms', enforceSSL: true });
+    if (props.email !== undefined) this.topic.addSubscription(new EmailSubscription(props.email));
+  }
+}
+
 export interface OperationalAlarmsProps {
-  readonly deadLetterQueues: readonly IQueue[];
-  readonly stateMachines: readonly IStateMachine[];
+  readonly topic: ITopic;
+  readonly webhookDeadLetters: IQueue;
   readonly api: RestApi;
   /** Its errors mean something may stay stuck. */
   readonly sweeper: IFunction;
 }
 
-/** What must wake someone: dead letters, failed executions, API 5xx, workers lost, a failing sweeper. */
+/**
+ * What must wake someone, beyond each model's own alarms (its stack's): webhooks dead-lettered,
+ * API 5xx, workers lost, a failing sweeper.
+ */
 export class OperationalAlarms extends Construct {
-  public readonly alarms: Alarm[] = [];
+  public readonly alarms: Alarm[];
 
   constructor(scope: Construct, id: string, props: OperationalAlarmsProps) {
     super(scope, id);
-    const alarm = (name: string, metric: IMetric, threshold: number, description: string) => {
-      this.alarms.push(
-        new Alarm(this, name, {
-          metric,
-          threshold,
-          evaluationPeriods: 1,
-          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-          treatMissingData: TreatMissingData.NOT_BREACHING,
-          alarmDescription: description,
+    const alarm = (name: string, metric: IMetric, threshold: number, description: string) =>
+      notifyingAlarm(this, name, props.topic, { metric, threshold, description });
+    this.alarms = [
+      alarm(
+        'WebhookDeadLetters',
+        props.webhookDeadLetters.metricApproximateNumberOfMessagesVisible({
+          period: Duration.minutes(5),
+          statistic: 'Maximum',
         }),
-      );
-    };
-    props.deadLetterQueues.forEach((queue, i) =>
-      alarm(
-        `DeadLetters${i}`,
-        queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
         1,
-        'Messages reached a dead-letter queue',
+        'Webhooks reached the dead-letter queue after every retry (redeliver them from the API or the console)',
       ),
-    );
-    props.stateMachines.forEach((machine, i) =>
       alarm(
-        `FailedExecutions${i}`,
-        machine.metricFailed({ period: Duration.minutes(5) }),
-        1,
-        'A prediction workflow failed outright (Finalize could not record a result; the sweeper ends the prediction)',
+        'Api5xx',
+        props.api.metricServerError({ period: Duration.minutes(5), statistic: 'Sum' }),
+        5,
+        'The API answered 5xx',
       ),
-    );
-    alarm(
-      'Api5xx',
-      props.api.metricServerError({ period: Duration.minutes(5), statistic: 'Sum' }),
-      5,
-      'The API answered 5xx',
-    );
-    alarm(
-      'WorkersLost',
-      new Metric({
-        namespace: METRICS_NAMESPACE,
-        metricName: 'WorkerLost',
-        dimensionsMap: { service: 'prognoz-worker' },
-        period: Duration.minutes(5),
-        statistic: 'Sum',
-      }),
-      3,
-      'Workers stopped renewing their lease mid-run (their predictions went back to the queue)',
-    );
-    alarm(
-      'SweeperErrors',
-      props.sweeper.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
-      3,
-      'The sweeper keeps failing: predictions may stay unfinished',
-    );
+      alarm(
+        'WorkersLost',
+        new Metric({
+          namespace: METRICS_NAMESPACE,
+          metricName: 'WorkerLost',
+          dimensionsMap: { service: 'prognoz-worker' },
+          period: Duration.minutes(5),
+          statistic: 'Sum',
+        }),
+        3,
+        'Workers stopped renewing their lease mid-run (their predictions went back to the queue)',
+      ),
+      alarm(
+        'SweeperErrors',
+        props.sweeper.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+        3,
+        'The sweeper keeps failing: predictions may stay unfinished',
+      ),
+    ];
   }
 }

@@ -1,9 +1,11 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import {
+  AccessLogFormat,
   AuthorizationType,
   EndpointType,
   IdentitySource,
   LambdaIntegration,
+  LogGroupLogDestination,
   MethodLoggingLevel,
   RequestAuthorizer,
   ResponseTransferMode,
@@ -12,6 +14,8 @@ import {
   type IResource,
 } from 'aws-cdk-lib/aws-apigateway';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import {
   integrationTimeoutOf,
@@ -31,7 +35,31 @@ export interface PredictionApiProps {
   readonly unmatched: IFunction;
   /** Steady-state requests per second for the whole API: a coarse outer shield. Default: 200. */
   readonly rateLimit?: number;
+  /** A WAF web ACL in front of the stage, with a per-address rate rule. Default: none. */
+  readonly waf?: boolean;
 }
+
+/** Requests one address may make in any 5 minutes before the WAF blocks it (WAF's own window). */
+export const WAF_REQUESTS_PER_ADDRESS = 3000;
+
+/** The access log's fields: who asked what, how it went, and how long it took. */
+const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
+  JSON.stringify({
+    requestId: '$context.requestId',
+    ip: '$context.identity.sourceIp',
+    userAgent: '$context.identity.userAgent',
+    requestTime: '$context.requestTimeEpoch',
+    method: '$context.httpMethod',
+    path: '$context.path',
+    status: '$context.status',
+    responseLength: '$context.responseLength',
+    latencyMs: '$context.responseLatency',
+    integrationLatencyMs: '$context.integrationLatency',
+    account: '$context.authorizer.principalId',
+    errorType: '$context.error.responseType',
+    wafStatus: '$context.waf.status',
+  }),
+);
 
 /** An answer API Gateway gives itself, in the API's error shape. */
 export const errorTemplate = (code: ErrorCode, message: string) =>
@@ -91,15 +119,22 @@ export class PredictionApi extends Construct {
   constructor(scope: Construct, id: string, props: PredictionApiProps) {
     super(scope, id);
     const rate = props.rateLimit ?? 200;
+    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: RetentionDays.THREE_MONTHS });
     this.api = new RestApi(this, 'Api', {
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
       deployOptions: {
         stageName: 'prod',
         throttlingRateLimit: rate,
         throttlingBurstLimit: rate * 2,
+        // Execution logs stay off (they would log request bodies); access logs say who asked what.
         loggingLevel: MethodLoggingLevel.OFF,
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: ACCESS_LOG_FORMAT,
       },
-      cloudWatchRole: false,
+      // API Gateway writes logs through one role per account and region (its account setting):
+      // the stack sets it, and keeps it when it goes, since other APIs of the account may use it.
+      cloudWatchRole: true,
+      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
       // Uploads (POST /files) reach their handler base64-encoded, bytes intact, instead of as text.
       binaryMediaTypes: [...BINARY_MEDIA_TYPES],
     });
@@ -152,5 +187,50 @@ export class PredictionApi extends Construct {
       );
     }
     this.api.root.addProxy({ defaultIntegration: unmatched, anyMethod: true });
+    if (props.waf === true) this.protectWithWaf();
+  }
+
+  /** A regional web ACL on the stage: a per-address rate rule and AWS's list of bad addresses. */
+  private protectWithWaf(): void {
+    const visibility = (name: string) => ({
+      cloudWatchMetricsEnabled: true,
+      sampledRequestsEnabled: true,
+      metricName: `prognoz-${name}`,
+    });
+    const acl = new CfnWebACL(this, 'WebAcl', {
+      scope: 'REGIONAL',
+      defaultAction: { allow: {} },
+      visibilityConfig: visibility('api'),
+      customResponseBodies: {
+        rateLimited: {
+          contentType: 'APPLICATION_JSON',
+          content: JSON.stringify({
+            error: { code: 'rate_limited', message: 'too many requests from this address; retry in a few minutes' },
+          }),
+        },
+      },
+      rules: [
+        {
+          name: 'per-address-rate',
+          priority: 0,
+          action: { block: { customResponse: { responseCode: 429, customResponseBodyKey: 'rateLimited' } } },
+          statement: { rateBasedStatement: { limit: WAF_REQUESTS_PER_ADDRESS, aggregateKeyType: 'IP' } },
+          visibilityConfig: visibility('per-address-rate'),
+        },
+        {
+          name: 'aws-ip-reputation',
+          priority: 1,
+          overrideAction: { none: {} },
+          statement: {
+            managedRuleGroupStatement: { vendorName: 'AWS', name: 'AWSManagedRulesAmazonIpReputationList' },
+          },
+          visibilityConfig: visibility('aws-ip-reputation'),
+        },
+      ],
+    });
+    new CfnWebACLAssociation(this, 'WebAclAssociation', {
+      resourceArn: this.api.deploymentStage.stageArn,
+      webAclArn: acl.attrArn,
+    });
   }
 }

@@ -11,6 +11,8 @@ export interface PredictionWorkflowProps {
   readonly model: ModelDefinition;
   readonly queue: IQueue;
   readonly finalize: IFunction;
+  /** Its name (WORKFLOW_NAMES): functions find it, and IAM grants on it, by its prefix. */
+  readonly stateMachineName: string;
 }
 
 /** One Standard state machine per model; IAM comes from the chain itself. */
@@ -21,6 +23,7 @@ export class PredictionWorkflow extends Construct {
     super(scope, id);
     const limits = phaseLimitsOf(props.model);
     this.stateMachine = new StateMachine(this, 'StateMachine', {
+      stateMachineName: props.stateMachineName,
       stateMachineType: StateMachineType.STANDARD,
       definitionBody: DefinitionBody.fromChainable(
         predictionChain(this, { limits, queue: props.queue, finalize: props.finalize }),

@@ -4,15 +4,15 @@ import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
-import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { PrognozFunction } from './prognoz-function.ts';
+import type { WorkflowArns } from './workflow-arns.ts';
 
 export interface SweeperProps {
   readonly table: ITable;
   readonly webhookQueue: IQueue;
   /** Every prediction workflow: the sweeper starts, stops and describes their executions. */
-  readonly stateMachines: readonly IStateMachine[];
+  readonly workflows: WorkflowArns;
   /** The model queues' dead-letter queues: their jobs' predictions are ended. */
   readonly deadJobQueues: readonly IQueue[];
   /** The environment every function shares (table, webhook queue, state machines). */
@@ -45,10 +45,8 @@ export class Sweeper extends Construct {
     const fn = this.fn.fn;
     props.table.grantReadWriteData(fn);
     props.webhookQueue.grantSendMessages(fn);
-    for (const machine of props.stateMachines) {
-      machine.grantStartExecution(fn);
-      machine.grantExecution(fn, 'states:StopExecution', 'states:DescribeExecution');
-    }
+    props.workflows.grantStart(fn);
+    props.workflows.grantExecution(fn, 'states:StopExecution', 'states:DescribeExecution');
     this.schedule = new Rule(this, 'Schedule', {
       schedule: Schedule.rate(every),
       description: 'Moves on predictions past their deadlines',
@@ -61,7 +59,7 @@ export class Sweeper extends Construct {
         detailType: ['Step Functions Execution Status Change'],
         detail: {
           status: ['FAILED', 'TIMED_OUT', 'ABORTED'],
-          stateMachineArn: props.stateMachines.map((machine) => machine.stateMachineArn),
+          stateMachineArn: [{ prefix: props.workflows.arnPrefix }],
         },
       },
       targets: [new LambdaFunction(fn, { retryAttempts: 8, maxEventAge: Duration.hours(6) })],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/app.ts';
-import { PSEUDO } from '../../local/template.ts';
+import { PSEUDO, wholeTemplate } from '../../local/template.ts';
 import { runtime } from '../support/api.ts';
 
 interface Executed {
@@ -18,7 +18,7 @@ describe('the workflow the local runtime executes', () => {
   it('is the synthesized definition, with only its intrinsics bound to local resources', async () => {
     const executed = (await (await fetch(`${runtime().origin}/_local/definitions`)).json()) as Executed;
     const { app, stack } = buildApp({ bundle: false });
-    const template = app.synth().getStackArtifact(stack.artifactId).template as {
+    const template = wholeTemplate(app, stack) as {
       Resources: Record<
         string,
         {

@@ -4,22 +4,29 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/app.ts';
+import { nestedTemplatesOf } from '../../local/template.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
 describe('cfn-lint', () => {
-  it('finds no errors in the synthesized template', () => {
+  it("finds no errors in the synthesized template or in any model's nested stack", () => {
     const { app, stack } = buildApp({ bundle: false });
-    const template = app.synth().getStackArtifact(stack.artifactId).template as unknown;
     const dir = mkdtempSync(path.join(tmpdir(), 'prognoz-cfn-'));
-    const file = path.join(dir, 'Prognoz.template.json');
-    writeFileSync(file, JSON.stringify(template));
+    const files = [
+      ['Prognoz', app.synth().getStackArtifact(stack.artifactId).template as unknown] as const,
+      ...nestedTemplatesOf(app, stack),
+    ].map(([name, template]) => {
+      const file = path.join(dir, `${name}.template.json`);
+      writeFileSync(file, JSON.stringify(template));
+      return file;
+    });
+    expect(files.length).toBeGreaterThan(1);
     try {
       // Exit code bits: 2 errors, 4 warnings, 8 informational. Only errors fail.
       let code = 0;
       let output = '';
       try {
-        output = execFileSync(path.join(ROOT, '.venv', 'bin', 'cfn-lint'), ['--format', 'parseable', file], {
+        output = execFileSync(path.join(ROOT, '.venv', 'bin', 'cfn-lint'), ['--format', 'parseable', ...files], {
           encoding: 'utf8',
         });
       } catch (error) {

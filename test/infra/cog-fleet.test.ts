@@ -109,12 +109,14 @@ describe('a fleet whose predictor runs on CPU, four runs at once', () => {
     expect(worker?.MountPoints).toEqual([mount]);
   });
 
-  it('tells the worker where the inputs go, where coglet is and where to take its webhooks', () => {
+  it('tells the worker where the inputs go, where coglet is (its link) and where to take its webhooks (its own bridge address)', () => {
     expect(environmentOf(worker)).toMatchObject({
       PROGNOZ_INPUTS_DIR: MODEL_INPUTS_DIR,
       PROGNOZ_CALLBACK_PORT: String(WORKER_CALLBACK_PORT),
-      PROGNOZ_MODEL_URL: 'http://127.0.0.1:5000',
+      PROGNOZ_CALLBACK_HOST: 'auto',
+      PROGNOZ_MODEL_URL: 'http://model:5000',
     });
+    expect((worker as { Links?: string[] } | undefined)?.Links).toEqual(['ModelServer:model']);
     expect(WORKER_CALLBACK_PORT).not.toBe(5000);
   });
 });

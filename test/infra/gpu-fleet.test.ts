@@ -25,7 +25,8 @@ describe('a GPU model fleet', () => {
 
   it('keeps the configured minimum of warm tasks', () => {
     const template = fleetFor({ maxTasks: 4, backlogPerTask: 3 }, 1);
-    template.hasResourceProperties('AWS::ECS::Service', { DesiredCount: 1 });
+    // The scaler keeps the minimum (its target's MinCapacity); the template never sets a count.
+    template.hasResourceProperties('AWS::ECS::Service', { DesiredCount: Match.absent() });
     template.hasResourceProperties('AWS::ApplicationAutoScaling::ScalableTarget', { MinCapacity: 1, MaxCapacity: 4 });
     template.hasResourceProperties('AWS::ApplicationAutoScaling::ScalingPolicy', {
       StepScalingPolicyConfiguration: Match.objectLike({

@@ -1,12 +1,14 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/app.ts';
+import { wholeTemplate } from '../../local/template.ts';
 import { DELIVERY_INDEX, DELIVERY_SHARDS } from '../../shared/adapters/table-keys.ts';
 import { EVENT_STREAM, isPublicRoute, ROUTES, SYNC_WAIT } from '../../shared/api/routes.ts';
 import { RETRY_POLICY } from '../../shared/workflow/webhook-policy.ts';
 
-const { stack } = buildApp({ bundle: false });
-const template = Template.fromStack(stack);
+const { app, stack } = buildApp({ bundle: false });
+/** Everything the stack deploys, its models' nested stacks included. */
+const template = Template.fromJSON(wholeTemplate(app, stack));
 type Resource = { Type: string; Properties: Record<string, unknown> };
 const resources = (type: string) => Object.values(template.findResources(type)) as Resource[];
 
@@ -113,12 +115,6 @@ describe('the API', () => {
     );
     const invoked = new Set(permissions.map((p) => JSON.stringify(p.Properties.FunctionName)));
     expect(permissions).toHaveLength(invoked.size);
-    // CloudFormation takes 500 resources a stack; each model adds about 25: room for two more at least.
-    const CLOUDFORMATION_LIMIT = 500;
-    const PER_MODEL = 25;
-    expect(Object.keys(template.toJSON().Resources as object).length).toBeLessThan(
-      CLOUDFORMATION_LIMIT - 2 * PER_MODEL,
-    );
   });
 
   it('throttles at the stage as an outer shield', () => {
@@ -202,7 +198,7 @@ describe('the model fleet', () => {
   it('runs the worker and the model server as two containers of one task on EC2 capacity', () => {
     const task = resources('AWS::ECS::TaskDefinition')[0];
     expect(task?.Properties.RequiresCompatibilities).toEqual(['EC2']);
-    expect(task?.Properties.NetworkMode).toBe('host');
+    expect(task?.Properties.NetworkMode).toBe('bridge');
     const names = (task?.Properties.ContainerDefinitions as { Name: string }[]).map((c) => c.Name).sort();
     expect(names).toEqual(['ModelServer', 'Worker']);
     template.hasResourceProperties('AWS::ECS::CapacityProvider', {
@@ -282,7 +278,7 @@ describe('security', () => {
   });
 
   it('outputs the API URL, the table and the bucket', () => {
-    expect(Object.keys(template.findOutputs('*'))).toEqual(
+    expect(Object.keys(Template.fromStack(stack).findOutputs('*'))).toEqual(
       expect.arrayContaining(['ApiUrl', 'BucketName', 'TableName']),
     );
   });

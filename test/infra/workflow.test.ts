@@ -1,14 +1,16 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/app.ts';
+import { wholeTemplate } from '../../local/template.ts';
 import { dispatchTimeoutSeconds } from '../../infra/workflow/prediction-chain.ts';
 import { SWEEP_INDEX } from '../../shared/adapters/table-keys.ts';
 import { allModels, phaseLimitsOf, requireModel } from '../../shared/models/registry.ts';
 
 const echoModel = requireModel('prognoz/echo');
 const MODELS = allModels();
-const { stack } = buildApp({ bundle: false });
-const template = Template.fromStack(stack);
+const { app, stack } = buildApp({ bundle: false });
+/** Everything the stack deploys, its models' nested stacks included. */
+const template = Template.fromJSON(wholeTemplate(app, stack));
 
 const definitionOf = (): Record<
   string,

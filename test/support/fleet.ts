@@ -3,7 +3,6 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Vpc } from 'aws-cdk-lib/aws-ec2';
-import { Cluster } from 'aws-cdk-lib/aws-ecs';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { DefinitionBody, Pass, StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
@@ -52,7 +51,7 @@ export const synthFleet = (model: ModelDefinition, minWarmTasks?: number) => {
   new ModelFleet(stack, 'Fleet', {
     model,
     vpc,
-    cluster: new Cluster(stack, 'Cluster', { vpc }),
+    clusterName: 'test-fleet',
     queue: new Queue(stack, 'Queue'),
     webhookQueue: new Queue(stack, 'Webhooks'),
     bucket: new Bucket(stack, 'Outputs'),

@@ -1,0 +1,165 @@
+import path from 'node:path';
+import { Duration, IgnoreMode, SymlinkFollowMode } from 'aws-cdk-lib';
+import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
+import {
+  ContainerDependencyCondition,
+  ContainerImage,
+  Ec2TaskDefinition,
+  LogDrivers,
+  NetworkMode,
+  Scope,
+  type ContainerDefinition,
+} from 'aws-cdk-lib/aws-ecs';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { ModelDefinition } from '../../shared/models/registry.ts';
+import { MODEL_INPUTS_DIR, MODEL_PORT, PREDICTOR_EXCLUDES, writeCogDockerfile } from '../cog/dockerfile.ts';
+import { REPO_ROOT } from './prognoz-function.ts';
+
+export const WORKER_DOCKERFILE = 'worker/Dockerfile';
+/** Where the worker receives coglet's webhooks, on its own container's bridge address. */
+export const WORKER_CALLBACK_PORT = 5001;
+/** The name the worker reaches its model server by (an ECS link on Docker's bridge). */
+export const MODEL_LINK_ALIAS = 'model';
+/**
+ * After SIGTERM the worker takes no new job and gives a running one this long to end; then it
+ * hands it back to the queue for another task. ECS waits a little longer before SIGKILL.
+ */
+export const WORKER_DRAIN_SECONDS = 100;
+export const WORKER_STOP_TIMEOUT_SECONDS = WORKER_DRAIN_SECONDS + 20;
+/** The shortest a container must have run before ECS restarts it in place (ECS's minimum). */
+export const RESTART_ATTEMPT_PERIOD = Duration.seconds(60);
+
+/**
+ * The worker image's build context, the repository root, reduced to what its Dockerfile copies:
+ * everything else is excluded (an allow-list), so local state — `.prognoz/`'s environments and
+ * weights, test output, a model's folder — never changes the image or its hash, and a deploy
+ * after a local run does not roll every fleet.
+ */
+export const WORKER_BUILD_CONTEXT: readonly string[] = [
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  'shared',
+  'worker',
+  'models/manifest.json',
+  'models/schemas.json',
+];
+
+/** The allow-list as Docker's ignore rules (what `.dockerignore` at the root says too). */
+export const WORKER_DOCKER_EXCLUDES: readonly string[] = [
+  '*',
+  ...WORKER_BUILD_CONTEXT.filter((entry) => !entry.includes('/')).map((entry) => `!${entry}`),
+  '!models',
+  'models/*',
+  ...WORKER_BUILD_CONTEXT.filter((entry) => entry.startsWith('models/')).map((entry) => `!${entry}`),
+  '**/__pycache__',
+  '**/.pytest_cache',
+];
+
+/** A predictor folder as an absolute path: a relative one is relative to the repository root. */
+export const predictorFolderOf = (model: Pick<ModelDefinition, 'predictor'>): string =>
+  path.resolve(REPO_ROOT, model.predictor.folder);
+
+export interface FleetTaskProps {
+  readonly model: ModelDefinition;
+}
+
+/**
+ * A model's task: the worker and the model server, two containers on Docker's bridge network —
+ * each its own network namespace, so tasks share an instance without fighting over ports, and
+ * the host's firewall keeps containers from the instance metadata service. The worker reaches
+ * the model server through a link; coglet reaches the worker's receiver at the worker's bridge
+ * address. Both restart in place when they crash, so a crash costs a run, not a task.
+ */
+export class FleetTask extends Construct {
+  public readonly taskDefinition: Ec2TaskDefinition;
+  public readonly modelServer: ContainerDefinition;
+  public readonly worker: ContainerDefinition;
+
+  constructor(scope: Construct, id: string, props: FleetTaskProps) {
+    super(scope, id);
+    const { model } = props;
+    const fleet = model.fleet;
+    this.taskDefinition = new Ec2TaskDefinition(this, 'Task', { networkMode: NetworkMode.BRIDGE });
+    // File inputs: the worker downloads them here and the model opens them by path, so both
+    // containers mount the task's own Docker volume at the same path. Docker creates it empty for
+    // the task (copying the mount point's mode from the first image to mount it: 1777 in both)
+    // and removes it with the task.
+    const inputs = 'inputs';
+    this.taskDefinition.addVolume({ name: inputs, dockerVolumeConfiguration: { scope: Scope.TASK, driver: 'local' } });
+    const inputsMount = { sourceVolume: inputs, containerPath: MODEL_INPUTS_DIR, readOnly: false };
+    const logging = (prefix: string) =>
+      LogDrivers.awsLogs({ streamPrefix: prefix, logRetention: RetentionDays.ONE_MONTH });
+
+    const folder = predictorFolderOf(model);
+    // Links are followed: the build context has the files a predictor links to, as in another
+    // folder (models/whisper-large-v3-turbo shares models/transcribe's code that way).
+    const image = ContainerImage.fromAsset(folder, {
+      file: writeCogDockerfile(folder),
+      exclude: [...PREDICTOR_EXCLUDES],
+      followSymlinks: SymlinkFollowMode.ALWAYS,
+      platform: Platform.LINUX_AMD64,
+    });
+    this.modelServer = this.taskDefinition.addContainer('ModelServer', {
+      image,
+      memoryReservationMiB: fleet.memoryMiB,
+      ...(fleet.gpus > 0 ? { gpuCount: fleet.gpus } : {}),
+      environment: {
+        PORT: String(MODEL_PORT),
+        COG_MAX_CONCURRENCY: String(model.predictor.concurrency),
+        // CUDA from the driver for any image, the CUDA base's or not (`gpu: false` with CUDA wheels).
+        ...(fleet.gpus > 0 ? { NVIDIA_DRIVER_CAPABILITIES: 'compute,utility' } : {}),
+      },
+      healthCheck: {
+        // coglet answers READY when setup() is done and BUSY while it runs all it takes at once.
+        command: [
+          'CMD-SHELL',
+          `python -c "import urllib.request,json,sys; s=json.load(urllib.request.urlopen('http://127.0.0.1:${MODEL_PORT}/health-check'))['status']; sys.exit(0 if s in ('READY','BUSY') else 1)"`,
+        ],
+        interval: Duration.seconds(15),
+        startPeriod: Duration.seconds(300),
+        retries: 3,
+      },
+      logging: logging('model'),
+      // A crashed model server comes back in its task: the worker hands its run back to the queue
+      // and waits for setup again. One that cannot stay up for a minute stops the task instead.
+      enableRestartPolicy: true,
+      restartAttemptPeriod: RESTART_ATTEMPT_PERIOD,
+    });
+    this.modelServer.addMountPoints(inputsMount);
+
+    this.worker = this.taskDefinition.addContainer('Worker', {
+      image: ContainerImage.fromAsset(REPO_ROOT, {
+        file: WORKER_DOCKERFILE,
+        exclude: [...WORKER_DOCKER_EXCLUDES],
+        ignoreMode: IgnoreMode.DOCKER,
+        platform: Platform.LINUX_AMD64,
+      }),
+      memoryReservationMiB: 256,
+      environment: {
+        PROGNOZ_MODEL_ID: model.id,
+        PROGNOZ_MODEL_URL: `http://${MODEL_LINK_ALIAS}:${MODEL_PORT}`,
+        PROGNOZ_CALLBACK_HOST: 'auto',
+        PROGNOZ_CALLBACK_PORT: String(WORKER_CALLBACK_PORT),
+        PROGNOZ_INPUTS_DIR: MODEL_INPUTS_DIR,
+        PROGNOZ_DRAIN_SECONDS: String(WORKER_DRAIN_SECONDS),
+      },
+      logging: logging('worker'),
+      // ECS stops the worker first (it depends on the model server) and gives it this long: it
+      // finishes its run or hands it back, then exits, and the model server goes after it.
+      stopTimeout: Duration.seconds(WORKER_STOP_TIMEOUT_SECONDS),
+      // A worker that crashed comes back (its jobs return to the queue when their leases end);
+      // one that exits 0 has drained, and the task ends with it.
+      enableRestartPolicy: true,
+      restartIgnoredExitCodes: [0],
+      restartAttemptPeriod: RESTART_ATTEMPT_PERIOD,
+    });
+    this.worker.addMountPoints(inputsMount);
+    this.worker.addLink(this.modelServer, MODEL_LINK_ALIAS);
+    this.worker.addContainerDependencies({
+      container: this.modelServer,
+      condition: ContainerDependencyCondition.START,
+    });
+  }
+}
