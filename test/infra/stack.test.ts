@@ -1,7 +1,9 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/app.ts';
+import { PREDICTIONS_ENDED_METRIC } from '../../infra/constructs/service-dashboard.ts';
 import { wholeTemplate } from '../../local/template.ts';
+import { allModels } from '../../shared/models/registry.ts';
 import { DELIVERY_INDEX, DELIVERY_SHARDS } from '../../shared/adapters/table-keys.ts';
 import { EVENT_STREAM, isPublicRoute, ROUTES, SYNC_WAIT } from '../../shared/api/routes.ts';
 import { RETRY_POLICY } from '../../shared/workflow/webhook-policy.ts';
@@ -241,6 +243,29 @@ describe('alarms', () => {
         metric,
       ).toBe(true);
     }
+  });
+});
+
+describe('the dashboard', () => {
+  it('shows creates, ends by status, each model’s queue and fleet, webhook dead letters and the API’s 4xx and 5xx', () => {
+    const [dashboard] = resources('AWS::CloudWatch::Dashboard');
+    const body = JSON.stringify(dashboard?.Properties.DashboardBody);
+    for (const metric of [
+      'ExecutionsStarted',
+      PREDICTIONS_ENDED_METRIC,
+      'ApproximateNumberOfMessagesVisible',
+      'ApproximateAgeOfOldestMessage',
+      'RunningTaskCount',
+      '4XXError',
+      '5XXError',
+    ])
+      expect(body, metric).toContain(metric);
+    for (const model of allModels()) expect(body, model.id).toContain(model.id);
+    template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      MetricTransformations: [
+        Match.objectLike({ MetricName: PREDICTIONS_ENDED_METRIC, Dimensions: [{ Key: 'status', Value: '$.event' }] }),
+      ],
+    });
   });
 });
 

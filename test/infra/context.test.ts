@@ -1,0 +1,78 @@
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { buildApp } from '../../infra/app.ts';
+import { WAF_REQUESTS_PER_ADDRESS } from '../../infra/constructs/prediction-api.ts';
+import { CONTEXT_KEYS } from '../../infra/context.ts';
+import { wholeTemplate } from '../../local/template.ts';
+
+const synth = (context: Record<string, unknown>) => {
+  const { app, stack } = buildApp({ bundle: false, context });
+  return { parent: Template.fromStack(stack), whole: Template.fromJSON(wholeTemplate(app, stack)) };
+};
+
+describe("a deployer's settings (CDK context)", () => {
+  const { parent, whole } = synth({
+    [CONTEXT_KEYS.minWarmTasks]: '{"openai/whisper-base": 1}',
+    [CONTEXT_KEYS.alarmEmail]: 'oncall@example.com',
+    [CONTEXT_KEYS.waf]: 'true',
+  });
+
+  it('keeps the warm tasks asked for, on that model’s fleet only', () => {
+    const targets = Object.values(whole.findResources('AWS::ApplicationAutoScaling::ScalableTarget')).map(
+      (target) => (target as { Properties: { MinCapacity: number } }).Properties.MinCapacity,
+    );
+    expect(targets.sort()).toEqual([0, 0, 0, 1]);
+  });
+
+  it('emails the alarms to the address given, and every alarm notifies the topic when it fires and clears', () => {
+    parent.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com' });
+    const alarms = Object.entries(whole.findResources('AWS::CloudWatch::Alarm')).filter(
+      ([id]) => !id.includes('ScaleOnBacklog'),
+    );
+    expect(alarms.length).toBeGreaterThanOrEqual(4 + 2 * 4);
+    for (const [id, alarm] of alarms) {
+      const { AlarmActions, OKActions } = (alarm as { Properties: { AlarmActions?: unknown[]; OKActions?: unknown[] } })
+        .Properties;
+      expect(JSON.stringify(AlarmActions), id).toMatch(/AlarmTopic/);
+      expect(JSON.stringify(OKActions), id).toMatch(/AlarmTopic/);
+    }
+  });
+
+  it('puts a WAF web ACL with a per-address rate rule in front of the API stage', () => {
+    parent.hasResourceProperties('AWS::WAFv2::WebACL', {
+      Scope: 'REGIONAL',
+      Rules: Match.arrayWith([
+        Match.objectLike({
+          Statement: { RateBasedStatement: { Limit: WAF_REQUESTS_PER_ADDRESS, AggregateKeyType: 'IP' } },
+        }),
+      ]),
+    });
+    parent.resourceCountIs('AWS::WAFv2::WebACLAssociation', 1);
+  });
+
+  it('has none of these by default: no warm tasks, no subscription, no WAF', () => {
+    const { parent: plain } = synth({});
+    plain.resourceCountIs('AWS::WAFv2::WebACL', 0);
+    plain.resourceCountIs('AWS::SNS::Subscription', 0);
+    plain.resourceCountIs('AWS::SNS::Topic', 1);
+  });
+
+  it('refuses a wrong value, naming its key', () => {
+    expect(() => synth({ [CONTEXT_KEYS.minWarmTasks]: '{"acme/nope": 1}' })).toThrow(
+      /prognoz:minWarmTasks: no model acme\/nope/,
+    );
+    expect(() => synth({ [CONTEXT_KEYS.minWarmTasks]: '{"prognoz/echo": -1}' })).toThrow(/prognoz:minWarmTasks/);
+    expect(() => synth({ [CONTEXT_KEYS.alarmEmail]: 'not-an-email' })).toThrow(/prognoz:alarmEmail/);
+    expect(() => synth({ [CONTEXT_KEYS.waf]: 'sometimes' })).toThrow(/prognoz:waf/);
+  });
+});
+
+describe('the API stage', () => {
+  it('writes an access log of every request', () => {
+    const { parent } = synth({});
+    parent.hasResourceProperties('AWS::ApiGateway::Stage', {
+      AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('requestId') },
+    });
+    parent.resourceCountIs('AWS::ApiGateway::Account', 1);
+  });
+});
