@@ -1,5 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import { z } from 'zod';
+import type { CallbackAddress } from './callback-address.ts';
+
+const LOOPBACK: CallbackAddress = { listenHost: '127.0.0.1', advertisedHost: '127.0.0.1' };
 
 /** What coglet sends to a prediction's webhook: the whole prediction as it stands (Cog's HTTP API). */
 export const cogSnapshot = z.object({
@@ -23,7 +26,7 @@ interface Watched {
 }
 
 /**
- * The worker's receiver of coglet's webhooks, on loopback beside the model server: one address
+ * The worker's receiver of coglet's webhooks, where its model server can reach it: one address
  * per run (`/runs/<id>`), the latest state of each run kept until the run is forgotten.
  */
 export class CogCallbacks {
@@ -31,7 +34,8 @@ export class CogCallbacks {
   private server: Server | null = null;
   private baseUrl = '';
 
-  async listen(port: number): Promise<string> {
+  /** Listens on `listenHost` and tells coglet to post to `advertisedHost` (loopback beside a local model server). */
+  async listen(port: number, address: CallbackAddress = LOOPBACK): Promise<string> {
     this.server = createServer((req, res) => {
       const id = /^\/runs\/([^/?]+)$/.exec(req.url ?? '')?.[1];
       const chunks: Buffer[] = [];
@@ -59,11 +63,11 @@ export class CogCallbacks {
     });
     await new Promise<void>((resolve, reject) => {
       this.server?.once('error', reject);
-      this.server?.listen(port, '127.0.0.1', () => resolve());
+      this.server?.listen(port, address.listenHost, () => resolve());
     });
-    const address = this.server.address();
-    if (address === null || typeof address === 'string') throw new Error('the callback server has no port');
-    this.baseUrl = `http://127.0.0.1:${address.port}`;
+    const bound = this.server.address();
+    if (bound === null || typeof bound === 'string') throw new Error('the callback server has no port');
+    this.baseUrl = `http://${address.advertisedHost}:${bound.port}`;
     return this.baseUrl;
   }
 

@@ -20,6 +20,7 @@ import type { DispatchMessage } from '../shared/workflow/messages.ts';
 import { DEFAULT_DOWNLOAD_LIMITS, downloadToFile } from '../shared/adapters/guarded-download.ts';
 import { ENDINGS } from '../shared/domain/endings.ts';
 import { endUnlessEnded } from '../shared/use-cases/end-prediction.ts';
+import { callbackAddress } from './callback-address.ts';
 import { CogCallbacks } from './cog-callbacks.ts';
 import { cogModelClient } from './model-client.ts';
 import { leftoverRuns, removeRunFolder, runFolder } from './run-inputs.ts';
@@ -37,6 +38,8 @@ const env = z
     PROGNOZ_MODEL_URL: z.url().default('http://127.0.0.1:5000'),
     /** Where coglet sends the runs' webhooks: a loopback port of this worker (0: any free one). */
     PROGNOZ_CALLBACK_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+    /** The address coglet reaches the worker at; `auto`: this container's own (an ECS task on Docker's bridge). */
+    PROGNOZ_CALLBACK_HOST: z.string().min(1).default('127.0.0.1'),
     /** Where file inputs are fetched to: a folder the model server sees at the same path. */
     PROGNOZ_INPUTS_DIR: z.string().min(1).optional(),
     /** File inputs on loopback addresses may be fetched (the local runtime only). */
@@ -52,7 +55,7 @@ const log = (message: string, fields: Record<string, unknown> = {}) => logger.in
 const model = requireModel(env.PROGNOZ_MODEL_ID);
 const limits = phaseLimitsOf(model);
 const cogCallbacks = new CogCallbacks();
-await cogCallbacks.listen(env.PROGNOZ_CALLBACK_PORT);
+await cogCallbacks.listen(env.PROGNOZ_CALLBACK_PORT, await callbackAddress(env.PROGNOZ_CALLBACK_HOST));
 const modelServer = cogModelClient(env.PROGNOZ_MODEL_URL, cogCallbacks, model);
 const inputsDir = env.PROGNOZ_INPUTS_DIR ?? path.join(tmpdir(), 'prognoz-inputs', model.id.replace('/', '--'));
 await mkdir(inputsDir, { recursive: true });

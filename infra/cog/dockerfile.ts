@@ -18,7 +18,7 @@ export const COG_DIR = '.cog';
 /** The generated Dockerfile, relative to its predictor folder (which is the build context). */
 export const COG_DOCKERFILE = `${COG_DIR}/prognoz.Dockerfile`;
 
-/** The port coglet listens on inside the task (host network: the worker reaches it on 127.0.0.1). */
+/** The port coglet listens on, on every address of its container (the worker reaches it over Docker's bridge). */
 export const MODEL_PORT = 5000;
 
 /**
@@ -28,6 +28,40 @@ export const MODEL_PORT = 5000;
  * is writable by the worker and readable by the model whichever container that is.
  */
 export const MODEL_INPUTS_DIR = '/srv/prognoz/inputs';
+
+/**
+ * What ECS puts in every container of a task and a model must not have: the task role's
+ * credentials (the worker's), the agent's endpoints (task protection, metadata), and any static
+ * credentials. A brought predictor is untrusted code.
+ */
+export const WITHHELD_FROM_MODELS: readonly string[] = [
+  'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI',
+  'AWS_CONTAINER_CREDENTIALS_FULL_URI',
+  'AWS_CONTAINER_AUTHORIZATION_TOKEN',
+  'AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE',
+  'ECS_AGENT_URI',
+  'ECS_CONTAINER_METADATA_URI',
+  'ECS_CONTAINER_METADATA_URI_V4',
+  'AWS_ACCESS_KEY_ID',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_SESSION_TOKEN',
+  'AWS_WEB_IDENTITY_TOKEN_FILE',
+  'AWS_ROLE_ARN',
+  'AWS_PROFILE',
+];
+
+/** Where the model image's entrypoint lives. */
+export const MODEL_ENTRYPOINT = '/usr/local/bin/prognoz-model-entrypoint';
+
+/**
+ * The model image's entrypoint: drops WITHHELD_FROM_MODELS, then becomes its command (coglet) by
+ * exec, so no process of the container — PID 1's /proc/1/environ included — ever holds them.
+ */
+export const MODEL_ENTRYPOINT_SCRIPT = `#!/bin/sh
+# prognoz: a model's container gets none of the task's AWS credentials or ECS agent endpoints.
+unset ${WITHHELD_FROM_MODELS.join(' ')}
+exec "$@"
+`;
 
 /** The unprivileged user coglet runs as. */
 export const MODEL_USER = 'model';
@@ -114,7 +148,7 @@ const runInstruction = (command: string): string => {
  * builds it: a CUDA base with the requested Python for `gpu: true`, else the official slim Python
  * image; `system_packages` from apt; a virtual environment with Cog's runtime, `python_packages`
  * and `python_requirements`; each `run` command; then the folder in /src and coglet serving
- * `predict` on port 5000 of 127.0.0.1, as an unprivileged user.
+ * `predict` on port 5000 of its container, as an unprivileged user, started by MODEL_ENTRYPOINT.
  */
 export const cogDockerfile = (config: CogConfig, options: CogDockerfileOptions = {}): string => {
   const python = noNewline(config.pythonVersion, 'python_version');
@@ -185,8 +219,16 @@ export const cogDockerfile = (config: CogConfig, options: CogDockerfileOptions =
     `COPY --chown=${MODEL_USER}:${MODEL_USER} . /src`,
     'WORKDIR /src',
     `ENV COG_PREDICT_TYPE_STUB=${envValue(predict)} COG_MAX_CONCURRENCY=${config.concurrency} PORT=${MODEL_PORT} PYTHONUNBUFFERED=1`,
+    `RUN <<'${RUN_HEREDOC_END}'`,
+    'set -e',
+    `cat > ${MODEL_ENTRYPOINT} <<'PROGNOZ_ENTRYPOINT_END'`,
+    MODEL_ENTRYPOINT_SCRIPT.trimEnd(),
+    'PROGNOZ_ENTRYPOINT_END',
+    `chmod 0755 ${MODEL_ENTRYPOINT}`,
+    RUN_HEREDOC_END,
     `USER ${MODEL_USER}`,
-    `CMD ${execForm(['python', '-m', 'cog.server.http', '--host', '127.0.0.1'])}`,
+    `ENTRYPOINT ${execForm([MODEL_ENTRYPOINT])}`,
+    `CMD ${execForm(['python', '-m', 'cog.server.http', '--host', '0.0.0.0'])}`,
     '',
   );
   return lines.join('\n');

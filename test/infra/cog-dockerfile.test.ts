@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  MODEL_ENTRYPOINT,
+  MODEL_ENTRYPOINT_SCRIPT,
   COG_DOCKERFILE,
   COG_VERSION,
   CUDA_BASE_IMAGE,
@@ -55,14 +57,20 @@ describe('the Dockerfile of a CPU predictor', () => {
     expect(text).not.toContain('apt-get');
   });
 
-  it('copies the folder into /src last and serves the predictor with coglet on 127.0.0.1 as an unprivileged user', () => {
+  it("copies the folder into /src last and serves the predictor with coglet on its container's addresses, as an unprivileged user, through the entrypoint that drops AWS credentials", () => {
     const copy = indexOf(lines, /^COPY --chown=model:model \. \/src$/);
     expect(copy).toBeGreaterThan(indexOf(lines, /^RUN \["pip"/));
-    expect(lines.slice(copy + 1)).toEqual([
+    expect(lines.slice(copy + 1, copy + 3)).toEqual([
       'WORKDIR /src',
       'ENV COG_PREDICT_TYPE_STUB="predict.py:Predictor" COG_MAX_CONCURRENCY=1 PORT=5000 PYTHONUNBUFFERED=1',
+    ]);
+    expect(text).toContain(
+      `cat > ${MODEL_ENTRYPOINT} <<'PROGNOZ_ENTRYPOINT_END'\n${MODEL_ENTRYPOINT_SCRIPT}PROGNOZ_ENTRYPOINT_END\n`,
+    );
+    expect(lines.slice(-3)).toEqual([
       'USER model',
-      'CMD ["python", "-m", "cog.server.http", "--host", "127.0.0.1"]',
+      `ENTRYPOINT ["${MODEL_ENTRYPOINT}"]`,
+      'CMD ["python", "-m", "cog.server.http", "--host", "0.0.0.0"]',
     ]);
     expect(text).toMatch(/useradd --system --uid 10001 .* model/);
     expect(text).toContain(`install -d -m 1777 ${MODEL_INPUTS_DIR}`);
