@@ -1,6 +1,7 @@
 import { App } from 'aws-cdk-lib';
 import { allModels } from '../shared/models/registry.ts';
 import { deploymentContextOf } from './context.ts';
+import { addNagChecks } from './nag/checks.ts';
 import { PrognozStack } from './stack.ts';
 
 export interface BuildOptions {
@@ -26,8 +27,16 @@ export const buildApp = (options: BuildOptions = {}) => {
     minWarmTasks: context.minWarmTasks,
     waf: context.waf,
     ...(context.alarmEmail === undefined ? {} : { alarmEmail: context.alarmEmail }),
+    ...(context.consoleDomain === undefined || context.consoleCertificateArn === undefined
+      ? {}
+      : { consoleDomain: { domainName: context.consoleDomain, certificateArn: context.consoleCertificateArn } }),
   });
   return { app, stack };
 };
 
-if (import.meta.main) buildApp().app.synth();
+// `cdk synth` and `cdk deploy` run cdk-nag's AwsSolutions checks (the test suite runs them too).
+if (import.meta.main) {
+  const { app } = buildApp();
+  addNagChecks(app);
+  app.synth();
+}

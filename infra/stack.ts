@@ -1,5 +1,6 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
-import { SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
+import { FlowLogDestination, FlowLogTrafficType, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import {
   AUTHORIZER_ENTRY,
@@ -13,10 +14,10 @@ import { resourceNameOf } from '../shared/models/definition.ts';
 import { allModels, type ModelDefinition } from '../shared/models/registry.ts';
 import { LambdaIntegration } from 'aws-cdk-lib/aws-apigateway';
 import { ApiDocs } from './constructs/api-docs.ts';
-import { ConsoleSite } from './constructs/console-site.ts';
+import { ConsoleSite, type ConsoleDomain } from './constructs/console-site.ts';
 import { AlarmTopic, OperationalAlarms } from './constructs/alarms.ts';
 import { OwnerSignIn } from './constructs/owner-sign-in.ts';
-import { DataStore } from './constructs/data-store.ts';
+import { DataStore, grantObjectRead } from './constructs/data-store.ts';
 import { ModelStack } from './constructs/model-stack.ts';
 import { PredictionApi } from './constructs/prediction-api.ts';
 import type { PredictionWorkflow } from './constructs/prediction-workflow.ts';
@@ -33,6 +34,8 @@ export interface PrognozStackProps extends StackProps {
   readonly alarmEmail?: string;
   /** Put a WAF web ACL with a per-address rate rule in front of the API (CDK context `prognoz:waf`). */
   readonly waf?: boolean;
+  /** The console at a domain of its own, with TLS 1.2 at least (CDK context `prognoz:consoleDomain` and `prognoz:consoleCertificateArn`). */
+  readonly consoleDomain?: ConsoleDomain;
   /** The models to serve. Default: the catalog (the manifest, and a local run's `--model` folders). */
   readonly models?: readonly ModelDefinition[];
 }
@@ -49,7 +52,8 @@ export class PrognozStack extends Stack {
 
   constructor(scope: Construct, id: string, props: PrognozStackProps = {}) {
     super(scope, id, props);
-    const { table, bucket } = new DataStore(this, 'Data');
+    const data = new DataStore(this, 'Data');
+    const { table, bucket } = data;
     const tableEnv = { PROGNOZ_TABLE_NAME: table.tableName };
     const webhooks = new WebhookDelivery(this, 'Webhooks', { table, bucket });
 
@@ -67,6 +71,13 @@ export class PrognozStack extends Stack {
       maxAzs: 2,
       natGateways: 0,
       subnetConfiguration: [{ name: 'public', subnetType: SubnetType.PUBLIC }],
+    });
+    // What the firewall refused, for an investigation: rejected traffic only (cheap), kept 90 days.
+    vpc.addFlowLog('RejectedTraffic', {
+      trafficType: FlowLogTrafficType.REJECT,
+      destination: FlowLogDestination.toCloudWatchLogs(
+        new LogGroup(this, 'RejectedTraffic', { retention: RetentionDays.THREE_MONTHS }),
+      ),
     });
     const alarmTopic = new AlarmTopic(this, 'AlarmTopic', {
       ...(props.alarmEmail === undefined ? {} : { email: props.alarmEmail }),
@@ -107,6 +118,12 @@ export class PrognozStack extends Stack {
       webhookQueue: webhooks.queue,
       workflows: workflowArns,
       deadJobQueues,
+      fleets: [...models].map(([modelId, stack]) => ({
+        modelId,
+        queue: stack.queue.queue,
+        cluster: stack.fleet.cluster,
+        service: stack.fleet.service,
+      })),
       environment: apiEnv,
     });
     const routeFunction = (name: HandlerName, id: string, timeout = Duration.seconds(10), memorySize?: number) => {
@@ -160,7 +177,7 @@ export class PrognozStack extends Stack {
     for (const [name, fn] of Object.entries(handlers)) {
       if (name === 'get-openapi') continue;
       table.grantReadWriteData(fn);
-      bucket.grantRead(fn);
+      grantObjectRead(bucket, fn);
     }
     // Uploads write their bytes; a delete removes them. Every handler reads (and presigns) already.
     bucket.grantPut(handlers['upload-file']);
@@ -185,8 +202,14 @@ export class PrognozStack extends Stack {
     new ApiDocs(this, 'ApiDocs', {
       api,
       unmatched: new LambdaIntegration(unmatched, { scopePermissionToMethod: false }),
+      accessLogs: data.accessLogs,
     });
-    const site = new ConsoleSite(this, 'Console', { api, signInClient: owners.client });
+    const site = new ConsoleSite(this, 'Console', {
+      api,
+      signInClient: owners.client,
+      accessLogs: data.accessLogs,
+      ...(props.consoleDomain === undefined ? {} : { customDomain: props.consoleDomain }),
+    });
     new OperationalAlarms(this, 'Alarms', {
       topic: alarmTopic,
       webhookDeadLetters: webhooks.deadLetterQueue,

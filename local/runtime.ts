@@ -131,8 +131,10 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       getAtt: (id, attribute) => record(`GetAtt:${id}.${attribute}`, localGetAtt(id, attribute)),
     };
     // A state machine's ARN comes from its name, as on AWS: the functions find it by its name's prefix.
-    const machineArnOf = (id: string): string =>
-      localStateMachineArn(String(template.Resources[id]?.Properties?.StateMachineName ?? id));
+    const machineArnOf = (id: string): string => {
+      const name = template.Resources[id]?.Properties?.StateMachineName;
+      return localStateMachineArn(typeof name === 'string' ? name : id);
+    };
     const localRef = (id: string): string =>
       tables.get(id) ??
       queues.get(id)?.url ??
@@ -306,7 +308,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
         }),
         // What the runtime executes, and the local value it gave each intrinsic of the template.
         definitions: () => ({
-          machines: machines.map(({ logicalId, model, definition }) => ({ logicalId, model, definition })),
+          machines: machines.map(({ logicalId, model, arn, definition }) => ({ logicalId, model, arn, definition })),
           bindings: Object.fromEntries(resolved),
         }),
       },
@@ -392,14 +394,19 @@ const eventRules = (
 const timeoutOf = (functions: ReadonlyMap<string, { entry: string; timeoutSeconds: number }>, entry: string): number =>
   [...functions.values()].find((fn) => fn.entry === entry)?.timeoutSeconds ?? 30;
 
-/** The union of the template's function environments; one variable with two values is an error. */
+/**
+ * The union of the template's function environments, but for the variables a function marks as
+ * AWS's only; one variable with two values is an error.
+ */
 const functionEnvironment = (template: CfnTemplate, bindings: LocalBindings): Record<string, string> => {
   const env: Record<string, string> = {};
   for (const [logicalId, fn] of resourcesOfType(template, 'AWS::Lambda::Function')) {
     if (!metadataOf(fn, 'entry')) continue;
     const variables =
       (fn.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+    const awsOnly = new Set(metadataOf(fn, 'awsOnlyEnv')?.split(','));
     for (const [name, value] of Object.entries(variables)) {
+      if (awsOnly.has(name)) continue;
       const resolved = String(resolveIntrinsics(value, bindings));
       if (env[name] !== undefined && env[name] !== resolved)
         throw new Error(`${logicalId} sets ${name} differently from another function`);

@@ -88,8 +88,13 @@ export class CogCallbacks {
     this.runs.delete(id);
   }
 
+  /** Stops listening; connections coglet keeps open are closed too, so the worker can exit. */
   async close(): Promise<void> {
-    await new Promise((resolve) => (this.server ? this.server.close(resolve) : resolve(undefined)));
+    const server = this.server;
+    if (!server) return;
+    const closed = new Promise((resolve) => server.close(resolve));
+    server.closeAllConnections();
+    await closed;
   }
 
   private take(run: Watched, snapshot: CogSnapshot): void {

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { sqs } from '../shared/adapters/aws-clients.ts';
+import { taskProtectionOf } from '../shared/adapters/ecs-task-protection.ts';
 import { s3OutputStore } from '../shared/adapters/output-store.ts';
 import { dynamoPredictionStore } from '../shared/adapters/prediction-store.ts';
 import { sqsWebhookNotifier } from '../shared/adapters/webhook-queue.ts';
@@ -26,6 +27,7 @@ import { cogModelClient } from './model-client.ts';
 import { leftoverRuns, removeRunFolder, runFolder } from './run-inputs.ts';
 import { pollQueue, type Disposition } from './poller.ts';
 import { runClaimed } from './run-job.ts';
+import { scaleInGuard } from './scale-in-guard.ts';
 import { takeJob } from './take-job.ts';
 
 const env = z
@@ -36,7 +38,7 @@ const env = z
     PROGNOZ_WEBHOOK_QUEUE_URL: z.url(),
     PROGNOZ_OUTPUT_BUCKET: z.string().min(1),
     PROGNOZ_MODEL_URL: z.url().default('http://127.0.0.1:5000'),
-    /** Where coglet sends the runs' webhooks: a loopback port of this worker (0: any free one). */
+    /** The port of this worker coglet sends the runs' webhooks to (0: any free one). */
     PROGNOZ_CALLBACK_PORT: z.coerce.number().int().min(0).max(65535).default(0),
     /** The address coglet reaches the worker at; `auto`: this container's own (an ECS task on Docker's bridge). */
     PROGNOZ_CALLBACK_HOST: z.string().min(1).default('127.0.0.1'),
@@ -46,6 +48,10 @@ const env = z
     PROGNOZ_ALLOW_LOOPBACK: z.enum(['true', 'false']).default('false'),
     /** How often a running prediction is checked for a cancel (ms). */
     PROGNOZ_CHECK_MS: z.coerce.number().int().positive().default(1000),
+    /** After SIGTERM, how long running jobs may go on before they are handed back to the queue (s). */
+    PROGNOZ_DRAIN_SECONDS: z.coerce.number().min(0).default(100),
+    /** The ECS agent's endpoint (ECS sets it in a task): task scale-in protection goes through it. */
+    ECS_AGENT_URI: z.url().optional(),
   })
   .parse(process.env);
 
@@ -67,11 +73,25 @@ const outputs = s3OutputStore(env.PROGNOZ_OUTPUT_BUCKET);
 const notifier = sqsWebhookNotifier(env.PROGNOZ_WEBHOOK_QUEUE_URL);
 const callbacks = sfnTaskCallbacks();
 
+const guard = scaleInGuard({
+  protection: taskProtectionOf(env.ECS_AGENT_URI, (message) => log(message)),
+  runSeconds: model.timeouts.runSeconds,
+  clock: systemClock,
+  warn: (message, fields) => logger.warn(message, fields),
+});
+
+// Stopping: no new job at once; the running ones may end within the drain, then are handed back.
 const stop = new AbortController();
+const handBack = new AbortController();
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {
-    log('stopping: no new jobs; the running one finishes', { signal });
+    if (stop.signal.aborted) return;
+    log('stopping: no new jobs; running ones may end within the drain, then go back to the queue', {
+      signal,
+      drainSeconds: env.PROGNOZ_DRAIN_SECONDS,
+    });
     stop.abort();
+    setTimeout(() => handBack.abort(), env.PROGNOZ_DRAIN_SECONDS * 1000).unref();
   });
 }
 
@@ -118,26 +138,29 @@ const handle = async (
     });
     return { kind: 'delete' };
   }
-  const outcome = await runClaimed(
-    {
-      model,
-      store,
-      outputs,
-      modelServer,
-      inputs: { dir: inputsDir, download },
-      clock: systemClock,
-      checkMs: Math.min(env.PROGNOZ_CHECK_MS, model.timeouts.heartbeatSeconds * 1000),
-      heartbeatMs: model.timeouts.heartbeatSeconds * 1000,
-      renewLease,
-      effects,
-      sleep: (ms) => sleep(ms),
-      log,
-    },
-    taken.prediction,
+  const outcome = await guard.protecting(() =>
+    runClaimed(
+      {
+        model,
+        store,
+        outputs,
+        modelServer,
+        inputs: { dir: inputsDir, download },
+        clock: systemClock,
+        checkMs: Math.min(env.PROGNOZ_CHECK_MS, model.timeouts.heartbeatSeconds * 1000),
+        heartbeatMs: model.timeouts.heartbeatSeconds * 1000,
+        renewLease,
+        effects,
+        sleep: (ms) => sleep(ms),
+        log,
+        handBack: handBack.signal,
+      },
+      taken.prediction,
+    ),
   );
   log('run over', { predictionId: id, outcome });
-  // Requeued: back to the queue at once, for the next worker whose model server is up.
-  return outcome === 'requeued' ? { kind: 'return', afterSeconds: 0 } : { kind: 'delete' };
+  // Requeued or handed back: back to the queue at once, for the next worker whose model server is up.
+  return outcome === 'requeued' || outcome === 'handedBack' ? { kind: 'return', afterSeconds: 0 } : { kind: 'delete' };
 };
 
 // Runs left by a worker that died (their folders are still here) are stopped: their predictions
@@ -166,3 +189,5 @@ await pollQueue({
 });
 await cogCallbacks.close();
 log('worker stopped');
+// Drained: exit 0 (ECS does not restart a worker that exits 0) even if a run given up on is still watched.
+process.exit(0);

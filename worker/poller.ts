@@ -22,6 +22,7 @@ export interface PollerOptions {
   readonly slots: number;
   /** Seconds a received message stays hidden: the worker's lease, renewed while it runs. */
   readonly leaseSeconds: number;
+  /** Stops the taking of jobs at once; the jobs running go on, and pollQueue returns when they end. */
   readonly signal: AbortSignal;
   readonly log: (message: string, fields?: Record<string, unknown>) => void;
   /** `setupError`: the model server failed its setup, so the job is ended with that error, not run. */
@@ -112,6 +113,11 @@ const takeOne = async (options: PollerOptions, setupError: string | null): Promi
     if (!parsed.success) {
       options.log('dropping a message that is not a dispatch message', { messageId: message.MessageId });
       await remove();
+      continue;
+    }
+    if (options.signal.aborted) {
+      // Received as the worker began to stop: another worker takes it at once.
+      await hideFor(0);
       continue;
     }
     try {

@@ -34,6 +34,8 @@ export interface RunDeps {
   readonly effects: EffectDeps;
   readonly sleep: (ms: number) => Promise<void>;
   readonly log: (message: string, fields?: Record<string, unknown>) => void;
+  /** Aborted at the worker's drain deadline: a run still going is stopped and handed back to the queue. */
+  readonly handBack?: AbortSignal;
 }
 
 export type RunOutcome =
@@ -42,12 +44,19 @@ export type RunOutcome =
   /** Someone else ended it (a cancel, the sweeper) or took the run over: the model was stopped. */
   | 'stopped'
   /** The model server went away mid-run: the prediction is back in the queue for another attempt. */
-  | 'requeued';
+  | 'requeued'
+  /** The worker was stopping and its drain deadline came: the run was stopped and given back, its attempt not counted. */
+  | 'handedBack';
 
 /** Time the model server gets past the run limit to answer before the run counts as timed out. */
 const ANSWER_GRACE_MS = 2000;
 /** Pauses before retrying a write of the result that failed (the job is done; losing it would rerun it). */
 const END_RETRY_PAUSES_MS = [500, 2000, 5000];
+/**
+ * How long a run being handed back may take to stop on the model server; then it is given back
+ * anyway, well before the orchestrator's SIGKILL (ECS waits 20 s past the drain).
+ */
+const HAND_BACK_WAIT_MS = 10_000;
 
 /**
  * Runs a prediction this worker claimed, on the model server beside it, and ends it here: the
@@ -56,7 +65,9 @@ const END_RETRY_PAUSES_MS = [500, 2000, 5000];
  * task token. While it runs, the worker renews its lease every heartbeat and checks every
  * second that the prediction is still its own; a cancel or a takeover stops the model. Each look
  * also records the run's progress, logs and streamed output, sends the run webhooks the
- * prediction asked for, and stops a run whose deadline (`Cancel-After`) has passed.
+ * prediction asked for, and stops a run whose deadline (`Cancel-After`) has passed. A run still
+ * going when the stopping worker's drain deadline comes (`handBack`) is stopped and handed back
+ * to the queue, its attempt not counted.
  */
 export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise<RunOutcome> => {
   const { id, claim } = prediction;
@@ -64,6 +75,7 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
   const deadlineMs = prediction.deadlineAt === null ? null : parseTimestamp(prediction.deadlineAt);
   let stopped = false;
   let deadlinePassed = false;
+  let handingBack = false;
   let watch = freshWatch();
   // Stops the fetching of file inputs, as a cancel to the model server stops its run.
   const stopRun = new AbortController();
@@ -73,7 +85,7 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
       events.map((event) => deps.effects.notifier.notify({ predictionId: id, event, atMs: deps.clock.now() })),
     );
   const check = async () => {
-    if (deadlinePassed || stopped) return;
+    if (deadlinePassed || stopped || handingBack) return;
     if (deadlineMs !== null && deps.clock.now() >= deadlineMs) {
       deadlinePassed = true;
       deps.log('the prediction reached its deadline; stopping the model', {
@@ -128,18 +140,37 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
     deps.heartbeatMs,
   );
 
+  // At the drain deadline the run is stopped; it is given back once it has stopped, or after HAND_BACK_WAIT_MS.
+  let overdue: NodeJS.Timeout | undefined;
+  let giveUp: (why: Error) => void = () => undefined;
+  const givenUp = new Promise<Error>((resolve) => (giveUp = resolve));
+  const handBack = () => {
+    if (stopped || deadlinePassed || handingBack) return;
+    handingBack = true;
+    deps.log('the drain deadline came; stopping the run to hand it back to the queue', { predictionId: id });
+    stopRun.abort();
+    void deps.modelServer.cancel(id).catch(() => undefined);
+    overdue = setTimeout(() => giveUp(new Error('the run did not stop in time')), HAND_BACK_WAIT_MS);
+  };
+  if (deps.handBack?.aborted) handBack();
+  else deps.handBack?.addEventListener('abort', handBack, { once: true });
+
   const startedMs = deps.clock.now();
   const runDeadline = parseTimestamp(prediction.startedAt) + limits.runSeconds * 1000;
   const folder = runFolder(deps.inputs.dir, id);
-  let response: ModelResponse | Error;
-  try {
+  const running = async (): Promise<ModelResponse | Error> => {
     const input = await prepareInputs(deps.model.files, prediction.input, folder, deps.inputs.download, stopRun.signal);
-    response = stopRun.signal.aborted
+    return stopRun.signal.aborted
       ? new InputFetchFailed('stopped before the run began')
       : await deps.modelServer.predict(id, input, Math.max(1000, runDeadline - deps.clock.now() + ANSWER_GRACE_MS));
-  } catch (error) {
-    response = error instanceof Error ? error : new Error(String(error));
+  };
+  let response: ModelResponse | Error;
+  try {
+    const ran = running().catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+    response = await Promise.race([ran, givenUp]);
   } finally {
+    deps.handBack?.removeEventListener('abort', handBack);
+    clearTimeout(overdue);
     clearInterval(watching);
     clearInterval(leasing);
     await removeRunFolder(folder).catch((error: unknown) =>
@@ -153,6 +184,13 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
     deps.log('run webhooks could not be queued', { predictionId: id, error: String(error) }),
   );
 
+  // A run that succeeded in the moment its drain deadline came keeps its result; any other is given back.
+  const succeeded = !(response instanceof Error) && response.status === 'succeeded';
+  if (handingBack && !succeeded) {
+    deps.log('the run was handed back to the queue for another worker', { predictionId: id });
+    await applyEvent(deps.store, id, { type: 'lost', atMs: deps.clock.now(), claim, handedBack: true });
+    return 'handedBack';
+  }
   if (response instanceof ModelUnavailable || response instanceof ModelBusy) {
     deps.log('the model server went away mid-run; the prediction goes back to the queue', {
       predictionId: id,
@@ -163,7 +201,6 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
   }
   const report = response instanceof Error ? {} : reportOf(response, scrub);
   // A run that finished in the moment its deadline was reached keeps its result.
-  const succeeded = !(response instanceof Error) && response.status === 'succeeded';
   if (deadlinePassed && !succeeded && prediction.deadlineAt !== null) {
     const error = ENDINGS.deadline(prediction.deadlineAt);
     return finish(deps, prediction, {

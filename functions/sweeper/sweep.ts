@@ -1,11 +1,16 @@
 import type { SQSBatchResponse } from 'aws-lambda';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
+import { ssmFleetDirectory } from '../../shared/adapters/fleet-directory.ts';
+import { ecsFleetServices } from '../../shared/adapters/fleet-services.ts';
+import { sqsJobQueues } from '../../shared/adapters/job-queues.ts';
 import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts';
 import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
 import { sfnWorkflowClient } from '../../shared/adapters/workflow-client.ts';
 import { stateMachinesFromEnv, tableNameFromEnv, webhookQueueUrlFromEnv } from '../../shared/config.ts';
 import { systemClock } from '../../shared/domain/clock.ts';
+import { FLEETS_ENV, fleetsPathFromEnv } from '../../shared/fleet-config.ts';
+import type { FleetDirectory } from '../../shared/ports/fleet-control.ts';
 import type { PredictionId } from '../../shared/domain/ids.ts';
 import {
   endDeadJob,
@@ -14,6 +19,7 @@ import {
   sweep,
   type SweepDeps,
 } from '../../shared/use-cases/sweep.ts';
+import { nudgeFleets, type NudgeDeps } from '../../shared/use-cases/nudge-fleets.ts';
 import { dispatchMessage } from '../../shared/workflow/messages.ts';
 import { logger } from '../http/logger.ts';
 
@@ -49,13 +55,43 @@ const depsFromEnv = (): SweepDeps => {
   });
 };
 
+/** Where the fleets are listed and what wakes them; null where the stack lists none (the local runtime). */
+let waking: { readonly directory: FleetDirectory; readonly deps: NudgeDeps } | null | undefined;
+const wakingFromEnv = () => {
+  if (waking !== undefined) return waking;
+  const path = fleetsPathFromEnv();
+  if (path === null)
+    logger.info(`${FLEETS_ENV} is not set: no fleet is woken (in the local runtime, workers always run)`);
+  return (waking =
+    path === null
+      ? null
+      : { directory: ssmFleetDirectory(path), deps: { queues: sqsJobQueues(), services: ecsFleetServices() } });
+};
+
+/** Wakes the fleets at zero that have jobs waiting; whatever fails is logged, and the sweep goes on. */
+const wakeWaitingFleets = async (): Promise<void> => {
+  try {
+    const setup = wakingFromEnv();
+    if (!setup) return;
+    const report = await nudgeFleets(setup.deps, await setup.directory.fleets(), (model, error) =>
+      logger.error('waking a fleet failed', { model, error: String(error) }),
+    );
+    const woken = Object.keys(report).filter((model) => report[model] === 'nudged');
+    if (woken.length > 0) logger.info('woke fleets at zero tasks with jobs waiting', { models: woken });
+  } catch (error) {
+    logger.error('the fleets could not be woken', { error: String(error) });
+  }
+};
+
 /**
- * The sweeper: on its schedule it moves on every prediction whose sweep deadline passed; told
- * that an execution ended without success, it ends the prediction behind it; given the jobs a
- * model queue dead-lettered, it ends their predictions. Nothing stays stuck.
+ * The sweeper: on its schedule it wakes the fleets at zero that have jobs waiting, and moves on
+ * every prediction whose sweep deadline passed; told that an execution ended without success, it
+ * ends the prediction behind it; given the jobs a model queue dead-lettered, it ends their
+ * predictions. Nothing stays stuck.
  */
 export const handler = async (event: unknown): Promise<SQSBatchResponse | undefined> => {
   if (scheduled.safeParse(event).success) {
+    await wakeWaitingFleets();
     const report = await sweep(depsFromEnv(), 500, (id, error) =>
       logger.error('sweeping a prediction failed', { predictionId: id, error: String(error) }),
     );

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { COG_VERSION, readCogConfig, type CogConfig } from '../../shared/models/cog-config.ts';
+import { MODEL_ENTRYPOINT_COMMAND, modelEntrypointInstructions } from './model-entrypoint.ts';
 
 export { COG_VERSION };
 
@@ -30,42 +31,11 @@ export const MODEL_PORT = 5000;
 export const MODEL_INPUTS_DIR = '/srv/prognoz/inputs';
 
 /**
- * What ECS puts in every container of a task and a model must not have: the task role's
- * credentials (the worker's), the agent's endpoints (task protection, metadata), and any static
- * credentials. A brought predictor is untrusted code.
+ * The unprivileged user coglet runs as, named for people and given to Docker by number: USER and
+ * --chown by number do not read the image's /etc/passwd, which a build step may have rewritten.
  */
-export const WITHHELD_FROM_MODELS: readonly string[] = [
-  'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI',
-  'AWS_CONTAINER_CREDENTIALS_FULL_URI',
-  'AWS_CONTAINER_AUTHORIZATION_TOKEN',
-  'AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE',
-  'ECS_AGENT_URI',
-  'ECS_CONTAINER_METADATA_URI',
-  'ECS_CONTAINER_METADATA_URI_V4',
-  'AWS_ACCESS_KEY_ID',
-  'AWS_SECRET_ACCESS_KEY',
-  'AWS_SESSION_TOKEN',
-  'AWS_WEB_IDENTITY_TOKEN_FILE',
-  'AWS_ROLE_ARN',
-  'AWS_PROFILE',
-];
-
-/** Where the model image's entrypoint lives. */
-export const MODEL_ENTRYPOINT = '/usr/local/bin/prognoz-model-entrypoint';
-
-/**
- * The model image's entrypoint: drops WITHHELD_FROM_MODELS, then becomes its command (coglet) by
- * exec, so no process of the container — PID 1's /proc/1/environ included — ever holds them.
- */
-export const MODEL_ENTRYPOINT_SCRIPT = `#!/bin/sh
-# prognoz: a model's container gets none of the task's AWS credentials or ECS agent endpoints.
-unset ${WITHHELD_FROM_MODELS.join(' ')}
-exec "$@"
-`;
-
-/** The unprivileged user coglet runs as. */
 export const MODEL_USER = 'model';
-const MODEL_UID = 10001;
+export const MODEL_UID = 10001;
 
 /**
  * Never sent to a model's image build (the context is its predictor folder): caches, virtual
@@ -132,11 +102,19 @@ const requirementsPath = (file: string): string => {
 
 const RUN_HEREDOC_END = 'PROGNOZ_RUN_END';
 
-/** One `run` entry of cog.yaml as a RUN instruction: a line as it is, several lines as a script. */
+/**
+ * What a line must not have to follow `RUN ` as it is: a line break or a trailing backslash (the
+ * next instruction would join it), a here-document marker (BuildKit would take the instructions
+ * after it, prognoz's entrypoint among them, as the document), or a leading `-` or `[` (RUN's own
+ * flags, such as --network or --mount, or its exec form).
+ */
+const NOT_A_PLAIN_LINE = /\n|\\$|<<|^\s*[-[]/;
+
+/** One `run` entry of cog.yaml as a RUN instruction: a plain line as it is, anything else as a script. */
 const runInstruction = (command: string): string => {
   if (command.trim() === '') throw new CogDockerfileError('a build.run command must not be empty');
   const text = command.replace(/\r\n?/g, '\n').replace(/\n+$/, '');
-  if (!text.includes('\n') && !text.endsWith('\\')) return `RUN ${text}`;
+  if (!NOT_A_PLAIN_LINE.test(text)) return `RUN ${text}`;
   if (text.split('\n').some((line) => line.trim() === RUN_HEREDOC_END)) {
     throw new CogDockerfileError(`a build.run command must not contain a line "${RUN_HEREDOC_END}"`);
   }
@@ -148,7 +126,8 @@ const runInstruction = (command: string): string => {
  * builds it: a CUDA base with the requested Python for `gpu: true`, else the official slim Python
  * image; `system_packages` from apt; a virtual environment with Cog's runtime, `python_packages`
  * and `python_requirements`; each `run` command; then the folder in /src and coglet serving
- * `predict` on port 5000 of its container, as an unprivileged user, started by MODEL_ENTRYPOINT.
+ * `predict` on port 5000 of every address of its container, as an unprivileged user, started by
+ * the entrypoint that removes the task's AWS credentials (model-entrypoint.ts).
  */
 export const cogDockerfile = (config: CogConfig, options: CogDockerfileOptions = {}): string => {
   const python = noNewline(config.pythonVersion, 'python_version');
@@ -214,20 +193,19 @@ export const cogDockerfile = (config: CogConfig, options: CogDockerfileOptions =
   for (const command of config.run) lines.push(runInstruction(command));
 
   lines.push(
-    `RUN useradd --system --uid ${MODEL_UID} --create-home --shell /usr/sbin/nologin ${MODEL_USER} \\`,
+    `RUN groupadd --system --gid ${MODEL_UID} ${MODEL_USER} \\`,
+    `    && useradd --system --uid ${MODEL_UID} --gid ${MODEL_UID} --create-home --shell /usr/sbin/nologin ${MODEL_USER} \\`,
     `    && install -d -m 1777 ${MODEL_INPUTS_DIR}`,
-    `COPY --chown=${MODEL_USER}:${MODEL_USER} . /src`,
+    `COPY --chown=${MODEL_UID}:${MODEL_UID} . /src`,
     'WORKDIR /src',
     `ENV COG_PREDICT_TYPE_STUB=${envValue(predict)} COG_MAX_CONCURRENCY=${config.concurrency} PORT=${MODEL_PORT} PYTHONUNBUFFERED=1`,
-    `RUN <<'${RUN_HEREDOC_END}'`,
-    'set -e',
-    `cat > ${MODEL_ENTRYPOINT} <<'PROGNOZ_ENTRYPOINT_END'`,
-    MODEL_ENTRYPOINT_SCRIPT.trimEnd(),
-    'PROGNOZ_ENTRYPOINT_END',
-    `chmod 0755 ${MODEL_ENTRYPOINT}`,
-    RUN_HEREDOC_END,
-    `USER ${MODEL_USER}`,
-    `ENTRYPOINT ${execForm([MODEL_ENTRYPOINT])}`,
+    ...modelEntrypointInstructions(),
+    `USER ${MODEL_UID}:${MODEL_UID}`,
+    // Exec form, both: Docker runs the entrypoint itself (no /bin/sh -c around it), and a command
+    // given at run time (ECS's `command`) replaces CMD only, so it too starts through the entrypoint.
+    `ENTRYPOINT ${execForm(MODEL_ENTRYPOINT_COMMAND)}`,
+    // coglet binds to --host and reads the port from PORT (cog.server.http); every address of its
+    // container, because the worker reaches it from its own container over Docker's bridge.
     `CMD ${execForm(['python', '-m', 'cog.server.http', '--host', '0.0.0.0'])}`,
     '',
   );

@@ -7,7 +7,7 @@ import {
   type RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
 import { PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
-import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
+import { BlockPublicAccess, Bucket, BucketEncryption, type IBucket } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, Source, type ISource } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { copyFileSync, existsSync } from 'node:fs';
@@ -23,6 +23,8 @@ export interface ApiDocsProps {
    * it API Gateway answers them with its own 403 "Missing Authentication Token". Default: none.
    */
   readonly unmatched?: Integration;
+  /** Where the bucket's server access logs go (DataStore's accessLogs). Default: none. */
+  readonly accessLogs?: IBucket;
 }
 
 /**
@@ -65,6 +67,7 @@ export class ApiDocs extends Construct {
       // with the stack: nothing is lost with it.
       removalPolicy: RemovalPolicy.DESTROY,
       autoDeleteObjects: true,
+      ...(props.accessLogs ? { serverAccessLogsBucket: props.accessLogs, serverAccessLogsPrefix: 'api-docs/' } : {}),
     });
     new BucketDeployment(this, 'Deploy', { sources: [stagedFiles(DOCS_FILES)], destinationBucket: this.bucket });
 

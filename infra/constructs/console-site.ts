@@ -1,5 +1,6 @@
 import { Duration, FileSystem, Names, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import {
   AllowedMethods,
   CachePolicy,
@@ -13,13 +14,14 @@ import {
   OriginRequestPolicy,
   ResponseHeadersPolicy,
   S3OriginAccessControl,
+  SecurityPolicyProtocol,
   ViewerProtocolPolicy,
   type BehaviorOptions,
   type ResponseSecurityHeadersBehavior,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import type { IUserPoolClient } from 'aws-cdk-lib/aws-cognito';
-import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
+import { BlockPublicAccess, Bucket, BucketEncryption, type IBucket } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import {
@@ -37,6 +39,23 @@ export interface ConsoleSiteProps {
   readonly api: RestApi;
   /** The console's app client in the owners' pool. */
   readonly signInClient: IUserPoolClient;
+  /**
+   * The console's own address. Only with a certificate of its own can viewers be held to TLS 1.2
+   * or later: CloudFront's default certificate (*.cloudfront.net) also accepts TLS 1.0 and 1.1, and
+   * its security policy cannot be raised. Default: none, the distribution's cloudfront.net domain.
+   */
+  readonly customDomain?: ConsoleDomain;
+  /** A web ACL of AWS WAF in front of the console and the API through it (scope CLOUDFRONT, in us-east-1). Default: none. */
+  readonly webAclArn?: string;
+  /** Where CloudFront's standard logs and the build bucket's server access logs go (DataStore's accessLogs). Default: none. */
+  readonly accessLogs?: IBucket;
+}
+
+export interface ConsoleDomain {
+  /** E.g. console.example.com; its DNS record (a CNAME or alias to the distribution) is the deployer's. */
+  readonly domainName: string;
+  /** An ACM certificate for the name, in us-east-1 (where CloudFront reads certificates from). */
+  readonly certificateArn: string;
 }
 
 /** The page every console address is answered with; the console routes on the address itself. */
@@ -114,6 +133,10 @@ export class ConsoleSite extends Construct {
       // Only the console's build, deployed again with the stack: nothing is lost with it.
       removalPolicy: RemovalPolicy.DESTROY,
       autoDeleteObjects: true,
+      // Who wrote the console's code (its deployments) and who read it (CloudFront only).
+      ...(props.accessLogs
+        ? { serverAccessLogsBucket: props.accessLogs, serverAccessLogsPrefix: 'console-files/' }
+        : {}),
     });
     this.deploy(bucket, props.signInClient);
 
@@ -166,8 +189,17 @@ export class ConsoleSite extends Construct {
         functionAssociations: [{ function: pages, eventType: FunctionEventType.VIEWER_REQUEST }],
       },
       additionalBehaviors: Object.fromEntries(API_PATH_PATTERNS.map((pattern) => [pattern, toApi])),
+      ...(props.customDomain
+        ? {
+            domainNames: [props.customDomain.domainName],
+            certificate: Certificate.fromCertificateArn(this, 'Certificate', props.customDomain.certificateArn),
+            minimumProtocolVersion: SecurityPolicyProtocol.TLS_V1_2_2021,
+          }
+        : {}),
+      ...(props.webAclArn ? { webAclId: props.webAclArn } : {}),
+      ...(props.accessLogs ? { logBucket: props.accessLogs, logFilePrefix: 'console-cloudfront/' } : {}),
     });
-    this.url = `https://${this.distribution.distributionDomainName}/`;
+    this.url = `https://${props.customDomain?.domainName ?? this.distribution.distributionDomainName}/`;
   }
 
   /**

@@ -1,5 +1,7 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
+import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type IBucket } from 'aws-cdk-lib/aws-s3';
+import { S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY } from 'aws-cdk-lib/cx-api';
 import { AttributeType, Billing, ProjectionType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { DELIVERY_INDEX, OWNER_INDEX, SWEEP_INDEX, TABLE_KEY } from '../../shared/adapters/table-keys.ts';
@@ -11,6 +13,17 @@ export interface DataStoreProps {
   readonly outputRetentionDays?: number;
 }
 
+/** Days access logs are kept: a year of who read or wrote what, for an investigation. */
+const ACCESS_LOG_RETENTION_DAYS = 365;
+
+/**
+ * Lets a function read objects of a bucket: s3:GetObject alone (reads and presigned GETs), where
+ * `bucket.grantRead` adds s3:GetObject*, s3:GetBucket* and s3:List* (tags, ACLs, versions, listings).
+ * Without s3:ListBucket, S3 answers a missing key with 403 (AccessDenied), not 404 (NoSuchKey).
+ */
+export const grantObjectRead = (bucket: IBucket, grantee: IGrantable): Grant =>
+  Grant.addToPrincipal({ grantee, actions: ['s3:GetObject'], resourceArns: [bucket.arnForObjects('*')] });
+
 /** The single table of DESIGN §3: predictions, accounts, tokens, keyed as shared/adapters/table-keys.ts says. */
 export class DataStore extends Construct {
   public readonly table: TableV2;
@@ -19,14 +32,32 @@ export class DataStore extends Construct {
    * and uploaded files (`files/…`): one lifecycle rule expires every object, whatever its prefix.
    */
   public readonly bucket: Bucket;
+  /**
+   * The stack's access logs: S3 server access logs (each bucket under a prefix of its own) and
+   * CloudFront's standard logs, which are written with ACLs, so ACLs stay enabled (bucket owner
+   * preferred: the logs are the stack's). Any bucket may log here with `serverAccessLogsBucket`.
+   */
+  public readonly accessLogs: Bucket;
 
   constructor(scope: Construct, id: string, props: DataStoreProps = {}) {
     super(scope, id);
+    // S3 may write access logs here by the bucket policy AWS recommends, not by the log-delivery ACL.
+    this.node.setContext(S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY, true);
     const removal = props.retain === false ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
     const retentionDays = props.outputRetentionDays ?? 30;
     if (!Number.isInteger(retentionDays) || retentionDays < 1)
       throw new Error('outputRetentionDays must be a whole number of days ≥ 1');
+    this.accessLogs = new Bucket(this, 'AccessLogs', {
+      encryption: BucketEncryption.S3_MANAGED,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_PREFERRED,
+      enforceSSL: true,
+      removalPolicy: removal,
+      lifecycleRules: [{ expiration: Duration.days(ACCESS_LOG_RETENTION_DAYS) }],
+    });
     this.bucket = new Bucket(this, 'Outputs', {
+      serverAccessLogsBucket: this.accessLogs,
+      serverAccessLogsPrefix: 'outputs/',
       encryption: BucketEncryption.S3_MANAGED,
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       enforceSSL: true,

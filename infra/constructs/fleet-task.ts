@@ -57,6 +57,9 @@ export const WORKER_DOCKER_EXCLUDES: readonly string[] = [
   '**/.pytest_cache',
 ];
 
+/** The worker's probe of its model server (the worker image has Node, nothing else). */
+export const MODEL_HEALTH_PROBE = `fetch('http://${MODEL_LINK_ALIAS}:${MODEL_PORT}/health-check').then((r) => r.json()).then((b) => process.exit(['READY', 'BUSY'].includes(b.status) ? 0 : 1), () => process.exit(1))`;
+
 /** A predictor folder as an absolute path: a relative one is relative to the repository root. */
 export const predictorFolderOf = (model: Pick<ModelDefinition, 'predictor'>): string =>
   path.resolve(REPO_ROOT, model.predictor.folder);
@@ -111,16 +114,6 @@ export class FleetTask extends Construct {
         // CUDA from the driver for any image, the CUDA base's or not (`gpu: false` with CUDA wheels).
         ...(fleet.gpus > 0 ? { NVIDIA_DRIVER_CAPABILITIES: 'compute,utility' } : {}),
       },
-      healthCheck: {
-        // coglet answers READY when setup() is done and BUSY while it runs all it takes at once.
-        command: [
-          'CMD-SHELL',
-          `python -c "import urllib.request,json,sys; s=json.load(urllib.request.urlopen('http://127.0.0.1:${MODEL_PORT}/health-check'))['status']; sys.exit(0 if s in ('READY','BUSY') else 1)"`,
-        ],
-        interval: Duration.seconds(15),
-        startPeriod: Duration.seconds(300),
-        retries: 3,
-      },
       logging: logging('model'),
       // A crashed model server comes back in its task: the worker hands its run back to the queue
       // and waits for setup again. One that cannot stay up for a minute stops the task instead.
@@ -137,6 +130,17 @@ export class FleetTask extends Construct {
         platform: Platform.LINUX_AMD64,
       }),
       memoryReservationMiB: 256,
+      // The model server's health is asked from here: a check run inside the model's container
+      // would run with the credentials ECS gives every container, which its entrypoint drops.
+      // coglet answers READY when setup() is done and BUSY while it runs all it takes at once; a
+      // restart in place (setup again) has five minutes before the task counts as unhealthy.
+      healthCheck: {
+        command: ['CMD', 'node', '-e', MODEL_HEALTH_PROBE],
+        interval: Duration.seconds(30),
+        timeout: Duration.seconds(5),
+        startPeriod: Duration.seconds(300),
+        retries: 10,
+      },
       environment: {
         PROGNOZ_MODEL_ID: model.id,
         PROGNOZ_MODEL_URL: `http://${MODEL_LINK_ALIAS}:${MODEL_PORT}`,

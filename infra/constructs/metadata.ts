@@ -2,12 +2,14 @@ import type { CfnResource } from 'aws-cdk-lib';
 
 /**
  * Template metadata keys through which the local runtime finds, in the synthesized template,
- * which state machine and queue belong to which model and which source file each function runs.
+ * which state machine and queue belong to which model, which source file each function runs,
+ * and which of a function's environment variables (comma-separated) are for AWS only.
  */
 export const METADATA = {
   model: 'prognoz:model',
   role: 'prognoz:role',
   entry: 'prognoz:entry',
+  awsOnlyEnv: 'prognoz:aws-only-env',
 } as const;
 
 export const tag = (resource: CfnResource, values: Partial<Record<keyof typeof METADATA, string>>): void => {

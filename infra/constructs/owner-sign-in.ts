@@ -1,5 +1,12 @@
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
-import { AccountRecovery, Mfa, UserPool, UserPoolClient } from 'aws-cdk-lib/aws-cognito';
+import {
+  AccountRecovery,
+  FeaturePlan,
+  Mfa,
+  StandardThreatProtectionMode,
+  UserPool,
+  UserPoolClient,
+} from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
 import { OWNER_SIGN_IN_ENV } from '../../shared/config.ts';
 
@@ -27,6 +34,13 @@ export class OwnerSignIn extends Construct {
       mfa: Mfa.OPTIONAL,
       mfaSecondFactor: { otp: true, sms: false },
       accountRecovery: AccountRecovery.EMAIL_ONLY,
+      // An owner controls an account's spending and its API tokens. The Plus plan's threat
+      // protection scores every sign-in's risk and checks passwords against known leaks; in audit
+      // mode it records and reports (CloudWatch metrics, user event history) but blocks nothing,
+      // as AWS advises for the first weeks, and as long as the console cannot answer an MFA
+      // challenge, which its full-function mode may ask of a risky sign-in.
+      featurePlan: FeaturePlan.PLUS,
+      standardThreatProtectionMode: StandardThreatProtectionMode.AUDIT_ONLY,
       // An owner lost with the stack can be created again; their accounts and data stay in the table.
       removalPolicy: RemovalPolicy.DESTROY,
     });

@@ -126,8 +126,10 @@ export class PredictionApi extends Construct {
         stageName: 'prod',
         throttlingRateLimit: rate,
         throttlingBurstLimit: rate * 2,
-        // Execution logs stay off (they would log request bodies); access logs say who asked what.
-        loggingLevel: MethodLoggingLevel.OFF,
+        // Execution logs of errors only, never request or response bodies (no data tracing);
+        // access logs say who asked what.
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
         accessLogDestination: new LogGroupLogDestination(accessLogs),
         accessLogFormat: ACCESS_LOG_FORMAT,
       },

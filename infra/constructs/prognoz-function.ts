@@ -1,4 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, type CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -27,13 +28,19 @@ export interface PrognozFunctionProps {
   readonly memorySize?: number;
 }
 
-/** Every Lambda of prognoz: Node 24 on arm64, one minified ESM bundle, logs kept a month. */
+/**
+ * Every Lambda of prognoz: Node 24 on arm64, one minified ESM bundle, logs kept a month. Its role
+ * may write to its own log group only (AWSLambdaBasicExecutionRole would let it write to any).
+ */
 export class PrognozFunction extends Construct {
   public readonly fn: NodejsFunction;
 
   constructor(scope: Construct, id: string, props: PrognozFunctionProps) {
     super(scope, id);
     if (path.isAbsolute(props.entry)) throw new Error('entry must be relative to the repository root');
+    const logGroup = new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH });
+    const role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    logGroup.grantWrite(role);
     this.fn = new NodejsFunction(this, 'Function', {
       entry: path.join(REPO_ROOT, props.entry),
       handler: 'handler',
@@ -41,7 +48,8 @@ export class PrognozFunction extends Construct {
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(10),
-      logGroup: new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH }),
+      logGroup,
+      role,
       environment: { NODE_OPTIONS: '--enable-source-maps', POWERTOOLS_SERVICE_NAME: 'prognoz', ...props.environment },
       projectRoot: REPO_ROOT,
       depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),

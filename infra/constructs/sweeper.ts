@@ -1,12 +1,28 @@
-import { Duration } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IBaseService, ICluster } from 'aws-cdk-lib/aws-ecs';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { Grant } from 'aws-cdk-lib/aws-iam';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
+import type { z } from 'zod';
+import { fleetParameter, FLEETS_ENV, fleetsPathOf } from '../../shared/fleet-config.ts';
+import { resourceNameOf } from '../../shared/models/definition.ts';
+import { tag } from './metadata.ts';
 import { PrognozFunction } from './prognoz-function.ts';
 import type { WorkflowArns } from './workflow-arns.ts';
+
+/** A model's fleet as the sweeper sees it: the queue its jobs wait on, and the service that runs them. */
+export interface SweptFleet {
+  readonly modelId: string;
+  readonly queue: IQueue;
+  readonly cluster: ICluster;
+  readonly service: IBaseService;
+}
 
 export interface SweeperProps {
   readonly table: ITable;
@@ -17,6 +33,12 @@ export interface SweeperProps {
   readonly deadJobQueues: readonly IQueue[];
   /** The environment every function shares (table, webhook queue, state machines). */
   readonly environment: Readonly<Record<string, string>>;
+  /**
+   * The fleets the sweeper wakes: one at zero tasks with jobs waiting is asked for a task, so the
+   * first job after a quiet night does not wait for the queue's metrics (SQS stops them for a
+   * queue idle six hours). Default: none.
+   */
+  readonly fleets?: readonly SweptFleet[];
   /** How often the sweeper looks for predictions past their deadlines. Default: every minute, EventBridge's finest. */
   readonly every?: Duration;
 }
@@ -26,7 +48,8 @@ export interface SweeperProps {
  * prediction whose sweep deadline passed; by EventBridge when an execution ends without
  * success, to end the prediction behind it; and by the model queues' dead-letter queues, to end
  * the predictions whose jobs no worker could finish. Nothing stays stuck, and every way out
- * releases the hold and sends the webhook.
+ * releases the hold and sends the webhook. On its schedule it also wakes the fleets at zero that
+ * have jobs waiting.
  */
 export class Sweeper extends Construct {
   public readonly fn: PrognozFunction;
@@ -47,6 +70,7 @@ export class Sweeper extends Construct {
     props.webhookQueue.grantSendMessages(fn);
     props.workflows.grantStart(fn);
     props.workflows.grantExecution(fn, 'states:StopExecution', 'states:DescribeExecution');
+    if (props.fleets) this.wakes(props.fleets);
     this.schedule = new Rule(this, 'Schedule', {
       schedule: Schedule.rate(every),
       description: 'Moves on predictions past their deadlines',
@@ -67,5 +91,57 @@ export class Sweeper extends Construct {
     for (const queue of props.deadJobQueues) {
       fn.addEventSource(new SqsEventSource(queue, { batchSize: 10, reportBatchItemFailures: true }));
     }
+  }
+
+  /**
+   * Lists the fleets in Parameter Store, one parameter each under one path, and tells the function
+   * that path (FLEETS_ENV, for AWS only): listed in the environment, a few dozen fleets would
+   * outgrow Lambda's 4 KB. The function may read that path, the fleets' queues' attributes, and
+   * their services' counts.
+   */
+  private wakes(fleets: readonly SweptFleet[]): void {
+    const fn = this.fn.fn;
+    const stack = Stack.of(this);
+    const path = fleetsPathOf(stack.stackName);
+    for (const fleet of fleets) {
+      const name = resourceNameOf({ id: fleet.modelId });
+      const value: z.input<typeof fleetParameter> = {
+        modelId: fleet.modelId,
+        queueUrl: fleet.queue.queueUrl,
+        cluster: fleet.cluster.clusterName,
+        service: fleet.service.serviceName,
+      };
+      new StringParameter(this, `Fleet-${name}`, {
+        parameterName: `${path}/${name}`,
+        stringValue: stack.toJsonString(value),
+        description: `The fleet of ${fleet.modelId}, which the sweeper wakes when jobs wait and it runs no task`,
+      });
+    }
+    fn.addEnvironment(FLEETS_ENV, path);
+    tag(fn.node.defaultChild as CfnFunction, { awsOnlyEnv: FLEETS_ENV });
+    Grant.addToPrincipal({
+      grantee: fn,
+      actions: ['ssm:GetParametersByPath'],
+      // GetParametersByPath is authorized against the path asked for, not the parameters returned.
+      resourceArns: [
+        stack.formatArn({
+          service: 'ssm',
+          resource: 'parameter',
+          resourceName: path.slice(1),
+          arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+        }),
+      ],
+    });
+    if (fleets.length === 0) return;
+    Grant.addToPrincipal({
+      grantee: fn,
+      actions: ['sqs:GetQueueAttributes'],
+      resourceArns: fleets.map((fleet) => fleet.queue.queueArn),
+    });
+    Grant.addToPrincipal({
+      grantee: fn,
+      actions: ['ecs:DescribeServices', 'ecs:UpdateService'],
+      resourceArns: fleets.map((fleet) => fleet.service.serviceArn),
+    });
   }
 }

@@ -5,6 +5,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { RETRY_POLICY } from '../../shared/workflow/webhook-policy.ts';
+import { grantObjectRead } from './data-store.ts';
 import { PrognozFunction } from './prognoz-function.ts';
 
 export interface WebhookDeliveryProps {
@@ -48,7 +49,7 @@ export class WebhookDelivery extends Construct {
       timeout: senderTimeout,
     });
     props.table.grantReadWriteData(this.sender.fn); // reads predictions, writes the delivery log
-    props.bucket.grantRead(this.sender.fn);
+    grantObjectRead(props.bucket, this.sender.fn); // a large output, read into the body
     this.queue.grantConsumeMessages(this.sender.fn);
     this.sender.fn.addEventSource(
       new SqsEventSource(this.queue, {

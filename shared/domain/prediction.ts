@@ -55,7 +55,7 @@ interface PredictionBase {
   readonly logs: string;
   /** Funds reserved while in flight, in the month they count against; released when it ends. */
   readonly hold: Hold;
-  /** How many times a worker has claimed it; above 1 means a lost run was run again. */
+  /** How many times a worker has claimed it (less the runs handed back); above 1 means a lost run was run again. */
   readonly attempts: number;
   /**
    * When the sweeper must look at it if nothing else has moved it on (epoch ms): the end of the
@@ -239,8 +239,11 @@ export type Ender = 'workflow' | 'worker' | 'api' | 'sweeper';
 export type PredictionEvent =
   | { readonly type: 'queued'; readonly atMs: number }
   | { readonly type: 'claimed'; readonly atMs: number; readonly claim: string }
-  /** The worker holding `claim` stopped (or its model server did): back to the queue. */
-  | { readonly type: 'lost'; readonly atMs: number; readonly claim: string }
+  /**
+   * The worker holding `claim` stopped (or its model server did): back to the queue. `handedBack`:
+   * the worker was being stopped and gave the run back itself, so the attempt does not count.
+   */
+  | { readonly type: 'lost'; readonly atMs: number; readonly claim: string; readonly handedBack?: boolean }
   | ({
       readonly type: 'succeeded';
       readonly atMs: number;
@@ -390,6 +393,7 @@ export const transition = (
       if (prediction.status !== 'processing' || current !== event.claim) return err(claimLost(prediction, event.claim));
       const requeued: Queued = {
         ...base(prediction),
+        attempts: event.handedBack ? prediction.attempts - 1 : prediction.attempts,
         status: 'queued',
         startedAt: null,
         queuedAt: formatTimestamp(event.atMs),

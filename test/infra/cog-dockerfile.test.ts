@@ -3,15 +3,21 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  MODEL_ENTRYPOINT,
-  MODEL_ENTRYPOINT_SCRIPT,
   COG_DOCKERFILE,
   COG_VERSION,
   CUDA_BASE_IMAGE,
   cogDockerfile,
   MODEL_INPUTS_DIR,
+  MODEL_UID,
   writeCogDockerfile,
 } from '../../infra/cog/dockerfile.ts';
+import {
+  ENTRYPOINT_SHELL_IMAGE,
+  MODEL_ENTRYPOINT,
+  MODEL_ENTRYPOINT_COMMAND,
+  MODEL_ENTRYPOINT_SCRIPT,
+  MODEL_ENTRYPOINT_SHELL,
+} from '../../infra/cog/model-entrypoint.ts';
 import { readCogConfig, type CogConfig } from '../../shared/models/cog-config.ts';
 import { copiedSources } from '../support/dockerfile.ts';
 
@@ -57,23 +63,55 @@ describe('the Dockerfile of a CPU predictor', () => {
     expect(text).not.toContain('apt-get');
   });
 
-  it("copies the folder into /src last and serves the predictor with coglet on its container's addresses, as an unprivileged user, through the entrypoint that drops AWS credentials", () => {
-    const copy = indexOf(lines, /^COPY --chown=model:model \. \/src$/);
+  it('copies the folder into /src and serves the predictor with coglet on every address of its container, as an unprivileged user', () => {
+    const copy = indexOf(lines, /^COPY --chown=10001:10001 \. \/src$/);
     expect(copy).toBeGreaterThan(indexOf(lines, /^RUN \["pip"/));
     expect(lines.slice(copy + 1, copy + 3)).toEqual([
       'WORKDIR /src',
       'ENV COG_PREDICT_TYPE_STUB="predict.py:Predictor" COG_MAX_CONCURRENCY=1 PORT=5000 PYTHONUNBUFFERED=1',
     ]);
-    expect(text).toContain(
-      `cat > ${MODEL_ENTRYPOINT} <<'PROGNOZ_ENTRYPOINT_END'\n${MODEL_ENTRYPOINT_SCRIPT}PROGNOZ_ENTRYPOINT_END\n`,
-    );
     expect(lines.slice(-3)).toEqual([
-      'USER model',
-      `ENTRYPOINT ["${MODEL_ENTRYPOINT}"]`,
+      `USER ${MODEL_UID}:${MODEL_UID}`,
+      `ENTRYPOINT ${JSON.stringify(MODEL_ENTRYPOINT_COMMAND).replace(/","/g, '", "')}`,
       'CMD ["python", "-m", "cog.server.http", "--host", "0.0.0.0"]',
     ]);
-    expect(text).toMatch(/useradd --system --uid 10001 .* model/);
+    expect(MODEL_UID).toBeGreaterThan(0);
+    expect(text).toMatch(/groupadd --system --gid 10001 model/);
+    expect(text).toMatch(/useradd --system --uid 10001 --gid 10001 .* model/);
     expect(text).toContain(`install -d -m 1777 ${MODEL_INPUTS_DIR}`);
+  });
+
+  it('starts coglet through the entrypoint, both in exec form, so no shell stands between Docker and them', () => {
+    const entrypoints = lines.filter((line) => line.startsWith('ENTRYPOINT '));
+    const cmds = lines.filter((line) => line.startsWith('CMD '));
+    expect(entrypoints).toHaveLength(1);
+    expect(cmds).toHaveLength(1);
+    // JSON arrays: Docker execs them as they are; a command given at run time replaces CMD only.
+    expect(JSON.parse(entrypoints[0]?.slice('ENTRYPOINT '.length) ?? '')).toEqual([
+      MODEL_ENTRYPOINT_SHELL,
+      'sh',
+      MODEL_ENTRYPOINT,
+    ]);
+    expect(JSON.parse(cmds[0]?.slice('CMD '.length) ?? '')).toEqual([
+      'python',
+      '-m',
+      'cog.server.http',
+      '--host',
+      '0.0.0.0',
+    ]);
+  });
+
+  it("writes the entrypoint's very bytes with BuildKit, and its shell from the pinned static BusyBox image", () => {
+    expect(ENTRYPOINT_SHELL_IMAGE).toMatch(/^busybox:\d+\.\d+\.\d+-musl$/);
+    expect(lines).toContain(
+      `COPY --from=${ENTRYPOINT_SHELL_IMAGE} --chmod=0755 /bin/busybox ${MODEL_ENTRYPOINT_SHELL}`,
+    );
+    const header = `COPY --chmod=0755 <<'PROGNOZ_ENTRYPOINT_END' ${MODEL_ENTRYPOINT}\n`;
+    const start = text.indexOf(header) + header.length;
+    expect(start).toBeGreaterThan(header.length);
+    expect(text.slice(start, text.indexOf('\nPROGNOZ_ENTRYPOINT_END\n', start) + 1)).toBe(MODEL_ENTRYPOINT_SCRIPT);
+    // No RUN writes it: the image's own shell and tools never decide what it says.
+    expect(lines.filter((line) => line.startsWith('RUN ') && line.includes(MODEL_ENTRYPOINT))).toEqual([]);
   });
 
   it('tells coglet how many runs it takes at once', () => {
@@ -146,7 +184,16 @@ describe('the Dockerfile of a GPU predictor', () => {
     expect(second).toBe(first + 1);
     // Several lines are one script: each line a command, the first failure failing the build.
     expect(text).toContain("RUN <<'PROGNOZ_RUN_END'\nset -e\nset -x\necho two\necho three\nPROGNOZ_RUN_END\n");
-    expect(indexOf(lines, /^COPY --chown=model:model \. \/src$/)).toBeGreaterThan(second);
+    expect(indexOf(lines, /^COPY --chown=10001:10001 \. \/src$/)).toBeGreaterThan(second);
+  });
+
+  it('installs the entrypoint after every build command and the folder, so none of them can change it', () => {
+    const lastOfTheirs = Math.max(
+      indexOf(lines, /^COPY --chown=10001:10001 \. \/src$/),
+      indexOf(lines, /^PROGNOZ_RUN_END$/),
+    );
+    expect(indexOf(lines, /^COPY --from=busybox:/)).toBeGreaterThan(lastOfTheirs);
+    expect(indexOf(lines, /^COPY --chmod=0755 <<'PROGNOZ_ENTRYPOINT_END'/)).toBeGreaterThan(lastOfTheirs);
   });
 
   it('tells coglet its concurrency', () => {
@@ -178,6 +225,20 @@ describe('what a Dockerfile refuses', () => {
     ['an empty build command', config({ run: ['  '] }), /empty/],
   ])('%s', (_, bad, message) => {
     expect(() => cogDockerfile(bad)).toThrow(message);
+  });
+
+  it.each([
+    ['a here-document marker, which would take the instructions after it as its text', 'cat <<PROGNOZ_ENTRYPOINT_END'],
+    ['a quoted here-document marker', "cat > /etc/motd <<'EOF'"],
+    ["a RUN flag, which would change the build's network or mounts", '--network=host curl http://169.254.169.254/'],
+    ['an exec-form array', '["/bin/sh", "-c", "id"]'],
+    ['a trailing backslash, which would join the next instruction', 'echo one \\'],
+  ])('keeps a build command with %s to its own RUN', (_, line) => {
+    const text = cogDockerfile(config({ run: [line] }));
+    const own = `RUN <<'PROGNOZ_RUN_END'\nset -e\n${line}\nPROGNOZ_RUN_END\n`;
+    expect(text).toContain(own);
+    const after = (dockerfile: string) => dockerfile.slice(dockerfile.indexOf('RUN groupadd'));
+    expect(after(text.slice(text.indexOf(own) + own.length))).toBe(after(cogDockerfile(config())));
   });
 
   it('escapes what Docker would read in the predict reference', () => {

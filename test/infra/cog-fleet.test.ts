@@ -83,10 +83,12 @@ describe('a fleet whose predictor needs a GPU', () => {
     expect(JSON.stringify(containers(template).Worker?.Image)).toContain(`:${worker?.hash ?? 'none'}`);
   });
 
-  it("checks coglet's health: READY or BUSY", () => {
-    const command = containers(template).ModelServer?.HealthCheck?.Command.join(' ') ?? '';
-    expect(command).toContain('http://127.0.0.1:5000/health-check');
-    expect(command).toContain("('READY','BUSY')");
+  it("checks coglet's health from the worker's container (READY or BUSY), never by a command inside the model's", () => {
+    expect(containers(template).ModelServer?.HealthCheck).toBeUndefined();
+    const command = containers(template).Worker?.HealthCheck?.Command ?? [];
+    expect(command.slice(0, 3)).toEqual(['CMD', 'node', '-e']);
+    expect(command[3]).toContain('http://model:5000/health-check');
+    expect(command[3]).toContain("['READY', 'BUSY']");
   });
 });
 

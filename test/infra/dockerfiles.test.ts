@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cogDockerfile } from '../../infra/cog/dockerfile.ts';
+import { cogDockerfile, MODEL_UID } from '../../infra/cog/dockerfile.ts';
+import { MODEL_ENTRYPOINT_COMMAND } from '../../infra/cog/model-entrypoint.ts';
 import {
   predictorFolderOf,
   WORKER_BUILD_CONTEXT,
@@ -49,6 +50,14 @@ describe.each(allModels().map((model) => ({ id: model.id, folder: predictorFolde
       expect(copied).toContain('.');
       for (const source of copied)
         expect(existsSync(path.join(folder, source)), `${folder}: COPY ${source}`).toBe(true);
+    });
+
+    it('starts its model server through the entrypoint that withholds the AWS credentials, as the unprivileged user', () => {
+      const text = cogDockerfile(readCogConfig(folder));
+      const last = text.trimEnd().split('\n').slice(-3);
+      expect(last[0]).toBe(`USER ${MODEL_UID}:${MODEL_UID}`);
+      expect(JSON.parse(last[1]?.replace(/^ENTRYPOINT /, '') ?? '')).toEqual(MODEL_ENTRYPOINT_COMMAND);
+      expect(last[2]).toMatch(/^CMD \["python", "-m", "cog.server.http", "--host", "0.0.0.0"\]$/);
     });
   },
 );

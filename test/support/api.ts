@@ -11,7 +11,6 @@ import { holdFor } from '../../shared/domain/billing.ts';
 import { asAccountId, newPredictionId, type PredictionId } from '../../shared/domain/ids.ts';
 import { createPrediction as newPrediction, isTerminalStatus } from '../../shared/domain/prediction.ts';
 import { requireModel } from '../../shared/models/registry.ts';
-import { localStateMachineArn } from '../../local/paths.ts';
 import { generateToken } from '../../shared/domain/tokens.ts';
 import type { PredictionView } from '../../shared/api/prediction-view.ts';
 import { localProcesses } from '../../bench/local-endpoints.ts';
@@ -104,10 +103,10 @@ export const localPredictionStore = () => dynamoPredictionStore(runtime().tableN
 /** The execution of an echo prediction, named after it, on the local Step Functions service. */
 export const echoExecutionArn = async (predictionId: string): Promise<string> => {
   const { machines } = (await (await fetch(`${runtime().origin}/_local/definitions`)).json()) as {
-    machines: { logicalId: string; model: string }[];
+    machines: { arn: string; model: string }[];
   };
-  const machine = machines.find((m) => m.model === 'prognoz/echo')?.logicalId ?? '';
-  return executionArnOf(localStateMachineArn(machine), predictionId);
+  const machine = machines.find((m) => m.model === 'prognoz/echo')?.arn ?? '';
+  return executionArnOf(machine, predictionId);
 };
 
 /**

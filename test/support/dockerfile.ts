@@ -1,6 +1,7 @@
 /**
  * The sources of every COPY (and ADD) of a Dockerfile that takes files from the build context:
- * shell form or JSON form, flags left out, those from another stage (`--from`) skipped.
+ * shell form or JSON form, flags left out, those from another stage (`--from`) and here-documents
+ * skipped.
  */
 export const copiedSources = (dockerfile: string): string[] => {
   const sources: string[] = [];
@@ -24,7 +25,8 @@ export const copiedSources = (dockerfile: string): string[] => {
     }
     if (flags.some((flag) => /^--from=/i.test(flag))) continue;
     const args = rest.startsWith('[') ? (JSON.parse(rest) as string[]) : rest.split(/\s+/);
-    sources.push(...args.slice(0, -1));
+    // A here-document (`COPY <<'END' /path`) is written by the Dockerfile, not taken from the context.
+    sources.push(...args.slice(0, -1).filter((source) => !source.startsWith('<<')));
   }
   return sources;
 };
