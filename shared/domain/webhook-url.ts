@@ -1,7 +1,8 @@
 import { isLoopbackAddress, type AddressPolicy } from './addresses.ts';
 import { err, ok, type Result } from './result.ts';
 
-const isLoopbackHost = (hostname: string): boolean => {
+/** localhost, a name under .localhost, or a loopback address (`[::1]` as URL.hostname spells it). */
+export const isLoopbackHost = (hostname: string): boolean => {
   const host = hostname.replace(/^\[|\]$/g, '');
   return host === 'localhost' || host.endsWith('.localhost') || isLoopbackAddress(host);
 };
