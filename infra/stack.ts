@@ -20,7 +20,6 @@ import { OwnerSignIn } from './constructs/owner-sign-in.ts';
 import { DataStore, grantObjectRead } from './constructs/data-store.ts';
 import { ModelStack } from './constructs/model-stack.ts';
 import { PredictionApi } from './constructs/prediction-api.ts';
-import type { PredictionWorkflow } from './constructs/prediction-workflow.ts';
 import { ServiceDashboard } from './constructs/service-dashboard.ts';
 import { PrognozFunction } from './constructs/prognoz-function.ts';
 import { Sweeper } from './constructs/sweeper.ts';
@@ -48,8 +47,6 @@ export const fleetClusterName = (stackName: string, model: Pick<ModelDefinition,
 
 /** Composes the constructs of DESIGN §2–§3; no logic of its own. */
 export class PrognozStack extends Stack {
-  public readonly workflows: ReadonlyMap<string, PredictionWorkflow>;
-
   constructor(scope: Construct, id: string, props: PrognozStackProps = {}) {
     super(scope, id, props);
     const data = new DataStore(this, 'Data');
@@ -103,8 +100,6 @@ export class PrognozStack extends Stack {
         }),
       );
     }
-    const workflows = new Map([...models].map(([id, stack]) => [id, stack.workflow]));
-    this.workflows = workflows;
     const deadJobQueues = [...models.values()].map((stack) => stack.queue.deadLetterQueue);
 
     const apiEnv = {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { WORKFLOW_NAMES } from './models/definition.ts';
-import { allModels } from './models/registry.ts';
+import { findModel } from './models/registry.ts';
 
 /** Settings the handlers read from their environment, parsed once at the trust boundary. */
 const apiEnv = z.object({
@@ -17,7 +17,7 @@ export type StateMachineArnOf = (model: string) => string | undefined;
 const stateMachineArnOfPrefix =
   (prefix: string): StateMachineArnOf =>
   (model) =>
-    allModels().some((served) => served.id === model) ? WORKFLOW_NAMES.nameOf(prefix, { id: model }) : undefined;
+    findModel(model) !== undefined ? WORKFLOW_NAMES.nameOf(prefix, { id: model }) : undefined;
 
 export type ApiConfig = {
   tableName: string;

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { z } from 'zod';
+import { collectCappedBody } from '../shared/adapters/capped-body.ts';
 import type { CallbackAddress } from './callback-address.ts';
 
 const LOOPBACK: CallbackAddress = { listenHost: '127.0.0.1', advertisedHost: '127.0.0.1' };
@@ -38,17 +39,11 @@ export class CogCallbacks {
   async listen(port: number, address: CallbackAddress = LOOPBACK): Promise<string> {
     this.server = createServer((req, res) => {
       const id = /^\/runs\/([^/?]+)$/.exec(req.url ?? '')?.[1];
-      const chunks: Buffer[] = [];
-      let size = 0;
-      req.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-      });
-      req.on('end', () => {
+      collectCappedBody(req, MAX_BODY_BYTES, (body) => {
         const run = id === undefined ? undefined : this.runs.get(decodeURIComponent(id));
         let parsed: ReturnType<typeof cogSnapshot.safeParse> | null = null;
         try {
-          parsed = cogSnapshot.safeParse(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+          parsed = cogSnapshot.safeParse(JSON.parse(body.toString('utf8')));
         } catch {
           parsed = null;
         }

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { collectCappedBody } from '../../shared/adapters/capped-body.ts';
 
 /** One webhook delivery as it arrived: its raw body is what the signature covers. */
 export interface ReceivedDelivery {
@@ -25,18 +26,11 @@ export const startReceiver = async (listen: { host: string; port: number }): Pro
   const deliveries: ReceivedDelivery[] = [];
   const waiting = new Set<() => void>();
   const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (req.method !== 'POST' || size > MAX_BODY_BYTES)
-        return void res.writeHead(req.method === 'POST' ? 413 : 405).end();
+    collectCappedBody(req, MAX_BODY_BYTES, (body, tooLarge) => {
+      if (req.method !== 'POST' || tooLarge) return void res.writeHead(req.method === 'POST' ? 413 : 405).end();
       deliveries.push({
         headers: req.headers,
-        body: Buffer.concat(chunks).toString('utf8'),
+        body: body.toString('utf8'),
         receivedAtSeconds: Math.floor(Date.now() / 1000),
       });
       res.writeHead(204).end();

@@ -29,13 +29,3 @@ export const backlogScalingSteps = ({ minWarm, maxTasks, backlogPerTask }: Backl
   }
   return steps;
 };
-
-/** The tasks the steps ask for at a given backlog, or null where they ask for nothing (the dead band). */
-export const tasksForBacklog = (steps: readonly ScalingInterval[], backlog: number): number | null => {
-  const matching = steps.filter(
-    (step) =>
-      (step.lower === undefined || backlog >= step.lower) && (step.upper === undefined || backlog <= step.upper),
-  );
-  // The intervals are contiguous from below: the last whose lower bound is passed wins.
-  return matching.at(-1)?.change ?? null;
-};

@@ -1,7 +1,7 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { FLEET_BOOT_COMMANDS, INSTANCE_METADATA_ADDRESS } from '../../infra/constructs/fleet-capacity.ts';
-import { backlogScalingSteps, tasksForBacklog } from '../../infra/constructs/fleet-scaling.ts';
+import { backlogScalingSteps } from '../../infra/constructs/fleet-scaling.ts';
 import { WORKER_DRAIN_SECONDS, WORKER_STOP_TIMEOUT_SECONDS } from '../../infra/constructs/fleet-task.ts';
 import { fixtureModel, synthFleet } from '../support/fleet.ts';
 
@@ -163,9 +163,10 @@ describe('scaling on the backlog', () => {
   });
 
   it('keeps a minimum of warm tasks at every backlog, and refuses a minimum outside 0..maxTasks', () => {
-    const steps = backlogScalingSteps({ minWarm: 2, maxTasks: 4, backlogPerTask: 5 });
-    expect([0, 1, 6, 11, 16, 99].map((backlog) => tasksForBacklog(steps, backlog))).toEqual([2, 2, 2, 3, 4, 4]);
-    expect(tasksForBacklog(steps, 0.5)).toBeNull();
+    const warm = synthFleet(fixtureModel('gpu-model', { fleet: { maxTasks: 4, backlogPerTask: 5 } }), 2).template;
+    const tasksAt = askedFor(warm);
+    expect([0, 1, 6, 11, 16, 99].map(tasksAt)).toEqual([[2], [2], [2], [3], [4], [4]]);
+    expect(tasksAt(0.5)).toEqual([]);
     expect(() => backlogScalingSteps({ minWarm: 5, maxTasks: 4, backlogPerTask: 5 })).toThrow(/minWarmTasks/);
     expect(() => backlogScalingSteps({ minWarm: -1, maxTasks: 4, backlogPerTask: 5 })).toThrow(/minWarmTasks/);
     expect(() => backlogScalingSteps({ minWarm: 0, maxTasks: 0, backlogPerTask: 5 })).toThrow(/maxTasks/);
