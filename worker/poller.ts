@@ -34,16 +34,16 @@ export interface PollerOptions {
 }
 
 /**
- * Waits until the model server can take a run: READY, or BUSY with runs of this worker's other
- * slots (a BUSY server with none of ours is finishing a cancelled orphan), or failed its setup —
- * then jobs are taken and failed with its error rather than left to wait in the queue.
+ * Waits until the model server can take a run: READY (a slot free), or failed its setup — then
+ * jobs are taken and failed with its error rather than left to wait in the queue. BUSY is coglet's
+ * word for no free slot: a run of another slot of this worker that has just ended (coglet frees its
+ * slot a moment after it reports the end), or a cancelled orphan of an earlier worker finishing.
  */
-const waitUntilUsable = async (options: PollerOptions, running: () => number): Promise<ModelHealth | null> => {
+const waitUntilUsable = async (options: PollerOptions): Promise<ModelHealth | null> => {
   let said = false;
   while (!options.signal.aborted) {
     const health = await options.modelServer.health().catch(() => null);
     if (health?.status === 'READY' || health?.status === 'SETUP_FAILED') return health;
-    if (health?.status === 'BUSY' && running() > 0) return health;
     if (!said) options.log('waiting for the model server', { health: health?.status ?? 'UNREACHABLE' });
     said = true;
     await sleep(250, undefined, { signal: options.signal }).catch(() => undefined);
@@ -57,17 +57,11 @@ const waitUntilUsable = async (options: PollerOptions, running: () => number): P
  * that throws leaves its message to come back when the lease runs out, as a dead worker's would.
  */
 export const pollQueue = async (options: PollerOptions): Promise<void> => {
-  let running = 0;
   const slot = async () => {
     while (!options.signal.aborted) {
-      const health = await waitUntilUsable(options, () => running);
+      const health = await waitUntilUsable(options);
       if (!health || options.signal.aborted) return;
-      running += 1;
-      try {
-        await takeOne(options, health.setupError);
-      } finally {
-        running -= 1;
-      }
+      await takeOne(options, health.setupError);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, options.slots) }, slot));

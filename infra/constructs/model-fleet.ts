@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { Duration } from 'aws-cdk-lib';
 import { AdjustmentType } from 'aws-cdk-lib/aws-applicationautoscaling';
 import type { IVpc } from 'aws-cdk-lib/aws-ec2';
@@ -9,7 +8,8 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { MathExpression } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
-import { readCogConfig } from '../../shared/models/cog-config.ts';
+import { formatIssue } from '../../shared/models/cog-config-error.ts';
+import { COG_KEYS, readCogFile } from '../../shared/models/cog-config.ts';
 import type { ModelDefinition } from '../../shared/models/registry.ts';
 import { FleetCapacity } from './fleet-capacity.ts';
 import { backlogScalingSteps } from './fleet-scaling.ts';
@@ -58,19 +58,26 @@ export class ModelFleet extends Construct {
     const minWarm = props.minWarmTasks ?? fleet.minWarmTasks;
     const steps = backlogScalingSteps({ minWarm, maxTasks: fleet.maxTasks, backlogPerTask: fleet.backlogPerTask });
     const folder = predictorFolderOf(model);
-    const cog = readCogConfig(folder);
+    const { config: cog, issue } = readCogFile(folder);
     // A CUDA image on a fleet without GPUs would start and then fail in setup(), on every task.
     // The opposite is allowed: `gpu: false` only means no CUDA base image, and wheels that bring
     // their own CUDA libraries (PyTorch's) need nothing from the image but the driver, which the
     // NVIDIA runtime of the GPU AMI mounts into any container that reserves a GPU.
     if (cog.gpu && fleet.gpus === 0) {
+      const where = issue(COG_KEYS.gpu, 'its predictor needs a GPU, but its fleet has gpus: 0');
       throw new Error(
-        `${model.id}: its predictor (${path.join(folder, 'cog.yaml')}) says gpu: true, but its fleet has gpus: 0; give the fleet a GPU instance type and gpus >= 1 in models/manifest.json, or set gpu: false`,
+        `${model.id}: ${formatIssue(where)}; give the fleet a GPU instance type and gpus >= 1 in models/manifest.json, or set gpu: false`,
       );
     }
     if (cog.concurrency !== model.predictor.concurrency) {
+      const where = issue(COG_KEYS.concurrency, `the derived catalog says ${model.predictor.concurrency}`);
+      throw new Error(`${model.id}: ${formatIssue(where)}; run \`npm run models\` to derive it again`);
+    }
+    // The backlog counts running jobs too: below what one task runs at once, the fleet would start
+    // tasks for jobs a running task has free slots for.
+    if (fleet.backlogPerTask < model.predictor.concurrency) {
       throw new Error(
-        `${model.id}: cog.yaml says concurrency.max ${cog.concurrency}, the derived catalog ${model.predictor.concurrency}; run \`npm run models\` to derive it again`,
+        `${model.id}: its fleet's backlogPerTask (${fleet.backlogPerTask}) is less than the predictions one task runs at once (concurrency.max ${model.predictor.concurrency}); set backlogPerTask to at least ${model.predictor.concurrency} in models/manifest.json`,
       );
     }
 

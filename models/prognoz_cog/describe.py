@@ -3,8 +3,9 @@
     PYTHONPATH=models python -m prognoz_cog.describe models/echo
 
 Run it in the model's own Python environment (the predictor module is imported, with whatever it
-imports). It reads `<folder>/cog.yaml` (key `predict`, e.g. "predict.py:Predictor"), inspects that
-class with Cog's own inspector (`cog._inspector.create_predictor`) and prints one JSON object:
+imports). It reads `<folder>/cog.yaml` (key `predict`: a class, "predict.py:Predictor", or a plain
+function, "predict.py:run"), inspects that predictor with Cog's own inspector
+(`cog._inspector.create_predictor`) and prints one JSON object:
 
     {"predict": "predict.py:Predictor", "input": <Input schema>, "enums": {<field>: <enum schema>},
      "output": <Output schema>}
@@ -17,8 +18,9 @@ those schemas in `components.schemas`: what coglet reads from `.cog/openapi_sche
 working directory) to validate inputs at its HTTP edge.
 
 Only the JSON goes to stdout: whatever the predictor prints while it is imported and inspected is
-sent to stderr. Any failure (no cog.yaml, no `predict`, an import error, an invalid predictor) is
-told on stderr, naming the folder, with exit code 2.
+sent to stderr. Any failure (no cog.yaml, no `predict`, an import error, an invalid predictor, a
+`concurrency.max` over 1 for a predictor that is not async) is told on stderr, naming the folder,
+with exit code 2.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import importlib
+import inspect
 import json
 import os
 import sys
@@ -43,16 +46,19 @@ class DescribeError(Exception):
     """A predictor folder that cannot be described; the message says why."""
 
 
-def _predict_ref(folder: Path) -> str:
+def _cog_yaml(folder: Path) -> Any:
     config_path = folder / "cog.yaml"
     if not config_path.is_file():
         raise DescribeError("no cog.yaml")
     import yaml  # Cog depends on PyYAML
 
     try:
-        config = yaml.safe_load(config_path.read_text(encoding="utf-8"))
+        return yaml.safe_load(config_path.read_text(encoding="utf-8"))
     except yaml.YAMLError as error:
         raise DescribeError(f"cog.yaml is not valid YAML: {error}") from None
+
+
+def _predict_ref(config: Any) -> str:
     ref = config.get("predict") if isinstance(config, dict) else None
     if not ref:
         raise DescribeError('cog.yaml has no `predict` (such as predict: "predict.py:Predictor")')
@@ -62,7 +68,7 @@ def _predict_ref(folder: Path) -> str:
         or not ref.split(":")[0].endswith(".py")
         or not ref.split(":")[1]
     ):
-        raise DescribeError(f'cog.yaml\'s `predict` must read "<file>.py:<class>", not {ref!r}')
+        raise DescribeError(f'cog.yaml\'s `predict` must read "<file>.py:<class or function>", not {ref!r}')
     return ref
 
 
@@ -208,13 +214,40 @@ def _stdout_to_stderr() -> Iterator[None]:
         os.close(saved)
 
 
+def _predict_function(module_name: str, name: str) -> Any:
+    """What coglet calls: a function predictor itself, or the class's run() or predict(), chosen as
+    Cog chooses it (create_predictor has already refused a class with neither or both)."""
+    from cog._inspector import _selected_predict_method
+
+    predictor = getattr(sys.modules[module_name], name)
+    if not isinstance(predictor, type):
+        return predictor
+    return _selected_predict_method(predictor, f"{module_name}.{name}")[1]
+
+
+def _check_concurrency(config: Any, function: Any) -> None:
+    """coglet refuses to start (its setup fails) a predictor with `concurrency.max` over 1 whose
+    run()/predict() is not async: told here, where the predictor is brought, instead."""
+    concurrency = config.get("concurrency") if isinstance(config, dict) else None
+    maximum = concurrency.get("max", 1) if isinstance(concurrency, dict) else 1
+    if not isinstance(maximum, int) or maximum <= 1:
+        return
+    if inspect.iscoroutinefunction(function) or inspect.isasyncgenfunction(function):
+        return
+    raise DescribeError(
+        f"cog.yaml's concurrency.max is {maximum}, but {function.__name__}() is not async: coglet runs"
+        " predictions at once only with an `async def` predictor; make it async or set concurrency.max to 1"
+    )
+
+
 def describe(folder: str | os.PathLike[str]) -> dict[str, Any]:
     """The predictor's schemas; raises DescribeError (or what the import raised) when it cannot."""
     root = Path(folder).resolve()
     if not root.is_dir():
         raise DescribeError("not a folder")
-    ref = _predict_ref(root)
-    file_name, class_name = ref.split(":")
+    config = _cog_yaml(root)
+    ref = _predict_ref(config)
+    file_name, predictor_name = ref.split(":")
     # As the folder has it, not where a link points: predictors that share code through links
     # (models/whisper-large-v3-turbo) read the files beside them, as they do under coglet.
     module_file = Path(os.path.normpath(root / file_name))
@@ -232,8 +265,10 @@ def describe(folder: str | os.PathLike[str]) -> dict[str, Any]:
         with _stdout_to_stderr(), warnings.catch_warnings():
             # prognoz's predictors use predict() on BasePredictor, which Cog calls deprecated.
             warnings.filterwarnings("ignore", message=_COG_DEPRECATIONS, category=DeprecationWarning)
-            info = create_predictor(module_name, class_name)
-            returned = typing.get_type_hints(getattr(sys.modules[module_name], class_name).predict).get("return")
+            info = create_predictor(module_name, predictor_name)
+            function = _predict_function(module_name, predictor_name)
+            _check_concurrency(config, function)
+            returned = typing.get_type_hints(function).get("return")
             return {
                 "predict": ref,
                 "input": input_schema(info),

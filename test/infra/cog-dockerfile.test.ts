@@ -305,4 +305,13 @@ describe('the fixture predictors', () => {
     });
     expect(readCogConfig(path.join(FIXTURES, 'cpu-model'))).toMatchObject({ gpu: false, concurrency: 4 });
   });
+
+  it("in Cog's other shapes (a function, an async generator two at a time) tell coglet which and how many", () => {
+    const shout = readCogConfig(path.join(FIXTURES, 'function'));
+    expect(shout).toMatchObject({ predict: 'predict.py:run', concurrency: 1 });
+    expect(cogDockerfile(shout)).toContain('ENV COG_PREDICT_TYPE_STUB="predict.py:run" COG_MAX_CONCURRENCY=1 ');
+    const counter = readCogConfig(path.join(FIXTURES, 'async-stream'));
+    expect(counter).toMatchObject({ predict: 'predict.py:Predictor', concurrency: 2 });
+    expect(cogDockerfile(counter)).toContain('ENV COG_PREDICT_TYPE_STUB="predict.py:Predictor" COG_MAX_CONCURRENCY=2 ');
+  });
 });

@@ -126,7 +126,7 @@ describe('a fleet whose predictor runs on CPU, four runs at once', () => {
 describe('what a fleet refuses and allows', () => {
   it('refuses, at synth, a predictor with gpu: true on a fleet without GPUs', () => {
     expect(() => synthFleet(fixtureModel('gpu-model', { fleet: { instanceType: 't3.large', gpus: 0 } }))).toThrow(
-      /acme\/gpu-model: its predictor .*cog\.yaml\) says gpu: true, but its fleet has gpus: 0/,
+      /acme\/gpu-model: \S*gpu-model\/cog\.yaml:3: build\.gpu true: its predictor needs a GPU, but its fleet has gpus: 0/,
     );
   });
 

@@ -162,6 +162,16 @@ describe('scaling on the backlog', () => {
       expect(tasksAt(backlog).length, `backlog ${backlog}`).toBeLessThanOrEqual(1);
   });
 
+  it('counts a task of a model that runs four at once (concurrency.max 4) for four jobs, and refuses fewer', () => {
+    const fourAtOnce = fixtureModel('cpu-model', { fleet: { maxTasks: 3, backlogPerTask: 4 } });
+    expect(fourAtOnce.predictor.concurrency).toBe(4);
+    const tasksAt = askedFor(synthFleet(fourAtOnce).template);
+    expect([1, 4, 5, 8, 9, 99].map(tasksAt)).toEqual([[1], [1], [2], [2], [3], [3]]);
+    expect(() => synthFleet(fixtureModel('cpu-model', { fleet: { backlogPerTask: 3 } }))).toThrow(
+      /acme\/cpu-model: its fleet's backlogPerTask \(3\) is less than the predictions one task runs at once \(concurrency\.max 4\)/,
+    );
+  });
+
   it('keeps a minimum of warm tasks at every backlog, and refuses a minimum outside 0..maxTasks', () => {
     const warm = synthFleet(fixtureModel('gpu-model', { fleet: { maxTasks: 4, backlogPerTask: 5 } }), 2).template;
     const tasksAt = askedFor(warm);

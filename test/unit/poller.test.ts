@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import { CreateQueueCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { startFauxqs } from 'fauxqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_REGION } from '../../local/paths.ts';
+import type { ModelHealth } from '../../worker/model-client.ts';
+import { pollQueue } from '../../worker/poller.ts';
+
+/**
+ * The worker's poller on a real SQS emulator (fauxqs), against a model server whose health the test
+ * sets: with `concurrency.max` 2 it holds two jobs at once, and takes another only when coglet says
+ * a slot is free (READY), never while it says BUSY.
+ */
+let fauxqs: Awaited<ReturnType<typeof startFauxqs>>;
+let sqs: SQSClient;
+
+beforeAll(async () => {
+  fauxqs = await startFauxqs({ port: 0, logger: false, defaultRegion: LOCAL_REGION });
+  sqs = new SQSClient({
+    endpoint: fauxqs.address,
+    region: LOCAL_REGION,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    useQueueUrlAsEndpoint: false,
+  });
+});
+afterAll(async () => {
+  sqs.destroy();
+  await fauxqs.stop();
+});
+
+const queueOf = async (jobs: readonly string[]): Promise<string> => {
+  const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `poller-${randomUUID()}` }));
+  if (!QueueUrl) throw new Error('fauxqs created no queue');
+  for (const predictionId of jobs) {
+    await sqs.send(
+      new SendMessageCommand({ QueueUrl, MessageBody: JSON.stringify({ predictionId, taskToken: 'token' }) }),
+    );
+  }
+  return QueueUrl;
+};
+
+/** Resolves once `check` holds, looking every 10 ms. */
+const until = async (check: () => boolean): Promise<void> => {
+  while (!check()) await new Promise((resolve) => setTimeout(resolve, 10));
+};
+
+const healthOf = (status: ModelHealth['status']): ModelHealth => ({ status, setupError: null, startedAt: 'now' });
+
+describe('the worker poller with two slots', () => {
+  it('runs two jobs at once, and takes a third only when the model server has a free slot again', async () => {
+    const jobs = [randomUUID(), randomUUID(), randomUUID()];
+    const third = jobs[2];
+    const queueUrl = await queueOf(jobs);
+    let status: ModelHealth['status'] = 'READY';
+    let healthChecks = 0;
+    const running = new Set<string>();
+    const taken: string[] = [];
+    const release = new Map<string, () => void>();
+    const stop = new AbortController();
+    const polling = pollQueue({
+      sqs,
+      queueUrl,
+      modelServer: {
+        health: () => {
+          healthChecks += 1;
+          return Promise.resolve(healthOf(status));
+        },
+      },
+      slots: 2,
+      leaseSeconds: 30,
+      signal: stop.signal,
+      log: () => undefined,
+      handle: async ({ predictionId }) => {
+        taken.push(predictionId);
+        running.add(predictionId);
+        await new Promise<void>((resolve) => release.set(predictionId, resolve));
+        running.delete(predictionId);
+        return { kind: 'delete' };
+      },
+    });
+
+    // Two jobs run at once: one per slot of the model server.
+    await until(() => running.size === 2);
+    expect(taken).toHaveLength(2);
+    expect(taken).not.toContain(third);
+
+    // One ends while coglet still holds its slot (it frees it a moment after the end): BUSY.
+    status = 'BUSY';
+    const firstDone = taken[0] ?? '';
+    release.get(firstDone)?.();
+    await until(() => !running.has(firstDone));
+    const checksBefore = healthChecks;
+    await until(() => healthChecks >= checksBefore + 3);
+    expect(taken).toHaveLength(2);
+
+    // The slot is free: the third job is taken.
+    status = 'READY';
+    await until(() => taken.length === 3);
+    expect(taken[2]).toBe(third);
+    for (const id of [...running]) release.get(id)?.();
+    stop.abort();
+    await polling;
+  });
+});
