@@ -1,9 +1,10 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { readCogConfig } from '../shared/models/cog-config.ts';
+import { COG_KEYS, CogConfigError, readCogFile, type CogFile, type CogIssue } from '../shared/models/cog-config.ts';
 import { LOCAL_MODEL_DEFAULTS, manifestEntry, type Catalog } from '../shared/models/manifest.ts';
-import { deriveModel, ensureEnvironment } from './model-env.ts';
+import { deriveModel, ensureEnvironment, PredictorLoadError } from './model-env.ts';
+import { readyMachineFor } from './model-machine.ts';
 
 /** `acme/wordcount=/path/to/folder` or `acme/wordcount=/path/to/folder,price=0.02` (roubles per second). */
 export interface BroughtModel {
@@ -33,6 +34,15 @@ export const parseModelFlag = (flag: string, cwd = process.cwd()): BroughtModel 
   return { id, folder: path.resolve(cwd, folder), pricePerSecond };
 };
 
+/**
+ * A predictor that does not load, told at the `predict` line with Python's last word on it; or at
+ * `concurrency.max`, when what describe.py refused is concurrency for a predictor that is not async.
+ */
+const predictorIssue = (cog: CogFile, reason: string): CogIssue =>
+  /\bconcurrency\.max\b/.test(reason)
+    ? cog.issue(COG_KEYS.concurrency, reason)
+    : cog.issue(COG_KEYS.predict, `the predictor does not load: ${reason}`);
+
 export interface PreparedModels {
   /** A catalog file of the brought models (for the registry of every process), or null when none. */
   readonly catalogFile: string | null;
@@ -41,7 +51,8 @@ export interface PreparedModels {
 }
 
 /**
- * Readies models brought to a local run: each predictor's environment built from its cog.yaml,
+ * Readies models brought to a local run: what each predictor's cog.yaml asks of the machine
+ * checked (a CogConfigError names the lines the machine cannot meet), its environment built from it,
  * its schemas derived from its signature, and all of it written as a catalog that the registry
  * of every part of the runtime (API handlers, workers, the synthesized template) reads beside
  * the manifest.
@@ -54,9 +65,12 @@ export const prepareBroughtModels = async (
   const catalog: Catalog = { models: [], derived: {} };
   const pythonOf = new Map<string, string>();
   for (const model of models) {
-    const config = readCogConfig(model.folder);
-    const python = await ensureEnvironment(model.folder, config, log);
-    catalog.derived[model.id] = await deriveModel(python, model.folder, config);
+    const cog = readCogFile(model.folder);
+    const { config } = cog;
+    const python = await ensureEnvironment(cog, await readyMachineFor(cog, log), log);
+    catalog.derived[model.id] = await deriveModel(python, model.folder, config).catch((error: unknown) => {
+      throw error instanceof PredictorLoadError ? new CogConfigError([predictorIssue(cog, error.reason)]) : error;
+    });
     catalog.models.push({
       ...LOCAL_MODEL_DEFAULTS,
       id: model.id,
@@ -67,6 +81,8 @@ export const prepareBroughtModels = async (
         ...LOCAL_MODEL_DEFAULTS.fleet,
         gpus: config.gpu ? 1 : 0,
         instanceType: config.gpu ? 'g5.xlarge' : 'c7i.large',
+        // A task takes concurrency.max jobs at once before the fleet needs another.
+        backlogPerTask: Math.max(LOCAL_MODEL_DEFAULTS.fleet.backlogPerTask, config.concurrency),
       },
     });
     pythonOf.set(model.id, python);

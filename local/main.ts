@@ -5,6 +5,7 @@ import { ownerSignInFromEnv } from '../shared/config.ts';
 import { LOCAL_REGION, REPO_ROOT } from './paths.ts';
 import { parseArgs } from 'node:util';
 import { parseModelFlag } from './brought-models.ts';
+import { CogConfigError } from '../shared/models/cog-config.ts';
 import { allModels } from '../shared/models/registry.ts';
 import { startLocalRuntime } from './runtime.ts';
 
@@ -20,6 +21,11 @@ const runtime = await startLocalRuntime({
   dataDir,
   models,
   ...(process.env.PROGNOZ_API_TOKEN ? { apiToken: process.env.PROGNOZ_API_TOKEN } : {}),
+}).catch((error: unknown) => {
+  // A brought model's cog.yaml this machine cannot run: its lines at fault, not a stack trace.
+  if (!(error instanceof CogConfigError)) throw error;
+  console.error(`prognoz: the local runtime did not start:\n${error.message}`);
+  process.exit(1);
 });
 
 // Tells `npx prognoz` (the admin command line) how to reach this runtime while it runs.

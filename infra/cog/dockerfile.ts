@@ -1,6 +1,15 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { COG_VERSION, readCogConfig, type CogConfig } from '../../shared/models/cog-config.ts';
+import {
+  COG_KEYS,
+  COG_VERSION,
+  CogConfigError,
+  PYTHON_VERSION,
+  readCogFile,
+  type CogConfig,
+  type CogKeyPath,
+} from '../../shared/models/cog-config.ts';
+import { keyLabel } from '../../shared/models/cog-config-error.ts';
 import { MODEL_ENTRYPOINT_COMMAND, modelEntrypointInstructions } from './model-entrypoint.ts';
 
 export { COG_VERSION };
@@ -64,17 +73,25 @@ export interface CogDockerfileOptions {
   readonly gpuBaseImage?: string;
 }
 
+/** A value of cog.yaml that no image can be built from safely, named by its key (writeCogDockerfile gives it its line). */
 export class CogDockerfileError extends Error {
   override readonly name = 'CogDockerfileError';
+
+  constructor(
+    readonly key: CogKeyPath,
+    readonly problem: string,
+    value?: string,
+  ) {
+    super(`${keyLabel(key)}: ${problem}${value === undefined ? '' : `, not ${JSON.stringify(value)}`}`);
+  }
 }
 
-const PYTHON_VERSION = /^3\.\d{1,2}(\.\d{1,2})?$/;
 /** Words a shell takes as they are; anything else is single-quoted. */
 const PLAIN_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
 
-const noNewline = (value: string, what: string): string => {
-  if (/[\r\n]/.test(value)) throw new CogDockerfileError(`${what} must be one line: ${JSON.stringify(value)}`);
-  if (value.trim() === '') throw new CogDockerfileError(`${what} must not be empty`);
+const noNewline = (value: string, key: CogKeyPath): string => {
+  if (/[\r\n]/.test(value)) throw new CogDockerfileError(key, 'must be one line', value);
+  if (value.trim() === '') throw new CogDockerfileError(key, 'must not be empty');
   return value;
 };
 
@@ -90,12 +107,10 @@ const execForm = (args: readonly string[]): string => JSON.stringify(args).repla
 
 /** The requirements file's path inside the folder, or an error when it would leave the folder. */
 const requirementsPath = (file: string): string => {
-  noNewline(file, 'python_requirements');
+  noNewline(file, COG_KEYS.pythonRequirements);
   const normalized = path.posix.normalize(file.replace(/\\/g, '/'));
   if (path.posix.isAbsolute(normalized) || normalized === '..' || normalized.startsWith('../')) {
-    throw new CogDockerfileError(
-      `python_requirements must be a file inside the predictor folder, not ${JSON.stringify(file)}`,
-    );
+    throw new CogDockerfileError(COG_KEYS.pythonRequirements, 'must be a file inside the predictor folder', file);
   }
   return normalized;
 };
@@ -111,12 +126,13 @@ const RUN_HEREDOC_END = 'PROGNOZ_RUN_END';
 const NOT_A_PLAIN_LINE = /\n|\\$|<<|^\s*[-[]/;
 
 /** One `run` entry of cog.yaml as a RUN instruction: a plain line as it is, anything else as a script. */
-const runInstruction = (command: string): string => {
-  if (command.trim() === '') throw new CogDockerfileError('a build.run command must not be empty');
+const runInstruction = (command: string, index: number): string => {
+  const key = [...COG_KEYS.run, index];
+  if (command.trim() === '') throw new CogDockerfileError(key, 'must not be empty');
   const text = command.replace(/\r\n?/g, '\n').replace(/\n+$/, '');
   if (!NOT_A_PLAIN_LINE.test(text)) return `RUN ${text}`;
   if (text.split('\n').some((line) => line.trim() === RUN_HEREDOC_END)) {
-    throw new CogDockerfileError(`a build.run command must not contain a line "${RUN_HEREDOC_END}"`);
+    throw new CogDockerfileError(key, `must not contain a line "${RUN_HEREDOC_END}"`);
   }
   return `RUN <<'${RUN_HEREDOC_END}'\nset -e\n${text}\n${RUN_HEREDOC_END}`;
 };
@@ -130,18 +146,24 @@ const runInstruction = (command: string): string => {
  * the entrypoint that removes the task's AWS credentials (model-entrypoint.ts).
  */
 export const cogDockerfile = (config: CogConfig, options: CogDockerfileOptions = {}): string => {
-  const python = noNewline(config.pythonVersion, 'python_version');
+  const python = noNewline(config.pythonVersion, COG_KEYS.pythonVersion);
   if (!PYTHON_VERSION.test(python))
-    throw new CogDockerfileError(`python_version must be 3.x or 3.x.y, not ${JSON.stringify(python)}`);
-  const predict = noNewline(config.predict, 'predict');
+    throw new CogDockerfileError(COG_KEYS.pythonVersion, 'must be 3.x or 3.x.y', python);
+  const predict = noNewline(config.predict, COG_KEYS.predict);
   if (!Number.isInteger(config.concurrency) || config.concurrency < 1) {
-    throw new CogDockerfileError(`concurrency.max must be a whole number of at least 1, not ${config.concurrency}`);
+    throw new CogDockerfileError(
+      COG_KEYS.concurrency,
+      'must be a whole number of at least 1',
+      String(config.concurrency),
+    );
   }
-  const systemPackages = config.systemPackages.map((name) => shellWord(noNewline(name, 'a system package')));
+  const systemPackages = config.systemPackages.map((name, index) =>
+    shellWord(noNewline(name, [...COG_KEYS.systemPackages, index])),
+  );
   // Cog writes python_packages into a requirements file, so an entry may be a pip option with its
   // value ("--extra-index-url <url>"): such an entry is split into its words.
-  const pythonPackages = config.pythonPackages.flatMap((spec) => {
-    const entry = noNewline(spec, 'a python package').trim();
+  const pythonPackages = config.pythonPackages.flatMap((spec, index) => {
+    const entry = noNewline(spec, [...COG_KEYS.pythonPackages, index]).trim();
     return entry.startsWith('-') ? entry.split(/\s+/) : [entry];
   });
   const requirements = config.pythonRequirements === null ? null : requirementsPath(config.pythonRequirements);
@@ -190,7 +212,7 @@ export const cogDockerfile = (config: CogConfig, options: CogDockerfileOptions =
   }
   lines.push(`RUN ${execForm(pipArgs)}`);
 
-  for (const command of config.run) lines.push(runInstruction(command));
+  config.run.forEach((command, index) => lines.push(runInstruction(command, index)));
 
   lines.push(
     `RUN groupadd --system --gid ${MODEL_UID} ${MODEL_USER} \\`,
@@ -218,7 +240,14 @@ export const cogDockerfile = (config: CogConfig, options: CogDockerfileOptions =
  * is the folder.
  */
 export const writeCogDockerfile = (folder: string, options: CogDockerfileOptions = {}): string => {
-  const text = cogDockerfile(readCogConfig(folder), options);
+  const cog = readCogFile(folder);
+  let text: string;
+  try {
+    text = cogDockerfile(cog.config, options);
+  } catch (error) {
+    if (error instanceof CogDockerfileError) throw new CogConfigError([cog.issue(error.key, error.problem)]);
+    throw error;
+  }
   const file = path.join(folder, COG_DOCKERFILE);
   let current: string | null = null;
   try {

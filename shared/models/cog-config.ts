@@ -1,7 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parse } from 'yaml';
 import { z } from 'zod';
+import { CogConfigError, keyLabel, type CogIssue, type CogKeyPath } from './cog-config-error.ts';
+import { parseLocatedYaml } from './yaml-locations.ts';
+
+export { CogConfigError, type CogIssue, type CogKeyPath } from './cog-config-error.ts';
 
 /**
  * Cog's runtime (coglet, from the `cog` Python package) that runs every model, locally and in every
@@ -9,24 +12,76 @@ import { z } from 'zod';
  */
 export const COG_VERSION = '0.23.1';
 
-/** The parts of a predictor's `cog.yaml` that prognoz builds and runs from (Cog's own keys). */
-const cogYaml = z.object({
-  build: z
-    .object({
-      gpu: z.boolean().default(false),
-      python_version: z.union([z.string(), z.number()]).transform(String).default('3.11'),
-      system_packages: z.array(z.string()).default([]),
-      python_packages: z.array(z.string()).default([]),
-      python_requirements: z.string().optional(),
-      // Cog accepts a command or {command, mounts}; mounts are a BuildKit detail we do not use.
-      run: z
-        .array(z.union([z.string(), z.object({ command: z.string() }).transform((entry) => entry.command)]))
-        .default([]),
+/** The oldest Python that COG_VERSION installs on (its package's Requires-Python): no image nor local environment can have it on an older one. */
+export const OLDEST_COG_PYTHON_MINOR = 10;
+
+/** `3.<minor>` or `3.<minor>.<patch>`, the minor captured. */
+export const PYTHON_VERSION = /^3\.(\d{1,2})(?:\.\d{1,2})?$/;
+
+const pythonVersion = z
+  .string()
+  .regex(PYTHON_VERSION, 'must be "3.<minor>" or "3.<minor>.<patch>", as "3.11"')
+  .refine((version) => {
+    const minor = PYTHON_VERSION.exec(version)?.[1];
+    return minor === undefined || Number(minor) >= OLDEST_COG_PYTHON_MINOR;
+  }, `Cog ${COG_VERSION}, which runs every model, needs Python 3.${OLDEST_COG_PYTHON_MINOR} or later`);
+
+/** A list Cog lets be empty as `key:` with nothing under it (null), as a cog.yaml with its entries commented out has. */
+const list = <T extends z.ZodType>(item: T) =>
+  z
+    .array(item)
+    .nullish()
+    .transform((entries) => entries ?? []);
+
+/** A key Cog knows that prognoz builds nothing from: accepted, as Cog accepts it. */
+const unused = z.unknown().optional();
+
+/**
+ * A predictor's `cog.yaml`: the keys prognoz builds and runs from, and the others Cog's schema
+ * (config_schema_v1.0.json, as Cog 0.23 validates) allows. Any other key is refused at its line,
+ * as Cog refuses it: a misspelt `pyton_version` would otherwise fall back to the default unseen.
+ */
+const buildSchema = z
+  .strictObject({
+    gpu: z.boolean().default(false),
+    python_version: z.union([z.string(), z.number()]).transform(String).pipe(pythonVersion).default('3.11'),
+    system_packages: list(z.string()),
+    python_packages: list(z.string()),
+    python_requirements: z.string().optional(),
+    // Cog accepts a command or {command, mounts}; mounts are a BuildKit detail we do not use.
+    run: list(z.union([z.string(), z.object({ command: z.string() }).transform((entry) => entry.command)])),
+    cuda: unused,
+    cudnn: unused,
+    pre_install: unused,
+    fast: unused,
+    environment: unused,
+    python_overrides: unused,
+  })
+  .prefault({});
+const concurrencySchema = z
+  .strictObject({ max: z.number().int().min(1).max(64).default(1), default_target: unused })
+  .prefault({});
+const cogYaml = z.strictObject({
+  build: buildSchema,
+  predict: z
+    .string({
+      error: (issue) =>
+        issue.input === undefined ? 'is missing: name the predictor, as predict: "predict.py:Predictor"' : undefined,
     })
-    .prefault({}),
-  predict: z.string().regex(/^[^:]+\.py:[A-Za-z_][A-Za-z0-9_]*$/, 'must be "<file>.py:<Predictor>"'),
-  concurrency: z.object({ max: z.number().int().min(1).max(64).default(1) }).prefault({}),
+    .regex(/^[^:]+\.py:[A-Za-z_][A-Za-z0-9_]*$/, 'must be "<file>.py:<class or function>"'),
+  concurrency: concurrencySchema,
+  image: unused,
+  train: unused,
+  tests: unused,
+  environment: unused,
 });
+
+/** The keys Cog knows at each level of cog.yaml, for telling someone who wrote another. */
+const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
+  '': Object.keys(cogYaml.shape),
+  build: Object.keys(buildSchema.unwrap().shape),
+  concurrency: Object.keys(concurrencySchema.unwrap().shape),
+};
 
 export interface CogConfig {
   readonly gpu: boolean;
@@ -42,45 +97,124 @@ export interface CogConfig {
   readonly concurrency: number;
 }
 
-export class CogConfigError extends Error {
-  override readonly name = 'CogConfigError';
+/** The key of cog.yaml that each part of CogConfig is read from. */
+export const COG_KEYS = {
+  gpu: ['build', 'gpu'],
+  pythonVersion: ['build', 'python_version'],
+  systemPackages: ['build', 'system_packages'],
+  pythonPackages: ['build', 'python_packages'],
+  pythonRequirements: ['build', 'python_requirements'],
+  run: ['build', 'run'],
+  predict: ['predict'],
+  concurrency: ['concurrency', 'max'],
+} as const satisfies Record<keyof CogConfig, CogKeyPath>;
+
+/** A cog.yaml read, that can say where each of its keys is written. */
+export interface CogFile {
+  readonly file: string;
+  readonly config: CogConfig;
+  /** What is wrong at `key`, told at its line with its value as written. */
+  readonly issue: (key: CogKeyPath, problem: string) => CogIssue;
 }
 
-export const parseCogConfig = (text: string, source: string): CogConfig => {
-  let raw: unknown;
-  try {
-    raw = parse(text);
-  } catch (error) {
-    throw new CogConfigError(`${source}: not valid YAML: ${String(error)}`);
+export const parseCogFile = (text: string, file: string): CogFile => {
+  const yaml = parseLocatedYaml(text);
+  if (yaml.errors.length > 0) {
+    throw new CogConfigError(
+      yaml.errors.map((error) => ({
+        file,
+        line: error.line,
+        column: error.column,
+        subject: null,
+        problem: `not valid YAML: ${error.message}`,
+      })),
+    );
   }
-  const parsed = cogYaml.safeParse(raw ?? {});
+  const issue = (key: CogKeyPath, problem: string): CogIssue => {
+    const position = yaml.positionOf(key);
+    const shown = yaml.shownValueOf(key);
+    return {
+      file,
+      line: position?.line ?? null,
+      column: position?.column ?? null,
+      subject: key.length === 0 ? null : shown === null ? keyLabel(key) : `${keyLabel(key)} ${shown}`,
+      problem,
+    };
+  };
+  const raw = yaml.value ?? {};
+  // Cog reads python_version as the text written: `3.10` is Python 3.10, not the number 3.1.
+  const written = yaml.sourceOf(COG_KEYS.pythonVersion);
+  const build = typeof raw === 'object' && raw !== null ? (raw as { build?: unknown }).build : undefined;
+  if (written !== null && typeof build === 'object' && build !== null) {
+    (build as Record<string, unknown>).python_version = written;
+  }
+  const parsed = cogYaml.safeParse(raw);
   if (!parsed.success) {
-    const problems = parsed.error.issues
-      .map((issue) => `${issue.path.join('.') || '(file)'}: ${issue.message}`)
-      .join('; ');
-    throw new CogConfigError(`${source}: ${problems}`);
+    throw new CogConfigError(
+      parsed.error.issues
+        .flatMap((problem) => {
+          const at = problem.path.filter((part) => typeof part !== 'symbol');
+          if (problem.code !== 'unrecognized_keys') return [issue(at, problem.message)];
+          const known = KNOWN_KEYS[at.join('.')] ?? [];
+          return problem.keys.map((key) =>
+            issue([...at, key], `is not a key Cog knows (${keyLabel(at) || 'cog.yaml'} has ${known.join(', ')})`),
+          );
+        })
+        .sort((a, b) => (a.line ?? 0) - (b.line ?? 0)),
+    );
   }
-  const { build, predict, concurrency } = parsed.data;
+  const { build: built, predict, concurrency } = parsed.data;
   return {
-    gpu: build.gpu,
-    pythonVersion: build.python_version,
-    systemPackages: build.system_packages,
-    pythonPackages: build.python_packages,
-    pythonRequirements: build.python_requirements ?? null,
-    run: build.run,
-    predict,
-    concurrency: concurrency.max,
+    file,
+    issue,
+    config: {
+      gpu: built.gpu,
+      pythonVersion: built.python_version,
+      systemPackages: built.system_packages,
+      pythonPackages: built.python_packages,
+      pythonRequirements: built.python_requirements ?? null,
+      run: built.run,
+      predict,
+      concurrency: concurrency.max,
+    },
   };
 };
 
-/** Reads `<folder>/cog.yaml`. */
-export const readCogConfig = (folder: string): CogConfig => {
+export const parseCogConfig = (text: string, source: string): CogConfig => parseCogFile(text, source).config;
+
+/**
+ * Reads `<folder>/cog.yaml`, and checks that the files it names are in the folder: the predictor's
+ * module and the requirements file, which both the image and a local environment are built from.
+ */
+export const readCogFile = (folder: string): CogFile => {
   const file = path.join(folder, 'cog.yaml');
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch {
-    throw new CogConfigError(`${folder} is not a Cog predictor folder: it has no cog.yaml`);
+    throw new CogConfigError([
+      {
+        file,
+        line: null,
+        column: null,
+        subject: null,
+        problem: `no cog.yaml: ${folder} is not a Cog predictor folder`,
+      },
+    ]);
   }
-  return parseCogConfig(text, file);
+  const cog = parseCogFile(text, file);
+  const missing: CogIssue[] = [];
+  const module = cog.config.predict.split(':')[0] ?? '';
+  if (!existsSync(path.join(folder, module))) {
+    missing.push(cog.issue(COG_KEYS.predict, `${module} is not in the predictor folder ${folder}`));
+  }
+  const requirements = cog.config.pythonRequirements;
+  if (requirements !== null && !existsSync(path.join(folder, requirements))) {
+    missing.push(cog.issue(COG_KEYS.pythonRequirements, `${requirements} is not in the predictor folder ${folder}`));
+  }
+  if (missing.length > 0) throw new CogConfigError(missing);
+  return cog;
 };
+
+/** Reads `<folder>/cog.yaml` (readCogFile, the config alone). */
+export const readCogConfig = (folder: string): CogConfig => readCogFile(folder).config;
