@@ -18,6 +18,7 @@ import { localProcesses } from './local-endpoints.ts';
 import { runtimeProcesses, withPeakRss } from './memory.ts';
 import { startReadyChild } from './processes.ts';
 import { renderReport, type BenchReport } from './report.ts';
+import { measureOutputFiles } from './output-files.ts';
 import { makeClips, measureLongTranscription, measureTranscription } from './transcription.ts';
 import { repositoryPython } from '../local/model-env.ts';
 
@@ -30,6 +31,7 @@ const MODES = {
     transcriptionRepeats: 2,
     longMinutes: 10,
     coldStartRuns: 10,
+    fileRepeats: 3,
   },
   full: {
     warmUpSeconds: 10,
@@ -39,6 +41,7 @@ const MODES = {
     transcriptionRepeats: 5,
     longMinutes: 60,
     coldStartRuns: 10,
+    fileRepeats: 10,
   },
 } as const;
 const CONCURRENCY = [1, 8, 32] as const;
@@ -126,6 +129,9 @@ try {
     return { plane, sync };
   });
 
+  log(`output files: ${settings.fileRepeats} runs each of a 1 KB and a 10 MB file, from the model's return to its URL`);
+  const outputFiles = await measureOutputFiles(target, settings.fileRepeats);
+
   log(`cost model: ${settings.costPredictions} predictions per scenario, calls counted by the local runtime's meter`);
   const memoryByEntry = new Map(lambdaFunctions().map((fn) => [fn.entry, fn.memoryMiB]));
   const echoUrl = (await localProcesses(runtime.ready.origin)).find((p) => p.name === 'model:prognoz/echo')?.url;
@@ -165,6 +171,7 @@ try {
     transcription: transcription.value,
     longTranscription: { ...longRun.value, peaks: longRun.peaks },
     coldStarts,
+    outputFiles,
     costs: { prices: AWS_PRICES, scenarios: costs },
     memory: {
       controlPlane: control.peaks,

@@ -5,6 +5,7 @@ import type { ScenarioCost } from './cost.ts';
 import type { PhasePeaks } from './memory.ts';
 import type { Summary } from './stats.ts';
 import type { LongResult, TranscriptionResult } from './transcription.ts';
+import type { OutputFilesResult } from './output-files.ts';
 
 export interface BenchReport {
   readonly date: string;
@@ -17,6 +18,8 @@ export interface BenchReport {
   readonly transcription: TranscriptionResult;
   readonly longTranscription: LongResult & { readonly peaks: PhasePeaks };
   readonly coldStarts: ColdStartReport;
+  /** Absent from reports written before output files were measured. */
+  readonly outputFiles?: OutputFilesResult;
   readonly costs: { prices: AwsPrices; scenarios: readonly ScenarioCost[] };
   readonly memory: { controlPlane: PhasePeaks; transcription: PhasePeaks };
 }
@@ -287,6 +290,25 @@ export const renderReport = (r: BenchReport): string => {
       roles.map((role) => [role, n(r.memory.controlPlane[role] ?? null), n(r.memory.transcription[role] ?? null)]),
     ),
   );
+  if (r.outputFiles) {
+    out.push('', '## 7. Output files — from the predictor’s `return` to its URL serving the file, ms', '');
+    out.push(
+      'A Cog predictor yields one file (`bench/file-stream`, test/fixtures/cog/file-stream); the caller waits (`Prefer: wait`), then downloads the https URL in the output. Measured from the time the predictor logged as it handed the file over; p50 / p99.',
+      '',
+    );
+    out.push(
+      table(
+        ['file', 'to the URL in the prediction', 'to its first byte served', 'to the whole file downloaded'],
+        r.outputFiles.sizes.map((size) => [
+          size.megabytes >= 1 ? `${n(size.megabytes)} MB` : `${n(size.megabytes * 1024)} KB`,
+          p50p99(size.toUrl),
+          p50p99(size.toFirstByte),
+          p50p99(size.toDownloaded),
+        ]),
+      ),
+    );
+  }
+
   out.push('');
   return out.join('\n');
 };

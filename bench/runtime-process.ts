@@ -1,10 +1,17 @@
+import { parseModelFlag } from '../local/brought-models.ts';
 import { startLocalRuntime } from '../local/runtime.ts';
+import { FILE_MODEL } from './output-files.ts';
 
 /**
  * The local runtime in a process of its own, in memory, as the benchmark's system under test:
  * its memory is then measured apart from the load generator's. Prints one ready line.
  */
-const runtime = await startLocalRuntime({ port: 0, log: (line) => console.error(line) });
+const runtime = await startLocalRuntime({
+  port: 0,
+  // A Cog predictor that returns files, for the output-file section.
+  models: [parseModelFlag(`${FILE_MODEL.id}=${FILE_MODEL.folder}`)],
+  log: (line) => console.error(line),
+});
 const ready = {
   apiUrl: runtime.apiUrl,
   apiToken: runtime.apiToken,

@@ -161,6 +161,8 @@ export class PrognozStack extends Stack {
         Duration.seconds(EVENT_STREAM.handlerTimeoutSeconds),
         EVENT_STREAM.memoryMiB,
       ),
+      // An output file is streamed from the bucket: 100 MiB at a slow caller's pace takes a while.
+      'get-output-file': routeFunction('get-output-file', 'GetOutputFile', Duration.seconds(300)),
       'upload-file': routeFunction('upload-file', 'UploadFile', Duration.seconds(60)),
       'get-file': routeFunction('get-file', 'GetFile'),
       'delete-file': routeFunction('delete-file', 'DeleteFile'),

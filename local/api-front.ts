@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { answerTlsToo } from './tls-on-same-port.ts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -25,6 +26,8 @@ export interface ApiFrontOptions {
   readonly localEndpoints: Readonly<Record<string, () => unknown>>;
   /** The web console, at `/` (the API stays under /api/v1/). */
   readonly console?: LocalConsole;
+  /** Answers HTTPS on the same port too, with this key and certificate (output file URLs are https). */
+  readonly tls?: { readonly key: string; readonly cert: string };
 }
 
 /** Uploads get Replicate's 100 MiB here (on AWS, Lambda's 6 MB of event bounds them first: shared/api/uploads.ts). */
@@ -186,31 +189,31 @@ export const startApiFront = async (options: ApiFrontOptions): Promise<{ url: st
     }
   };
 
-  const server = createServer(
-    {
-      maxHeaderSize: EDGE_LIMITS.headerBytes,
-      headersTimeout: EDGE_LIMITS.headersSeconds * 1000,
-      // Bodies are held to their pace by readBody; a streamed answer may last many minutes.
-      requestTimeout: 0,
-      keepAliveTimeout: EDGE_LIMITS.keepAliveSeconds * 1000,
-      connectionsCheckingInterval: 1000,
-      requireHostHeader: false,
-    },
-    (req, res) => {
-      owesAnswer(req, res);
-      // Only the service's own mistakes (a write after the end) make a response fail: shown, never fatal.
-      res.on('error', (error) => console.error('local API front: a response failed', error));
-      void serve(req, res).catch((error: unknown) => {
-        // A caller that left is no failure of the service, whatever broke after it.
-        if (res.destroyed && !res.writableFinished) return;
-        console.error('local API front failed', error);
-        answerError(res, 'internal_error', 'the API front failed', { status: 502 });
-      });
-    },
-  );
+  const serverOptions = {
+    maxHeaderSize: EDGE_LIMITS.headerBytes,
+    headersTimeout: EDGE_LIMITS.headersSeconds * 1000,
+    // Bodies are held to their pace by readBody; a streamed answer may last many minutes.
+    requestTimeout: 0,
+    keepAliveTimeout: EDGE_LIMITS.keepAliveSeconds * 1000,
+    connectionsCheckingInterval: 1000,
+    requireHostHeader: false,
+  };
+  const answer = (req: IncomingMessage, res: ServerResponse): void => {
+    owesAnswer(req, res);
+    // Only the service's own mistakes (a write after the end) make a response fail: shown, never fatal.
+    res.on('error', (error) => console.error('local API front: a response failed', error));
+    void serve(req, res).catch((error: unknown) => {
+      // A caller that left is no failure of the service, whatever broke after it.
+      if (res.destroyed && !res.writableFinished) return;
+      console.error('local API front failed', error);
+      answerError(res, 'internal_error', 'the API front failed', { status: 502 });
+    });
+  };
+  const server = createServer(serverOptions, answer);
   server.on('clientError', answerClientError);
   server.on('connect', answerConnect);
   server.on('checkExpectation', answerUnmetExpectation);
+  if (options.tls) answerTlsToo(server, { ...serverOptions, ...options.tls }, answer);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host ?? '127.0.0.1', resolve);

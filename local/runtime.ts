@@ -23,6 +23,7 @@ import { localWeightsDir, notOfferedLine, offeredLocally } from './weights.ts';
 import { endPrediction, stoppingExecutions } from '../shared/use-cases/end-prediction.ts';
 import { buildConsole } from '../web/build.ts';
 import { startApiFront } from './api-front.ts';
+import { localTls, trustLocally } from './local-tls.ts';
 import { closeServer, startEmulators } from './emulators.ts';
 import { LocalEventBus, rateToMs, type LocalRule } from './events.ts';
 import { pollEventSource } from './event-sources.ts';
@@ -96,15 +97,19 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => log(`stop: ${String(error)}`));
   };
   try {
+    // Brought models join the catalog before anything reads it: the template, the handlers, the
+    // workers. First of all, so that a cog.yaml this machine cannot run is told before anything starts.
+    const brought = await prepareBroughtModels(options.models ?? [], log);
+    if (brought.catalogFile) process.env[EXTRA_CATALOG_ENV] = brought.catalogFile;
     const emulators = await startEmulators(options.dataDir ? { dataDir: options.dataDir } : {});
     cleanups.push(() => emulators.stop());
+    // Before any process starts: every one of them trusts the certificate the API answers HTTPS with.
+    const tls = await localTls();
+    trustLocally(tls);
     // The SDK reads these, so every part (handlers here, worker children) reaches the emulators.
     const awsEnv: Record<string, string> = { ...emulators.awsEnv };
     Object.assign(process.env, awsEnv);
 
-    // Brought models join the catalog before anything reads it: the template, the handlers, the workers.
-    const brought = await prepareBroughtModels(options.models ?? [], log);
-    if (brought.catalogFile) process.env[EXTRA_CATALOG_ENV] = brought.catalogFile;
     // A model whose weights are not here is withheld from the registry of every part: no model
     // server, no worker, not in the template, not listed, and a create for it is a 404.
     const weightsDir = localWeightsDir();
@@ -290,6 +295,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     cleanups.push(() => rm(consoleBuild.dir, { recursive: true, force: true }));
     const front = await startApiFront({
       port: options.port,
+      tls,
       console: {
         build: consoleBuild,
         config: {

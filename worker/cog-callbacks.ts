@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { z } from 'zod';
 import { collectCappedBody } from '../shared/adapters/capped-body.ts';
+import { ENDINGS, OUTPUT_LIMITS } from '../shared/domain/endings.ts';
 import type { CallbackAddress } from './callback-address.ts';
 
 const LOOPBACK: CallbackAddress = { listenHost: '127.0.0.1', advertisedHost: '127.0.0.1' };
@@ -16,7 +17,8 @@ export const cogSnapshot = z.object({
 export type CogSnapshot = z.infer<typeof cogSnapshot>;
 
 const TERMINAL = new Set(['succeeded', 'failed', 'canceled']);
-const MAX_BODY_BYTES = 64 * 1024 * 1024;
+/** A run's update carries its files as base64 (4/3 of their bytes) beside an output of up to its own limit. */
+const MAX_BODY_BYTES = Math.ceil((OUTPUT_LIMITS.fileBytes * 4) / 3) + OUTPUT_LIMITS.maxBytes + 1024 * 1024;
 
 interface Watched {
   latest: CogSnapshot | null;
@@ -24,6 +26,8 @@ interface Watched {
   streamed: readonly unknown[] | null;
   readonly done: Promise<CogSnapshot>;
   finish(snapshot: CogSnapshot): void;
+  /** Its update was too large to take in: it was ended here, and is still going on the model server. */
+  cutOff: boolean;
 }
 
 /**
@@ -39,8 +43,14 @@ export class CogCallbacks {
   async listen(port: number, address: CallbackAddress = LOOPBACK): Promise<string> {
     this.server = createServer((req, res) => {
       const id = /^\/runs\/([^/?]+)$/.exec(req.url ?? '')?.[1];
-      collectCappedBody(req, MAX_BODY_BYTES, (body) => {
+      collectCappedBody(req, MAX_BODY_BYTES, (body, tooLarge) => {
         const run = id === undefined ? undefined : this.runs.get(decodeURIComponent(id));
+        if (tooLarge) {
+          // What the run made cannot be taken in: it ends failed here, and the model client stops it.
+          if (run) this.cutOff(run);
+          res.writeHead(413).end();
+          return;
+        }
         let parsed: ReturnType<typeof cogSnapshot.safeParse> | null = null;
         try {
           parsed = cogSnapshot.safeParse(JSON.parse(body.toString('utf8')));
@@ -67,11 +77,17 @@ export class CogCallbacks {
   }
 
   /** Starts watching a run; its webhook address for coglet, and its end. */
-  watch(id: string): { readonly url: string; readonly done: Promise<CogSnapshot> } {
+  watch(id: string): {
+    readonly url: string;
+    readonly done: Promise<CogSnapshot>;
+    /** Whether the run was ended here because an update of it was too large (it must be stopped on the model server). */
+    readonly wasCutOff: () => boolean;
+  } {
     let finish: (snapshot: CogSnapshot) => void = () => undefined;
     const done = new Promise<CogSnapshot>((resolve) => (finish = resolve));
-    this.runs.set(id, { latest: null, streamed: null, done, finish });
-    return { url: `${this.baseUrl}/runs/${encodeURIComponent(id)}`, done };
+    const run: Watched = { latest: null, streamed: null, done, finish, cutOff: false };
+    this.runs.set(id, run);
+    return { url: `${this.baseUrl}/runs/${encodeURIComponent(id)}`, done, wasCutOff: () => run.cutOff };
   }
 
   latest(id: string): { readonly snapshot: CogSnapshot; readonly streamed: readonly unknown[] | null } | null {
@@ -90,6 +106,18 @@ export class CogCallbacks {
     const closed = new Promise((resolve) => server.close(resolve));
     server.closeAllConnections();
     await closed;
+  }
+
+  private cutOff(run: Watched): void {
+    if (run.latest && TERMINAL.has(run.latest.status)) return;
+    run.cutOff = true;
+    const ended: CogSnapshot = {
+      status: 'failed',
+      error: ENDINGS.outputFilesTooLarge(MAX_BODY_BYTES, OUTPUT_LIMITS.fileBytes),
+      logs: run.latest?.logs ?? '',
+    };
+    run.latest = ended;
+    run.finish(ended);
   }
 
   private take(run: Watched, snapshot: CogSnapshot): void {

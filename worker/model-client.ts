@@ -69,6 +69,12 @@ const QUICK_CALL_MS = 5000;
  */
 const LIVENESS_MS = 500;
 const RUN_EVENTS = ['start', 'output', 'logs', 'completed'];
+/**
+ * coglet frees a run's slot a moment after it reports the run's end, and refuses (409) a run that
+ * comes in that moment: a refused start is tried again for this long before the slot counts as taken.
+ */
+const SLOT_RELEASE_MS = 2000;
+const SLOT_RETRY_MS = 50;
 
 const call = (
   baseUrl: string,
@@ -157,19 +163,30 @@ export const cogModelClient = (
       return { status: 'SETUP_FAILED', setupError: setupErrorOf(setup?.logs), startedAt };
     return { status: 'STARTING', setupError: null, startedAt };
   };
+  const cancel = async (id: string): Promise<void> => {
+    await call(baseUrl, 'POST', `/predictions/${encodeURIComponent(id)}/cancel`, undefined);
+  };
   return {
     health,
+    cancel,
     async predict(id, input, timeoutMs) {
       const before = await health();
       const watched = callbacks.watch(id);
       try {
-        const started = await call(
-          baseUrl,
-          'PUT',
-          `/predictions/${encodeURIComponent(id)}`,
-          { id, input, webhook: watched.url, webhook_events_filter: RUN_EVENTS },
-          { prefer: 'respond-async' },
-        );
+        const start = () =>
+          call(
+            baseUrl,
+            'PUT',
+            `/predictions/${encodeURIComponent(id)}`,
+            { id, input, webhook: watched.url, webhook_events_filter: RUN_EVENTS },
+            { prefer: 'respond-async' },
+          );
+        const slotDeadline = Date.now() + SLOT_RELEASE_MS;
+        let started = await start();
+        while (started.status === 409 && Date.now() < slotDeadline) {
+          await sleep(SLOT_RETRY_MS);
+          started = await start();
+        }
         if (started.status === 409) throw new ModelBusy(`model server ${baseUrl} has no free slot`);
         if (started.status === 422)
           return { status: 'failed', error: `the model refused its input: ${JSON.stringify(started.json)}` };
@@ -193,6 +210,7 @@ export const cogModelClient = (
         })();
         try {
           const ended = await Promise.race([watched.done, lost.then(() => never)]);
+          if (watched.wasCutOff()) await cancel(id).catch(() => undefined);
           return {
             status: ended.status as ModelResponse['status'],
             output: ended.output,
@@ -209,9 +227,6 @@ export const cogModelClient = (
       } finally {
         callbacks.forget(id);
       }
-    },
-    async cancel(id) {
-      await call(baseUrl, 'POST', `/predictions/${encodeURIComponent(id)}/cancel`, undefined);
     },
     runState(id) {
       const latest = callbacks.latest(id);

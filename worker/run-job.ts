@@ -11,6 +11,7 @@ import { applyEvent } from '../shared/use-cases/apply-event.ts';
 import { endPrediction, type EffectDeps } from '../shared/use-cases/end-prediction.ts';
 import type { RunEvent } from '../shared/workflow/messages.ts';
 import { secretScrubber } from '../shared/domain/secrets.ts';
+import { OutputFilesTooLarge, RunFiles } from './output-files.ts';
 import { ModelBusy, ModelTimeout, ModelUnavailable, type ModelClient, type ModelResponse } from './model-client.ts';
 import { InputFetchFailed, prepareInputs, removeRunFolder, runFolder, type Download } from './run-inputs.ts';
 import { freshWatch, stepRun } from './run-events.ts';
@@ -19,7 +20,7 @@ import type { Processing } from './take-job.ts';
 export interface RunDeps {
   readonly model: ModelDefinition;
   readonly store: PredictionStore;
-  readonly outputs: Pick<OutputStore, 'put'>;
+  readonly outputs: Pick<OutputStore, 'put' | 'putFile'>;
   readonly modelServer: ModelClient;
   /** Where the run's file inputs are fetched to (a folder the model server sees too), and how. */
   readonly inputs: { readonly dir: string; readonly download: Download };
@@ -80,6 +81,9 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
   // Stops the fetching of file inputs, as a cancel to the model server stops its run.
   const stopRun = new AbortController();
   const scrub = secretScrubber(deps.model.secrets, prediction.input);
+  // The files the run returns, kept in the outputs bucket as they come (an iterator's pieces) and at its end.
+  const files = new RunFiles(deps.outputs, id, claim);
+  let filesOverflow: OutputFilesTooLarge | null = null;
   const notify = (events: readonly RunEvent[]) =>
     Promise.all(
       events.map((event) => deps.effects.notifier.notify({ predictionId: id, event, atMs: deps.clock.now() })),
@@ -96,7 +100,8 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
       await deps.modelServer.cancel(id).catch(() => undefined);
       return;
     }
-    const state = await deps.modelServer.runState(id).catch(() => null);
+    const state = await runStateWithFiles();
+    if (state === 'overflow') return;
     const step =
       state === null ? null : stepRun(prediction, watch, { ...state, logs: scrub(state.logs) }, deps.clock.now());
     const changed = step !== null && Object.keys(step.update).length > 0;
@@ -119,6 +124,21 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
     if (step === null) return;
     watch = step.watch;
     await notify(step.events);
+  };
+  /** How the run stands, its streamed files kept; a run whose files outgrew the limit is stopped. */
+  const runStateWithFiles = async () => {
+    const state = await deps.modelServer.runState(id).catch(() => null);
+    if (state === null) return null;
+    try {
+      return { ...state, streamed: await Promise.all(state.streamed.map((piece) => files.keepPiece(piece))) };
+    } catch (error) {
+      if (!(error instanceof OutputFilesTooLarge)) throw error;
+      filesOverflow = error;
+      deps.log('the run returned more files than a prediction may; stopping the model', { predictionId: id });
+      stopRun.abort();
+      await deps.modelServer.cancel(id).catch(() => undefined);
+      return 'overflow' as const;
+    }
   };
   if (prediction.webhook !== null && prediction.webhookEvents?.includes('start')) {
     await notify(['start']).catch((error: unknown) =>
@@ -199,7 +219,18 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
     await applyEvent(deps.store, id, { type: 'lost', atMs: deps.clock.now(), claim });
     return 'requeued';
   }
-  const report = response instanceof Error ? {} : reportOf(response, scrub);
+  const report = response instanceof Error ? {} : await reportOf(deps, id, response, scrub, files);
+  if (filesOverflow !== null) {
+    return finish(deps, prediction, {
+      type: 'failed',
+      atMs: deps.clock.now(),
+      by: 'worker',
+      claim,
+      runtimeMs,
+      error: (filesOverflow as OutputFilesTooLarge).message,
+      ...report,
+    });
+  }
   // A run that finished in the moment its deadline was reached keeps its result.
   if (deadlinePassed && !succeeded && prediction.deadlineAt !== null) {
     const error = ENDINGS.deadline(prediction.deadlineAt);
@@ -213,7 +244,7 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
       ...report,
     });
   }
-  const ending = await endingOf(deps, prediction, response, runtimeMs, limits.runSeconds, scrub);
+  const ending = await endingOf(deps, prediction, response, runtimeMs, limits.runSeconds, scrub, files);
   return finish(deps, prediction, { ...ending, ...report, atMs: deps.clock.now() });
 };
 
@@ -249,6 +280,7 @@ const endingOf = async (
   runtimeMs: number,
   runSeconds: number,
   scrub: (text: string) => string,
+  files: RunFiles,
 ): Promise<Ending> => {
   const failed = (error: string, ran: number | null = runtimeMs): Ending => ({
     type: 'failed',
@@ -272,12 +304,19 @@ const endingOf = async (
     case 'succeeded': {
       const parsed = deps.model.output.safeParse(response.output);
       if (!parsed.success) return failed(ENDINGS.outputInvalid(parsed.error.message));
-      const json = JSON.stringify(parsed.data);
+      let kept: unknown;
+      try {
+        kept = await retrying(deps, 'storing the output files', prediction.id, () => files.keep(parsed.data));
+      } catch (error) {
+        if (error instanceof OutputFilesTooLarge) return failed(error.message);
+        throw error;
+      }
+      const json = JSON.stringify(kept);
       const bytes = Buffer.byteLength(json);
       if (bytes > OUTPUT_LIMITS.maxBytes) return failed(ENDINGS.outputTooLarge(bytes, OUTPUT_LIMITS.maxBytes));
       const output: StoredOutput =
         bytes <= OUTPUT_LIMITS.inlineBytes
-          ? { kind: 'inline', value: parsed.data }
+          ? { kind: 'inline', value: kept }
           : {
               kind: 'object',
               key: await retrying(deps, 'storing the output', prediction.id, () =>
@@ -290,11 +329,26 @@ const endingOf = async (
   }
 };
 
-/** What the model's answer tells of its run, kept with the prediction's end. */
-const reportOf = (response: ModelResponse, scrub: (text: string) => string): RunReport => ({
+/** What the model's answer tells of its run, kept with the prediction's end; the files it streamed are kept (once). */
+const reportOf = async (
+  deps: RunDeps,
+  predictionId: string,
+  response: ModelResponse,
+  scrub: (text: string) => string,
+  files: RunFiles,
+): Promise<RunReport> => ({
   logs: scrub(response.logs ?? ''),
   predictTimeMs: response.metrics?.predict_time === undefined ? null : Math.round(response.metrics.predict_time * 1000),
-  streamed: response.streamed ?? null,
+  streamed:
+    response.streamed === null || response.streamed === undefined
+      ? null
+      : await retrying(deps, 'storing the streamed files', predictionId, () =>
+          Promise.all((response.streamed ?? []).map((piece) => files.keepPiece(piece))),
+        ).catch((error: unknown) => {
+          // Past the limit: the end says so (endingOf); the pieces are not kept.
+          if (error instanceof OutputFilesTooLarge) return null;
+          throw error;
+        }),
 });
 
 /** Writes the end and settles what it owes. */

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { Context } from 'aws-lambda';
 import { eventsSince, formatEvent, streamStart } from '../../shared/api/prediction-events.ts';
+import { withStreamedFileUrls } from '../../shared/api/output-urls.ts';
 import { outputOf } from '../../shared/api/prediction-view.ts';
 import { isStreamingRoute } from '../../shared/api/routes.ts';
 import { sameSecret } from '../../shared/domain/constant-time.ts';
@@ -47,7 +48,7 @@ export const handler = httpHandler(
       let quietSince = deps.clock.now();
       while (prediction !== null && !gone.aborted) {
         const step = eventsSince(
-          prediction,
+          withStreamedFileUrls(prediction),
           position,
           prediction.status === 'succeeded' ? await outputOf(prediction, deps.outputs) : undefined,
         );

@@ -26,8 +26,8 @@ export const CONSOLE_ASSETS_PREFIX = '/assets/';
 
 /**
  * The Content-Security-Policy of every console page: scripts and styles only from the console's
- * own files (no inline script, no eval), requests only to the API beside it and the sign-in
- * endpoint, and no framing.
+ * own files (no inline script, no eval), requests, images and media only from the API beside it
+ * (and the sign-in endpoint), and no framing.
  */
 export const consoleContentSecurityPolicy = (signInOrigin: string): string =>
   [
@@ -35,6 +35,8 @@ export const consoleContentSecurityPolicy = (signInOrigin: string): string =>
     "script-src 'self'",
     "style-src 'self'",
     "img-src 'self' data:",
+    // A model's output files, played from the API beside the console.
+    "media-src 'self'",
     "font-src 'self'",
     `connect-src 'self' ${signInOrigin}`,
     "manifest-src 'self'",

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Prediction } from '../domain/prediction.ts';
 import type { ListPosition, OwnedPredictionsPage } from '../ports/prediction-store.ts';
 import { listPageUrl, type ListFilters } from './prediction-list.ts';
+import { withFileUrls } from './output-urls.ts';
 import { predictionViewSchema, toPredictionView, type PredictionView } from './prediction-view.ts';
 
 /** Lambda answers at most 6 MB: a page ends at about this much JSON and links on to the rest. */
@@ -28,7 +29,10 @@ export type PredictionListBody = z.infer<typeof predictionListBodySchema>;
 export const listedView = (prediction: Prediction): PredictionView =>
   toPredictionView(prediction, {
     includeCost: true,
-    output: prediction.status === 'succeeded' && prediction.output.kind === 'inline' ? prediction.output.value : null,
+    output:
+      prediction.status === 'succeeded' && prediction.output.kind === 'inline'
+        ? withFileUrls(prediction.output.value, prediction)
+        : null,
   });
 
 const positionOf = (prediction: Prediction): ListPosition => ({ createdAt: prediction.createdAt, id: prediction.id });

@@ -11,6 +11,7 @@ import { kopecksToRoubles } from '../domain/pricing.ts';
 import type { OutputStore } from '../ports/output-store.ts';
 import { redactSecrets } from '../domain/secrets.ts';
 import { findModel } from '../models/registry.ts';
+import { withFileUrls } from './output-urls.ts';
 
 const timestamp = (description: string) => z.iso.datetime().describe(description);
 
@@ -118,11 +119,12 @@ export const REPLICATE_CLIENT_AGENT = /^replicate-(python|javascript)\//i;
 export const asReplicateClientsSeeIt = (view: PredictionView): PredictionView =>
   view.status === 'queued' || view.status === 'pending' ? { ...view, status: 'starting' } : view;
 
-/** A succeeded prediction's output: inline in the item, or read from the outputs bucket. */
+/** A succeeded prediction's output (inline in the item, or read from the outputs bucket), its files as URLs. */
 export const outputOf = async (prediction: Prediction, outputs: Pick<OutputStore, 'get'>): Promise<unknown> => {
   if (prediction.status !== 'succeeded') return null;
   const stored = prediction.output;
-  return stored.kind === 'inline' ? stored.value : (JSON.parse(await outputs.get(stored.key)) as unknown);
+  const output = stored.kind === 'inline' ? stored.value : (JSON.parse(await outputs.get(stored.key)) as unknown);
+  return withFileUrls(output, prediction);
 };
 
 /** The view with the output read in, for every response and webhook that shows a prediction. */

@@ -158,3 +158,8 @@ export const uploadFormSchema = z
 export const streamQuerySchema = z.object({
   key: z.string().describe("The prediction's stream key, as `urls.stream` carries it."),
 });
+
+/** An output file's capability key, as its URL in the prediction's output carries it. */
+export const outputFileQuerySchema = z.object({
+  key: z.string().describe("The prediction's files key, as the file's URL carries it."),
+});

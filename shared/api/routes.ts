@@ -97,6 +97,16 @@ export const ROUTES = [
     streaming: true,
     public: true,
   },
+  // A file a model returned: streamed (files reach 100 MiB, past a buffered answer's 6 MB). Public, as the stream:
+  // the URL carries the prediction's files key (a browser, a webhook receiver or Replicate's FileOutput sends no token).
+  {
+    method: 'GET',
+    path: '/api/v1/predictions/{id}/output/{claim}/{file}',
+    handler: 'get-output-file',
+    entry: 'functions/http/get-output-file.ts',
+    streaming: true,
+    public: true,
+  },
   { method: 'POST', path: '/api/v1/files', handler: 'upload-file', entry: 'functions/http/upload-file.ts' },
   { method: 'GET', path: '/api/v1/files/{id}', handler: 'get-file', entry: 'functions/http/get-file.ts' },
   { method: 'DELETE', path: '/api/v1/files/{id}', handler: 'delete-file', entry: 'functions/http/delete-file.ts' },

@@ -25,6 +25,8 @@ export const ENDINGS = {
     `the job of this prediction was taken up ${receives} times and never finished; it was not run again`,
   outputTooLarge: (bytes: number, limit: number): string =>
     `the model's output is ${bytes} bytes of JSON, over the ${limit}-byte limit of a prediction's output; write large results to files the output links to`,
+  outputFilesTooLarge: (bytes: number, limit: number): string =>
+    `the model returned ${bytes} bytes of files, over the ${limit}-byte limit of a prediction's files`,
   outputInvalid: (reason: string): string => `the model returned output that does not match its schema: ${reason}`,
   modelStoppedItself: 'the model stopped this prediction on its own',
   restart: 'the local runtime stopped while this prediction was running; it was not finished',
@@ -38,4 +40,6 @@ export const OUTPUT_LIMITS = {
   inlineBytes: 48 * 1024,
   // A GET answers with the output inside a Lambda response (6 MB buffered): room is kept for the rest.
   maxBytes: 5 * 1024 * 1024,
+  /** The files a prediction returns (`cog.Path`), all together: each is kept in the outputs bucket and linked. */
+  fileBytes: 100 * 1024 * 1024,
 } as const;

@@ -57,6 +57,14 @@ def main() -> None:
         transcript = client.run("openai/whisper-base", input={"audio": audio})
     report("file_input", transcription=transcript["transcription"] if isinstance(transcript, dict) else None)
 
+    files = client.run("acme/file-stream", input={"count": 2, "kind": "text", "pause": 0})
+    report(
+        "file_outputs",
+        kinds=[type(file).__name__ for file in files],
+        urls=[file.url for file in files],
+        texts=[file.read().decode("utf-8") for file in files],
+    )
+
 
 if __name__ == "__main__":
     try:

@@ -1,9 +1,9 @@
-import { createServer, type Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { PredictionView } from '../../shared/api/prediction-view.ts';
 import { call, cancelPrediction, getPrediction, modelLogOf, pollUntil, untilTerminal } from '../support/api.ts';
 import { receiverForFile } from '../support/receiver.ts';
+import { fileHostForFile } from '../support/file-host.ts';
 
 /**
  * A Cog predictor brought to the local runtime as a user brings one (global setup: `acme/wordcount`
@@ -15,18 +15,7 @@ const create = (model: string, input: Record<string, unknown>, headers: Record<s
 
 const receiver = receiverForFile();
 const DOCUMENT = 'one two three four five\nsix seven\n';
-let files: Server;
-let filesUrl = '';
-beforeAll(async () => {
-  files = createServer((req, res) => {
-    if (req.url === '/document.txt') res.writeHead(200, { 'content-type': 'text/plain' }).end(DOCUMENT);
-    else res.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
-  const address = files.address();
-  filesUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-});
-afterAll(() => new Promise((resolve) => files.close(resolve)));
+const filesOrigin = fileHostForFile({ '/document.txt': { contentType: 'text/plain', body: DOCUMENT } });
 
 describe('a Cog predictor brought with --model', () => {
   it('is listed among the models the caller can run, with its price and links', async () => {
@@ -129,20 +118,20 @@ describe('a Cog predictor brought with --model', () => {
   it('gets a cog.Path input as a local file fetched by the guarded fetcher', async () => {
     const { json } = await create(
       'acme/wordcount',
-      { text: 'zero', document: `${filesUrl}/document.txt` },
+      { text: 'zero', document: `${filesOrigin()}/document.txt` },
       { prefer: 'wait' },
     );
     expect(json).toMatchObject({
       status: 'succeeded',
       output: { count: 8, document_bytes: Buffer.byteLength(DOCUMENT) },
     });
-    expect(json.input.document).toBe(`${filesUrl}/document.txt`);
+    expect(json.input.document).toBe(`${filesOrigin()}/document.txt`);
   });
 
   it('fails a prediction whose file cannot be fetched, naming the input and why', async () => {
     const missing = await create(
       'acme/wordcount',
-      { text: 'x', document: `${filesUrl}/missing.txt` },
+      { text: 'x', document: `${filesOrigin()}/missing.txt` },
       { prefer: 'wait' },
     );
     expect(missing.json.status).toBe('failed');

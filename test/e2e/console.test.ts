@@ -12,10 +12,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { call, createPrediction, localDynamo, runtime, untilTerminal } from '../support/api.ts';
 import { receiverForFile, startReceiver } from '../support/receiver.ts';
 import { ownerCognito } from '../support/owners.ts';
+import { png } from '../support/images.ts';
+import { fileHostForFile } from '../support/file-host.ts';
 
 /** The console in a real browser (Debian's Chromium, driven by Playwright) against the local runtime. */
 
 const receiver = receiverForFile();
+const picturesOrigin = fileHostForFile({
+  '/picture.png': { contentType: 'image/png', body: png(40, 20, (x) => [x * 6, 90, 30]) },
+});
 
 let browser: Browser;
 let watched: WatchedPage;
@@ -183,6 +188,33 @@ describe('the web console', () => {
     await page.getByLabel('Status').selectOption('');
     await firstRow.waitFor();
     await screenshot(page, '06-predictions');
+  });
+
+  it('shows the files a model returned as what they are: an image shown, audio playable', async () => {
+    const made = await call('models/acme/images/predictions', {
+      method: 'POST',
+      body: { input: { image: `${picturesOrigin()}/picture.png` } },
+      headers: { prefer: 'wait=60' },
+    });
+    await untilTerminal(String(made.json.id), 60_000);
+    await page.goto(`${origin()}/predictions/${String(made.json.id)}`);
+    const shown = page.getByRole('img', { name: 'Output file output-0.png' });
+    await expect
+      .poll(() => shown.evaluate((image) => (image as unknown as { naturalWidth: number }).naturalWidth))
+      .toBe(40);
+    await screenshot(page, '07-output-files');
+    const sound = await call('models/acme/file-stream/predictions', {
+      method: 'POST',
+      body: { input: { count: 1, kind: 'audio' } },
+      headers: { prefer: 'wait=60' },
+    });
+    await untilTerminal(String(sound.json.id), 60_000);
+    await page.goto(`${origin()}/predictions/${String(sound.json.id)}`);
+    const player = page.getByLabel('Output audio output-0.wav');
+    // The player read the file's header: it knows how long the sound is (a quarter of a second).
+    await expect
+      .poll(() => player.evaluate((audio) => (audio as unknown as { duration: number }).duration), { timeout: 15_000 })
+      .toBeCloseTo(0.25, 1);
   });
 
   it('cancels a running prediction from its page', async () => {

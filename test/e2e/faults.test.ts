@@ -213,7 +213,10 @@ describe('deadlines hold', () => {
       {
         model: shortRuns,
         store: store(),
-        outputs: { put: () => Promise.reject(new Error('no output expected')) },
+        outputs: {
+          put: () => Promise.reject(new Error('no output expected')),
+          putFile: () => Promise.reject(new Error('no files expected')),
+        },
         modelServer: cogModelClient(model.url ?? '', callbacks, shortRuns),
         inputs: { dir: tmpdir(), download: () => Promise.reject(new Error('no file inputs expected')) },
         clock: systemClock,

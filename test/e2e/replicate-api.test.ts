@@ -16,6 +16,7 @@ import {
   untilTerminal,
 } from '../support/api.ts';
 import { receiverForFile } from '../support/receiver.ts';
+import { readStream } from '../support/event-stream.ts';
 
 const receiver = receiverForFile();
 
@@ -29,30 +30,6 @@ const createStreaming = (
   body: Record<string, unknown>,
   options: { token?: string; headers?: Record<string, string> } = {},
 ) => call<PredictionView>('models/prognoz/stream/predictions', { method: 'POST', body, ...options });
-
-interface StreamedEvent {
-  readonly event: string;
-  readonly id: string;
-  readonly data: string;
-}
-
-/** Reads a text/event-stream to its end (the service ends it after `done`). */
-const readStream = async (
-  url: string,
-): Promise<{ status: number; contentType: string | null; events: StreamedEvent[] }> => {
-  const response = await fetch(url, { headers: { accept: 'text/event-stream' } });
-  const text = await response.text();
-  const events = text
-    .split('\n\n')
-    .filter((block) => block.trim() !== '' && !block.startsWith(':'))
-    .map((block) => {
-      const lines = block.split('\n');
-      const field = (name: string) =>
-        lines.filter((line) => line.startsWith(`${name}: `)).map((line) => line.slice(name.length + 2));
-      return { event: field('event')[0] ?? '', id: field('id')[0] ?? '', data: field('data').join('\n') };
-    });
-  return { status: response.status, contentType: response.headers.get('content-type'), events };
-};
 
 describe('Replicate-style creates', () => {
   it('POST /models/{company}/{model}/predictions with Prefer: wait answers the finished prediction with urls, logs, metrics and version', async () => {

@@ -8,6 +8,7 @@ import type { PredictionView } from '../../shared/api/prediction-view.ts';
 import { call, pollUntil, runtime } from '../support/api.ts';
 import { receiverForFile } from '../support/receiver.ts';
 import { wordErrorRate } from '../support/wer.ts';
+import { LOCAL_CERTIFICATE_FILE } from '../../local/local-tls.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const JFK_AUDIO = path.resolve(ROOT, '..', 'shared', 'testdata', 'audio', 'jfk.flac');
@@ -20,6 +21,21 @@ const receiver = receiverForFile();
 const client = () => new Replicate({ auth: runtime().apiToken, baseUrl: runtime().apiUrl.replace(/\/$/, '') });
 
 describe('the official replicate npm client (1.4.0)', () => {
+  it('run() gives FileOutput objects for the files a model returns, read from their https URLs', async () => {
+    const output = (await client().run('acme/file-stream', {
+      input: { count: 2, kind: 'text', pause: 0 },
+    })) as unknown as (ReadableStream & { url(): URL; blob(): Promise<Blob> })[];
+    expect(output).toHaveLength(2);
+    for (const [index, file] of output.entries()) {
+      expect(file).toBeInstanceOf(ReadableStream);
+      expect(file.url().protocol).toBe('https:');
+      expect(file.url().pathname).toMatch(new RegExp(`/output-${index}\\.txt$`));
+      const blob = await file.blob();
+      expect(blob.type).toMatch(/^text\/plain/);
+      expect(await blob.text()).toBe(`part ${index} of 2\n`);
+    }
+  });
+
   it('run() blocks for the output, and polls for it when asked to', async () => {
     const replicate = client();
     expect(await replicate.run('prognoz/echo', { input: { text: 'blocking' } })).toEqual({
@@ -119,6 +135,8 @@ describe('the official replicate PyPI client (1.0.7)', () => {
       PROGNOZ_BASE: runtime().apiUrl.replace(/\/v1\/$/, ''),
       PROGNOZ_AUDIO: JFK_AUDIO,
       REPLICATE_POLL_INTERVAL: '0.2',
+      // The local runtime answers https with its own certificate (local/local-tls.ts): the client trusts it as a user would.
+      SSL_CERT_FILE: LOCAL_CERTIFICATE_FILE,
     };
     let stdout = '';
     try {
@@ -144,5 +162,14 @@ describe('the official replicate PyPI client (1.0.7)', () => {
     expect((steps.get('list')?.ids as string[]).length).toBeGreaterThan(0);
     expect((steps.get('stream')?.pieces as string[]).join('')).toBe('one two three four');
     expect(wordErrorRate(JFK, String(steps.get('file_input')?.transcription))).toBeLessThanOrEqual(0.2);
+    // Files a model returns come as FileOutput, read through the client (which sends its token along: the URL ignores it).
+    expect(steps.get('file_outputs')).toMatchObject({
+      kinds: ['FileOutput', 'FileOutput'],
+      texts: ['part 0 of 2\n', 'part 1 of 2\n'],
+    });
+    expect(steps.get('file_outputs')?.urls).toEqual([
+      expect.stringMatching(/^https:\/\/.+\/output-0\.txt\?key=/),
+      expect.stringMatching(/^https:\/\/.+\/output-1\.txt\?key=/),
+    ]);
   }, 300_000);
 });

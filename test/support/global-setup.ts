@@ -57,6 +57,12 @@ export default async function setup(project: TestProject) {
   const models = [
     parseModelFlag(`acme/wordcount=${fixtures}/wordcount,price=0.02`),
     parseModelFlag(`acme/broken=${fixtures}/broken`),
+    // Cog's other shapes (test/e2e/cog-shapes.test.ts): a plain function, and an async generator two at a time.
+    parseModelFlag(`acme/function=${fixtures}/function`),
+    parseModelFlag(`acme/async-stream=${fixtures}/async-stream`),
+    // Files out (test/e2e/output-files.test.ts): an object holding images (Pillow), and an iterator of files.
+    parseModelFlag(`acme/images=${fixtures}/images`),
+    parseModelFlag(`acme/file-stream=${fixtures}/file-stream`),
   ];
   const runtime = await startLocalRuntime({
     port: 0,

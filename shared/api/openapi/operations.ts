@@ -15,6 +15,7 @@ import {
   listQuerySchema,
   modelCreateBodySchema,
   streamQuerySchema,
+  outputFileQuerySchema,
   uploadFormSchema,
   versionCreateBodySchema,
 } from '../request-schemas.ts';
@@ -78,6 +79,11 @@ export interface OperationSpec {
 
 const predictionId = z.object({ id: z.string().describe('The prediction id.') });
 const fileId = z.object({ id: z.string().describe('The file id.') });
+const outputFilePath = z.object({
+  id: z.string().describe('The prediction id.'),
+  claim: z.string().describe('The run that made the file.'),
+  file: z.string().describe("The file's name, such as `output-0.png`."),
+});
 /** A company named `predictions` or `files` is taken by those routes (405 or 404 there). */
 export const modelPath = z.object({
   company: z
@@ -238,6 +244,26 @@ export const OPERATIONS: Readonly<Record<RouteKey, OperationSpec>> = {
     requestParams: { path: predictionId, query: streamQuerySchema, header: commonHeadersSchema },
     success: { status: 200, description: 'An event stream.', contentType: 'text/event-stream', schema: z.string() },
     errors: ['prediction_not_found'],
+  },
+  'GET /api/v1/predictions/{id}/output/{claim}/{file}': {
+    operationId: 'getOutputFile',
+    summary: 'A file the model returned',
+    description:
+      "The bytes of one output file, with its content type; a `Range` header gets part of it (206). Its URL is in the prediction's `output` (https, as Replicate's clients expect of a file) and serves for as long as the prediction's data is kept. Opened without a token: the `key` in the URL is the capability.",
+    tag: 'Predictions',
+    public: true,
+    requestParams: {
+      path: outputFilePath,
+      query: outputFileQuerySchema,
+      header: commonHeadersSchema,
+    },
+    success: {
+      status: 200,
+      description: 'The file, with its own content type (an image, audio, …).',
+      contentType: '*/*',
+      schema: z.string().meta({ format: 'binary' }),
+    },
+    errors: ['file_not_found'],
   },
   'GET /api/v1/predictions/{id}/webhooks': {
     operationId: 'listWebhookDeliveries',
