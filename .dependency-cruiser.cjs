@@ -60,6 +60,60 @@ module.exports = {
       to: { path: '^(infra|functions|worker|local|cli|shared/adapters|shared/use-cases)/' },
     },
     {
+      name: 'the-domain-is-pure',
+      comment:
+        'shared/domain is the rules as functions of their inputs: it knows no model catalog, use case, API shape, port, workflow or adapter.',
+      severity: 'error',
+      from: { path: '^shared/domain/' },
+      to: { path: '^shared/(models|use-cases|api|ports|workflow|adapters)/' },
+    },
+    {
+      name: 'ports-speak-domain-and-messages',
+      comment:
+        "A port's signature is made of domain types and the workflow's message contract (shared/workflow/messages.ts), nothing else.",
+      severity: 'error',
+      from: { path: '^shared/ports/' },
+      to: { path: '^shared/', pathNot: '^shared/(domain/|ports/|workflow/messages\\.ts$)' },
+    },
+    {
+      name: 'use-cases-know-no-api-shape',
+      comment:
+        "A use case returns domain values; how the API shows them (shared/api) is the handler's concern, passed in where a use case must send one (a webhook body).",
+      severity: 'error',
+      from: { path: '^shared/use-cases/' },
+      to: { path: '^shared/api/' },
+    },
+    {
+      name: 'handlers-call-no-sdk',
+      comment:
+        'A handler parses, calls a use case and shapes the answer: every AWS SDK call is an adapter in shared/adapters.',
+      severity: 'error',
+      from: { path: '^functions/' },
+      to: { path: 'node_modules/@aws-sdk/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'the-cli-is-a-client',
+      comment:
+        'cli/ (the operator commands, smoke) works through the API or the adapters of shared/, never through the processes of the service; only the local runtime reads its target file.',
+      severity: 'error',
+      from: { path: '^cli/' },
+      to: { path: '^(functions|worker|local|infra|bench|test)/' },
+    },
+    {
+      name: 'nobody-but-local-imports-cli',
+      severity: 'error',
+      from: { path: '^(shared|functions|worker|infra|web)/' },
+      to: { path: '^cli/' },
+    },
+    {
+      name: 'the-bench-drives-from-outside',
+      comment:
+        'bench/ measures the local runtime as a caller does (local/ starts it, test/support calls it, infra names the bundles): it never imports a handler or the worker.',
+      severity: 'error',
+      from: { path: '^bench/' },
+      to: { path: '^(functions|worker)/' },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       from: {},

@@ -1,11 +1,11 @@
-import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { dynamoAccountStore } from '../../shared/adapters/account-store.ts';
-import { sqs } from '../../shared/adapters/aws-clients.ts';
 import { dynamoDeliveryLog } from '../../shared/adapters/delivery-log.ts';
 import { s3OutputStore } from '../../shared/adapters/output-store.ts';
 import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts';
+import { sqsRetryLater } from '../../shared/adapters/webhook-queue.ts';
 import { guardedPoster } from '../../shared/adapters/webhook-transport.ts';
+import { presentPrediction } from '../../shared/api/prediction-view.ts';
 import { outputBucketFromEnv, tableNameFromEnv } from '../../shared/config.ts';
 import { systemClock } from '../../shared/domain/clock.ts';
 import { deliverWebhook, type DeliveryDeps } from '../../shared/use-cases/deliver-webhook.ts';
@@ -16,9 +16,11 @@ import { logger } from '../http/logger.ts';
 let deps: DeliveryDeps | undefined;
 const depsFromEnv = (): DeliveryDeps => {
   const table = tableNameFromEnv();
+  const outputs = s3OutputStore(outputBucketFromEnv());
   return (deps ??= {
     store: dynamoPredictionStore(table),
-    outputs: s3OutputStore(outputBucketFromEnv()),
+    // The body is the prediction as GET shows it, without `cost`.
+    present: (prediction) => presentPrediction(prediction, outputs, { includeCost: false }),
     accounts: dynamoAccountStore(table),
     log: dynamoDeliveryLog(table),
     clock: systemClock,
@@ -26,17 +28,12 @@ const depsFromEnv = (): DeliveryDeps => {
   });
 };
 
+let retryLater: ReturnType<typeof sqsRetryLater> | undefined;
 /** Hides a failed message for the next delay, so retries back off rather than come straight back. */
 const backOff = async (record: SQSRecord, delay: number): Promise<void> => {
   const queueUrl = process.env.PROGNOZ_WEBHOOK_QUEUE_URL;
   if (!queueUrl) return;
-  await sqs().send(
-    new ChangeMessageVisibilityCommand({
-      QueueUrl: queueUrl,
-      ReceiptHandle: record.receiptHandle,
-      VisibilityTimeout: delay,
-    }),
-  );
+  await (retryLater ??= sqsRetryLater(queueUrl))(record.receiptHandle, delay);
 };
 
 /** The webhook sender: SQS event source with partial batch failures; SQS retries, then dead-letters. */

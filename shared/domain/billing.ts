@@ -1,10 +1,15 @@
-import type { ModelDefinition } from '../models/definition.ts';
 import { monthOf } from './money.ts';
 import type { Hold } from './prediction.ts';
 import { costInKopecks, roublesToMicro } from './pricing.ts';
 
+/** What a model charges and reserves: its price (roubles per second, as text) and the seconds a new prediction holds. */
+export interface HoldTerms {
+  readonly pricePerSecond: string;
+  readonly holdSeconds: number;
+}
+
 /** What a new prediction of this model reserves, and in which month. */
-export const holdFor = (model: Pick<ModelDefinition, 'holdSeconds' | 'pricePerSecond'>, nowMs: number): Hold => ({
+export const holdFor = (model: HoldTerms, nowMs: number): Hold => ({
   kopecks: costInKopecks(model.holdSeconds * 1000, roublesToMicro(model.pricePerSecond)),
   month: monthOf(nowMs),
 });

@@ -1,18 +1,18 @@
 import type { AccountStore } from '../ports/account-store.ts';
 import type { DeliveryLog } from '../ports/delivery-log.ts';
 import type { WebhookPoster } from '../ports/webhook-poster.ts';
-import { presentPrediction } from '../api/prediction-view.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { PredictionId } from '../domain/ids.ts';
 import { signStandardWebhook, signWebhook, webhookIdOf } from '../domain/webhook-signature.ts';
-import type { OutputStore } from '../ports/output-store.ts';
+import type { Prediction } from '../domain/prediction.ts';
 import type { PredictionStore } from '../ports/prediction-store.ts';
 import { webhookEventOf, type WebhookMessage } from '../workflow/messages.ts';
 import { RETRY_POLICY } from '../workflow/webhook-policy.ts';
 
 export interface DeliveryDeps {
   readonly store: PredictionStore;
-  readonly outputs: Pick<OutputStore, 'get'>;
+  /** The prediction as the webhook's body shows it (the API's view, without `cost`). */
+  readonly present: (prediction: Prediction) => Promise<unknown>;
   readonly accounts: AccountStore;
   readonly log: DeliveryLog;
   readonly clock: Clock;
@@ -47,7 +47,7 @@ export const deliverWebhook = async (
   if (secrets === null) throw new Error(`account ${prediction.owner} has no signing secret`);
   const signing = [secrets.current, ...(secrets.previous === null ? [] : [secrets.previous])];
 
-  const body = JSON.stringify(await presentPrediction(prediction, deps.outputs, { includeCost: false }));
+  const body = JSON.stringify(await deps.present(prediction));
   const webhookId = webhookIdOf(
     prediction.id,
     'status' in message ? message.status : `${message.event}.${message.atMs}`,
