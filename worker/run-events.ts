@@ -1,11 +1,11 @@
-import type { Prediction } from '../shared/domain/prediction.ts';
+import { webhookWants, type Prediction } from '../shared/domain/prediction.ts';
 import type { RunUpdate } from '../shared/ports/prediction-store.ts';
 import type { RunEvent } from '../shared/workflow/messages.ts';
 import type { RunState } from './model-client.ts';
 
 /** Progress is written to the prediction in steps of at least this much, to spare the table. */
 const PROGRESS_STEP = 0.05;
-/** `output` and `logs` webhooks are sent at most this often (DESIGN §6, events filter). */
+/** `output` and `logs` webhooks are sent at most this often (interface: Webhooks). */
 export const RUN_EVENT_INTERVAL_MS = 500;
 
 /** What a worker has recorded of a run so far, and when it last sent each run webhook. */
@@ -47,8 +47,7 @@ export const stepRun = (
     ...(logged ? { logs: state.logs } : {}),
     ...(streamed ? { streamed: state.streamed } : {}),
   };
-  const asked = (event: RunEvent) =>
-    prediction.webhook !== null && (prediction.webhookEvents?.includes(event) ?? false);
+  const asked = (event: RunEvent) => webhookWants(prediction, event);
   const unsent = new Set(watch.unsent);
   if (streamed && asked('output')) unsent.add('output');
   if (logged && asked('logs')) unsent.add('logs');

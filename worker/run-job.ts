@@ -1,7 +1,7 @@
 import type { Clock } from '../shared/domain/clock.ts';
 import { ENDINGS, OUTPUT_LIMITS } from '../shared/domain/endings.ts';
 import { parseTimestamp } from '../shared/domain/clock.ts';
-import type { PredictionEvent, StoredOutput } from '../shared/domain/prediction.ts';
+import { webhookWants, type PredictionEvent, type StoredOutput } from '../shared/domain/prediction.ts';
 import type { RunReport } from '../shared/domain/run-report.ts';
 import type { ModelDefinition } from '../shared/models/registry.ts';
 import { phaseLimitsOf } from '../shared/models/registry.ts';
@@ -140,7 +140,7 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
       return 'overflow' as const;
     }
   };
-  if (prediction.webhook !== null && prediction.webhookEvents?.includes('start')) {
+  if (webhookWants(prediction, 'start')) {
     await notify(['start']).catch((error: unknown) =>
       deps.log('the start webhook could not be queued', { predictionId: id, error: String(error) }),
     );

@@ -5,7 +5,7 @@ import { costInKopecks } from './pricing.ts';
 import { err, ok, type Result } from './result.ts';
 import { keepLogTail, keepStreamed, type RunReport } from './run-report.ts';
 
-/** Statuses of spec §3; their meaning is DESIGN §6. */
+/** The statuses and their meaning (interface: Statuses). */
 export const ACTIVE_STATUSES = ['pending', 'starting', 'queued', 'processing'] as const;
 export const TERMINAL_STATUSES = ['succeeded', 'failed', 'canceled'] as const;
 export type ActiveStatus = (typeof ACTIVE_STATUSES)[number];
@@ -24,7 +24,7 @@ export type SideEffect = (typeof SIDE_EFFECTS)[number];
 
 /**
  * What a webhook may be sent for (`webhook_events_filter`): the run starting, new output, new
- * logs, and the end. Without a filter, only the end (spec §6).
+ * logs, and the end. Without a filter, only the end (interface: Webhooks).
  */
 export const WEBHOOK_EVENTS = ['start', 'output', 'logs', 'completed'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
@@ -135,7 +135,7 @@ export const isTerminal = (prediction: Prediction): prediction is TerminalPredic
 
 export const parseCreatedAt = (prediction: Prediction): number => parseTimestamp(prediction.createdAt);
 
-/** The limits a model sets on its predictions' phases (DESIGN §6: queue wait, lost worker). */
+/** The limits a model sets on its predictions' phases (interface: Queue wait and lost workers). */
 export interface PhaseLimits {
   /** Longest wait in the model's queue, each time it waits there. */
   readonly queueSeconds: number;
@@ -271,9 +271,16 @@ export type PredictionEvent =
       readonly runtimeMs?: number | null;
     } & RunReport);
 
+/**
+ * Whether an event of the prediction goes to its webhook: with no filter only its end (interface: Webhooks),
+ * with one, the events it names. The one rule the worker, the sender and the end follow.
+ */
+export const webhookWants = (prediction: Pick<Prediction, 'webhook' | 'webhookEvents'>, event: WebhookEvent): boolean =>
+  prediction.webhook !== null &&
+  (prediction.webhookEvents === null ? event === 'completed' : prediction.webhookEvents.includes(event));
+
 /** Whether the end of a prediction is sent to its webhook: always, unless a filter leaves `completed` out. */
-export const notifiesCompletion = (prediction: Prediction): boolean =>
-  prediction.webhook !== null && (prediction.webhookEvents === null || prediction.webhookEvents.includes('completed'));
+export const notifiesCompletion = (prediction: Prediction): boolean => webhookWants(prediction, 'completed');
 
 const effectsOf = (prediction: Prediction, by: Ender): SideEffect[] => [
   ...(by === 'workflow' ? [] : (['stop'] as const)),
@@ -337,7 +344,7 @@ const claimLost = (prediction: Prediction, claim: string): PrognozError =>
   new PrognozError('claim_lost', `the claim ${claim} on prediction ${prediction.id} is no longer its current one`);
 
 /**
- * The one state machine of a prediction (DESIGN §6). Terminal states never change; a cancel of a
+ * The one state machine of a prediction (interface: Statuses). Terminal states never change; a cancel of a
  * canceled prediction is not an error, it returns the prediction unchanged. A worker's report
  * counts only for its own claim, so a run that was taken over can never end the prediction.
  */

@@ -4,7 +4,7 @@ import type { WebhookPoster } from '../ports/webhook-poster.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { PredictionId } from '../domain/ids.ts';
 import { signStandardWebhook, signWebhook, webhookIdOf } from '../domain/webhook-signature.ts';
-import type { Prediction } from '../domain/prediction.ts';
+import { webhookWants, type Prediction } from '../domain/prediction.ts';
 import type { PredictionStore } from '../ports/prediction-store.ts';
 import { webhookEventOf, type WebhookMessage } from '../workflow/messages.ts';
 import { RETRY_POLICY } from '../workflow/webhook-policy.ts';
@@ -28,8 +28,8 @@ const MAX_ATTEMPTS = 1 + RETRY_POLICY.retryDelaysSeconds.length;
 
 /**
  * One attempt at delivering a webhook event: the prediction as GET returns it, without `cost`
- * (spec §6.2), signed for this attempt, recorded in the delivery log. `X-Webhook-SIGNATURE` is
- * exactly one signature, by the current secret (spec §6.4 compares it whole); during a rotation
+ * (interface: Webhooks), signed for this attempt, recorded in the delivery log. `X-Webhook-SIGNATURE` is
+ * exactly one signature, by the current secret, compared whole (interface: Webhook signing); during a rotation
  * `webhook-signature` carries the previous secret's too, space-separated as Standard Webhooks
  * allows. 2xx is success; anything else, a timeout or a redirect is a failure the queue retries.
  */
@@ -40,7 +40,7 @@ export const deliverWebhook = async (
 ): Promise<DeliveryResult> => {
   const prediction = await deps.store.get(message.predictionId as PredictionId);
   if (!prediction?.webhook) return { kind: 'skipped', reason: 'no webhook registered' };
-  if ('event' in message && !prediction.webhookEvents?.includes(message.event))
+  if ('event' in message && !webhookWants(prediction, message.event))
     return { kind: 'skipped', reason: `${message.event} events were not asked for` };
   const startedMs = deps.clock.now();
   const secrets = await deps.accounts.signingSecrets(prediction.owner, startedMs);
