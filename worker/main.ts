@@ -13,7 +13,6 @@ import { dynamoPredictionStore } from '../shared/adapters/prediction-store.ts';
 import { sqsWebhookNotifier } from '../shared/adapters/webhook-queue.ts';
 import { sfnTaskCallbacks } from '../shared/adapters/workflow-client.ts';
 import { systemClock } from '../shared/domain/clock.ts';
-import type { PredictionId } from '../shared/domain/ids.ts';
 import { METRICS_NAMESPACE } from '../shared/metrics.ts';
 import { phaseLimitsOf, requireModel } from '../shared/models/registry.ts';
 import type { EffectDeps } from '../shared/use-cases/end-prediction.ts';
@@ -107,7 +106,7 @@ const handle = async (
     notifier,
     stopExecution: (prediction) => callbacks.succeed(message.taskToken, { status: prediction.status }),
   };
-  const id = message.predictionId as PredictionId;
+  const id = message.predictionId;
   const taken = await takeJob(
     {
       store,

@@ -11,7 +11,7 @@ import { stateMachinesFromEnv, tableNameFromEnv, webhookQueueUrlFromEnv } from '
 import { systemClock } from '../../shared/domain/clock.ts';
 import { FLEETS_ENV, fleetsPathFromEnv } from '../../shared/fleet-config.ts';
 import type { FleetDirectory } from '../../shared/ports/fleet-control.ts';
-import type { PredictionId } from '../../shared/domain/ids.ts';
+import { predictionIdSchema } from '../../shared/domain/ids.ts';
 import {
   endDeadJob,
   reconcileExecution,
@@ -29,7 +29,8 @@ const scheduled = z.object({ source: z.literal('aws.events'), 'detail-type': z.l
 const executionEnded = z.object({
   source: z.literal('aws.states'),
   'detail-type': z.literal('Step Functions Execution Status Change'),
-  detail: z.object({ name: z.uuid(), status: z.string() }),
+  // An execution is named by its prediction's id.
+  detail: z.object({ name: predictionIdSchema, status: z.string() }),
 });
 /** Jobs a model queue dead-lettered. */
 const deadJobs = z.object({
@@ -102,11 +103,7 @@ export const handler = async (event: unknown): Promise<SQSBatchResponse | undefi
   }
   const ended = executionEnded.safeParse(event);
   if (ended.success) {
-    const action = await reconcileExecution(
-      depsFromEnv(),
-      ended.data.detail.name as PredictionId,
-      ended.data.detail.status,
-    );
+    const action = await reconcileExecution(depsFromEnv(), ended.data.detail.name, ended.data.detail.status);
     logger.info('execution ended', { predictionId: ended.data.detail.name, status: ended.data.detail.status, action });
     return undefined;
   }
@@ -117,7 +114,7 @@ export const handler = async (event: unknown): Promise<SQSBatchResponse | undefi
       const message = dispatchMessage.parse(JSON.parse(record.body));
       const action = await endDeadJob(
         depsFromEnv(),
-        message.predictionId as PredictionId,
+        message.predictionId,
         Number(record.attributes.ApproximateReceiveCount ?? 0),
       );
       logger.warn('a dead-lettered job', { predictionId: message.predictionId, action });

@@ -1,6 +1,6 @@
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import type { AccountId, PredictionId } from '../domain/ids.ts';
+import { predictionIdSchema, type AccountId, type PredictionId } from '../domain/ids.ts';
 import type { IdempotencyClaim, PriorClaim } from '../domain/idempotency.ts';
 import { idempotencyKey } from './table-keys.ts';
 
@@ -28,7 +28,7 @@ export const idempotencyClaimPut = (
   },
 });
 
-const recordItem = z.object({ fingerprint: z.string(), prediction_id: z.uuid(), expires_at: z.number() });
+const recordItem = z.object({ fingerprint: z.string(), prediction_id: predictionIdSchema, expires_at: z.number() });
 
 /**
  * The claim that stood in `claim`'s way, if it is still live. Read consistently: the create that
@@ -46,5 +46,5 @@ export const readLiveClaim = async (
   if (!Item) return null;
   const record = recordItem.parse(Item);
   if (record.expires_at < claim.madeAtSeconds) return null;
-  return { predictionId: record.prediction_id as PredictionId, fingerprint: record.fingerprint };
+  return { predictionId: record.prediction_id, fingerprint: record.fingerprint };
 };

@@ -1,5 +1,5 @@
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { AccountId, PredictionId } from '../domain/ids.ts';
+import type { AccountId } from '../domain/ids.ts';
 import type { ListPosition, OwnedPredictionsPage, OwnedPredictionsQuery } from '../ports/prediction-store.ts';
 import { fromItem } from './prediction-item.ts';
 import { OWNER_INDEX, predictionIdOfKey, predictionKey } from './table-keys.ts';
@@ -20,7 +20,7 @@ type Item = Record<string, unknown>;
 
 const positionOf = (item: Item): ListPosition => ({
   createdAt: String(item[OWNER_INDEX.sort]),
-  id: predictionIdOfKey(String(item.pk)) as PredictionId,
+  id: predictionIdOfKey(String(item.pk)),
 });
 
 /** A query on an index resumes from the item's table key and index key together. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AccountId, PredictionId } from '../domain/ids.ts';
+import { predictionIdSchema, type AccountId } from '../domain/ids.ts';
 import { SIDE_EFFECTS, WEBHOOK_EVENTS, type Prediction, type StoredOutput } from '../domain/prediction.ts';
 import { ownerIndexKey, predictionKey, sweepIndexKey } from './table-keys.ts';
 
@@ -9,7 +9,7 @@ import { ownerIndexKey, predictionKey, sweepIndexKey } from './table-keys.ts';
  * or above 1e126 and a map nests at most 32 deep, and any JSON a caller or a model sends must fit.
  */
 const base = {
-  id: z.uuid(),
+  id: predictionIdSchema,
   model: z.string(),
   owner: z.string(),
   input_json: z.string().optional(),
@@ -128,7 +128,7 @@ export const toItem = (p: Prediction): Record<string, unknown> => {
 export const fromItem = (item: Record<string, unknown>): Prediction => {
   const i = predictionItem.parse(item);
   const common = {
-    id: i.id as PredictionId,
+    id: i.id,
     model: i.model,
     owner: i.owner as AccountId,
     input: i.input_json === undefined ? (i.input ?? {}) : (JSON.parse(i.input_json) as Record<string, unknown>),

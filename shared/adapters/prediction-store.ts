@@ -93,9 +93,7 @@ const dueIn = async (
       ),
     ),
   );
-  return pages
-    .flatMap((page) => (page.Items ?? []).map((item) => predictionIdOfKey(String(item.pk)) as PredictionId))
-    .slice(0, limit);
+  return pages.flatMap((page) => (page.Items ?? []).map((item) => predictionIdOfKey(String(item.pk)))).slice(0, limit);
 };
 
 export const dynamoPredictionStore = (

@@ -1,10 +1,12 @@
-/** Every key format of the single table lives here (DESIGN §3). */
+import { predictionIdSchema, type PredictionId } from '../domain/ids.ts';
+
+/** Every key format of the single table lives here (architecture: Data). */
 export const TABLE_KEY = { partition: 'pk', sort: 'sk' } as const;
 export const OWNER_INDEX = { name: 'by-owner', partition: 'gsi1pk', sort: 'gsi1sk' } as const;
 
 export const predictionKey = (id: string) => ({ pk: `PREDICTION#${id}`, sk: 'PREDICTION' });
 /** The prediction id back from its partition key (what a keys-only index gives). */
-export const predictionIdOfKey = (pk: string): string => pk.replace(/^PREDICTION#/, '');
+export const predictionIdOfKey = (pk: string): PredictionId => predictionIdSchema.parse(pk.replace(/^PREDICTION#/, ''));
 /** A webhook delivery attempt, beside its prediction: `at` (stored form) and the attempt's own id order them. */
 export const ATTEMPT_PREFIX = 'ATTEMPT#';
 export const attemptKey = (predictionId: string, at: string, attemptId: string) => ({
@@ -74,7 +76,7 @@ export const idempotencyKey = (account: string, keyHash: string) => ({
  * An account's webhook delivery attempts across its predictions, by time (a sparse index: only
  * attempts carry its attributes). One partition per account would take every attempt of a busy
  * account, retries and `output`/`logs` events included, past the ~1,000 writes a second one
- * partition takes (DESIGN §2): attempts are spread over shards by their random id, and a listing
+ * partition takes (architecture: Scale ceilings): attempts are spread over shards by their random id, and a listing
  * reads the shards' newest and merges them. The sort key, `<at>#<attempt id>`, is unique.
  */
 export const DELIVERY_INDEX = {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 
 declare const predictionIdBrand: unique symbol;
 /** A UUID-shaped prediction id. Only `parsePredictionId` and id generators make one. */
@@ -18,6 +19,16 @@ export const parsePredictionId = (raw: string): PredictionId | null => (UUID.tes
 export const parseFileId = (raw: string): FileId | null => (UUID.test(raw) ? (raw as FileId) : null);
 
 export const asAccountId = (raw: string): AccountId => raw as AccountId;
+
+/**
+ * A prediction id where a message or an item is parsed: the id is branded there, once, and every
+ * hop after it carries a PredictionId rather than casting a string.
+ */
+export const predictionIdSchema = z.string().transform((raw, context) => {
+  const id = parsePredictionId(raw);
+  if (id === null) context.addIssue({ code: 'custom', message: 'not a prediction id' });
+  return id ?? z.NEVER;
+});
 
 export type IdGenerator = () => string;
 export const randomIds: IdGenerator = () => randomUUID();

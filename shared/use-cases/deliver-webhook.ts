@@ -2,7 +2,6 @@ import type { AccountStore } from '../ports/account-store.ts';
 import type { DeliveryLog } from '../ports/delivery-log.ts';
 import type { WebhookPoster } from '../ports/webhook-poster.ts';
 import type { Clock } from '../domain/clock.ts';
-import type { PredictionId } from '../domain/ids.ts';
 import { signStandardWebhook, signWebhook, webhookIdOf } from '../domain/webhook-signature.ts';
 import { webhookWants, type Prediction } from '../domain/prediction.ts';
 import type { PredictionStore } from '../ports/prediction-store.ts';
@@ -38,7 +37,7 @@ export const deliverWebhook = async (
   message: WebhookMessage,
   attempt: number,
 ): Promise<DeliveryResult> => {
-  const prediction = await deps.store.get(message.predictionId as PredictionId);
+  const prediction = await deps.store.get(message.predictionId);
   if (!prediction?.webhook) return { kind: 'skipped', reason: 'no webhook registered' };
   if ('event' in message && !webhookWants(prediction, message.event))
     return { kind: 'skipped', reason: `${message.event} events were not asked for` };

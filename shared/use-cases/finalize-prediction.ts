@@ -1,5 +1,4 @@
 import type { Clock } from '../domain/clock.ts';
-import type { PredictionId } from '../domain/ids.ts';
 import { isTerminal, type Prediction } from '../domain/prediction.ts';
 import type { FinalizeInput, FinalizeOutput } from '../workflow/messages.ts';
 import { completeEffects, endPrediction, type EffectDeps } from './end-prediction.ts';
@@ -30,7 +29,7 @@ export const finalizePrediction = async (
   deps: Omit<EffectDeps, 'stopExecution'> & { readonly clock: Clock },
   input: FinalizeInput,
 ): Promise<FinalizeOutput> => {
-  const id = input.predictionId as PredictionId;
+  const id = input.predictionId;
   const effects: EffectDeps = { ...deps, stopExecution: () => Promise.resolve() };
   const current = await deps.store.get(id);
   if (!current) throw new Error(`prediction ${id} does not exist`);

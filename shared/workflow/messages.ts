@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { predictionIdSchema } from '../domain/ids.ts';
 import { TERMINAL_STATUSES } from '../domain/prediction.ts';
 
 /** The events of a run a webhook may ask for beside its end (`webhook_events_filter`). */
@@ -11,11 +12,11 @@ export type RunEvent = (typeof RUN_EVENTS)[number];
  */
 
 /** Input of every execution: StartExecution(name = predictionId, input = this). */
-export const executionInput = z.strictObject({ predictionId: z.uuid() });
+export const executionInput = z.strictObject({ predictionId: predictionIdSchema });
 export type ExecutionInput = z.infer<typeof executionInput>;
 
 /** The message Dispatch puts on the model queue. */
-export const dispatchMessage = z.strictObject({ predictionId: z.uuid(), taskToken: z.string().min(1) });
+export const dispatchMessage = z.strictObject({ predictionId: predictionIdSchema, taskToken: z.string().min(1) });
 export type DispatchMessage = z.infer<typeof dispatchMessage>;
 
 /** What the worker sends with SendTaskSuccess once it has ended the prediction itself. */
@@ -31,8 +32,8 @@ export type FinalizeOutput = z.infer<typeof finalizeOutput>;
  * end (`status`), or an event of its run, at the time it happened (which makes its webhook id).
  */
 export const webhookMessage = z.union([
-  z.strictObject({ predictionId: z.uuid(), status: z.enum(TERMINAL_STATUSES) }),
-  z.strictObject({ predictionId: z.uuid(), event: z.enum(RUN_EVENTS), atMs: z.number().int().nonnegative() }),
+  z.strictObject({ predictionId: predictionIdSchema, status: z.enum(TERMINAL_STATUSES) }),
+  z.strictObject({ predictionId: predictionIdSchema, event: z.enum(RUN_EVENTS), atMs: z.number().int().nonnegative() }),
 ]);
 export type WebhookMessage = z.infer<typeof webhookMessage>;
 
@@ -42,7 +43,7 @@ export const webhookEventOf = (message: WebhookMessage): string =>
 
 /** Finalize's input: the execution input plus the error Dispatch was caught with. */
 export const finalizeInput = z.object({
-  predictionId: z.uuid(),
+  predictionId: predictionIdSchema,
   error: z.object({ Error: z.string(), Cause: z.string().nullish() }).optional(),
 });
 export type FinalizeInput = z.infer<typeof finalizeInput>;

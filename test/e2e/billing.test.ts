@@ -14,6 +14,7 @@ import {
   webhookQueueUrl,
 } from '../support/api.ts';
 import { requireModel } from '../../shared/models/registry.ts';
+import { finalizeInput } from '../../shared/workflow/messages.ts';
 
 const echoModel = requireModel('prognoz/echo');
 
@@ -83,7 +84,7 @@ describe('billing', () => {
     const store = dynamoPredictionStore(runtime().tableName, localDynamo());
     const again = await finalizePrediction(
       { store, notifier: sqsWebhookNotifier(await webhookQueueUrl(), localSqs()), clock: systemClock },
-      { predictionId: done.json.id, error: { Error: 'States.Timeout', Cause: null } },
+      finalizeInput.parse({ predictionId: done.json.id, error: { Error: 'States.Timeout', Cause: null } }),
     );
 
     expect(again).toEqual({ status: 'succeeded' });
