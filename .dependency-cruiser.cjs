@@ -1,4 +1,4 @@
-/** Layer rules of DESIGN §1, enforced in the test command. */
+/** Layer rules (docs/architecture.md, architecture: Layout), enforced in the test command. */
 module.exports = {
   forbidden: [
     {

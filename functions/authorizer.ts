@@ -68,7 +68,7 @@ export const authorize = async (
   if (header.kind === 'malformed')
     return deny('malformed_authorization', `the Authorization header is malformed: ${header.reason}`);
   if (looksLikeJwt(header.token)) {
-    // An account owner signed in to the console (DESIGN §6, owners).
+    // An account owner signed in to the console (interface: Owners).
     const sub = verifier === null ? null : await verifier.ownerOf(header.token);
     const signedIn = sub === null ? null : await store.accountForOwner(sub);
     if (sub === null || signedIn === null)

@@ -45,7 +45,7 @@ const pascal = (text: string) => text.replace(/(^|-)(\w)/g, (_, __, c: string) =
 export const fleetClusterName = (stackName: string, model: Pick<ModelDefinition, 'id'>): string =>
   `${stackName}-${resourceNameOf(model)}`;
 
-/** Composes the constructs of DESIGN §2–§3; no logic of its own. */
+/** Composes the constructs of the request path and the data (architecture: Request path, Data); no logic of its own. */
 export class PrognozStack extends Stack {
   constructor(scope: Construct, id: string, props: PrognozStackProps = {}) {
     super(scope, id, props);

@@ -87,7 +87,7 @@ const LOCAL_ACCOUNT_BALANCE_KOPECKS = 100_000;
 export const RESTART_ERROR = ENDINGS.restart;
 
 /**
- * Starts the whole service on this machine (DESIGN §4): emulators, the synthesized workflow
+ * Starts the whole service on this machine (architecture: Local runtime): emulators, the synthesized workflow
  * run by aws-local-stepfunctions, the API front, and per model a worker and a model server.
  */
 export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<LocalRuntime> => {

@@ -140,7 +140,7 @@ const piecesOf = (items: readonly unknown[] | null): string[] =>
   (items ?? []).map((item) => (typeof item === 'string' ? item : JSON.stringify(item)));
 
 /**
- * Drives a Cog model server (coglet) over Cog's HTTP API (DESIGN §5): a run is started with
+ * Drives a Cog model server (coglet) over Cog's HTTP API (architecture: Model protocol): a run is started with
  * `PUT /predictions/{id}` and `Prefer: respond-async`, reports itself to the worker's callback
  * receiver (logs, metrics such as `progress`, an iterator's output so far, then its end), and is
  * stopped with `POST /predictions/{id}/cancel`.

@@ -41,7 +41,7 @@ const parseBody = (text: string): unknown => {
 
 /**
  * A client that tells everything a deployer needs when something is wrong: each call carries a
- * fresh `x-request-id` (spec §7, diagnostics), a body that is not JSON is kept as text, and a
+ * fresh `x-request-id` (interface: Requests), a body that is not JSON is kept as text, and a
  * call that gets no answer in time fails with the route it was.
  */
 export const smokeClient = (baseUrl: URL, token: string): SmokeClient => ({

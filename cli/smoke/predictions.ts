@@ -7,7 +7,7 @@ import { duration, StepFailure, type Figure } from './step.ts';
 
 const POLL_EVERY_MS = 500;
 
-/** The reply's body as a prediction (spec §2.2), or the step fails saying what is wrong with it. */
+/** The reply's body as a prediction (interface: The prediction), or the step fails saying what is wrong with it. */
 export const predictionIn = (reply: Reply, what: string): PredictionView => {
   const parsed = predictionViewSchema.safeParse(reply.body);
   if (!parsed.success)
@@ -17,7 +17,7 @@ export const predictionIn = (reply: Reply, what: string): PredictionView => {
   return parsed.data;
 };
 
-/** Create (spec §4.1): 201 with the prediction, or the step fails with what the service said. */
+/** Create (interface: Routes): 201 with the prediction, or the step fails with what the service said. */
 export const createPrediction = async (
   client: SmokeClient,
   model: string,
@@ -34,7 +34,7 @@ export const getPrediction = async (client: SmokeClient, id: string): Promise<Pr
     `GET predictions/${id}`,
   );
 
-/** Polls the prediction (spec §4.2) until `done` holds, or fails when the step's time is up. */
+/** Polls the prediction (interface: Routes) until `done` holds, or fails when the step's time is up. */
 export const pollUntil = async (
   client: SmokeClient,
   id: string,

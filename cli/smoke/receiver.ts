@@ -7,7 +7,7 @@ import { collectCappedBody } from '../../shared/adapters/capped-body.ts';
 export interface ReceivedDelivery {
   readonly headers: IncomingHttpHeaders;
   readonly body: string;
-  /** Unix seconds when it arrived, for the timestamp check (spec §6.3). */
+  /** Unix seconds when it arrived, for the timestamp check (interface: Webhook signing). */
   readonly receivedAtSeconds: number;
 }
 

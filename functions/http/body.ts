@@ -18,7 +18,7 @@ export const refusedBody = (code: 'invalid_body' | 'invalid_input', what: string
 /** Model inputs are small: files travel as URLs. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-/** JSON or form bodies, equivalent (spec §2.1); anything else is 415, a broken body 400, a huge one 413. */
+/** JSON or form bodies, equivalent (interface: Requests); anything else is 415, a broken body 400, a huge one 413. */
 export const parseBody = (event: APIGatewayProxyEvent): ParsedBody => {
   const mediaType = (event.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   const raw =

@@ -27,7 +27,7 @@ const parseWaitSeconds = (raw: string, header: string): number => {
 
 /**
  * `Prefer: SYNC | ASYNC | wait | wait=N` (case-insensitive; unknown preferences are ignored as
- * RFC 7240 asks) and `Request-Timeout: N` seconds, 1–60, default 30 (DESIGN §6).
+ * RFC 7240 asks) and `Request-Timeout: N` seconds, 1–60, default 30 (interface: Requests).
  */
 export const parseWaitPreference = (headers: APIGatewayProxyEvent['headers']): WaitPreference => {
   let sync = false;
@@ -46,7 +46,7 @@ export const parseWaitPreference = (headers: APIGatewayProxyEvent['headers']): W
 };
 
 /**
- * The webhook may be given three ways (DESIGN §6): `Webhook-URL`, `X-Webhook-URL` or the body
+ * The webhook may be given three ways (interface: Webhooks): `Webhook-URL`, `X-Webhook-URL` or the body
  * field `webhook`. The same address twice is fine; two different ones are a 400.
  */
 export const resolveWebhook = (

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 
-/** Responses are always JSON (spec §2.1: the Accept header is ignored). */
+/** Responses are always JSON (interface: Requests: the Accept header is ignored). */
 export const json = (
   statusCode: number,
   body: unknown,

@@ -24,7 +24,10 @@ const ACCESS_LOG_RETENTION_DAYS = 365;
 export const grantObjectRead = (bucket: IBucket, grantee: IGrantable): Grant =>
   Grant.addToPrincipal({ grantee, actions: ['s3:GetObject'], resourceArns: [bucket.arnForObjects('*')] });
 
-/** The single table of DESIGN §3: predictions, accounts, tokens, keyed as shared/adapters/table-keys.ts says. */
+/**
+ * The single table (architecture: Data): predictions, accounts, tokens, keyed as
+ * shared/adapters/table-keys.ts says.
+ */
 export class DataStore extends Construct {
   public readonly table: TableV2;
   /**

@@ -40,7 +40,7 @@ export interface ModelFleetProps {
 }
 
 /**
- * One model's compute (DESIGN §2): its own cluster on EC2 capacity (the GPU-optimized AMI when the
+ * One model's compute (architecture: Model fleets): its own cluster on EC2 capacity (the GPU-optimized AMI when the
  * model needs a GPU), a service of worker + model-server tasks, and scaling on the queue's
  * backlog, from zero when the model allows. The service's task count belongs to the scaler alone:
  * the template never sets it, so a deploy never resets a running fleet.

@@ -11,7 +11,7 @@ import { Construct } from 'constructs';
 import { OWNER_SIGN_IN_ENV } from '../../shared/config.ts';
 
 /**
- * How account owners sign in to the console (DESIGN §6, owners): an Amazon Cognito user pool of
+ * How account owners sign in to the console (interface: Owners): an Amazon Cognito user pool of
  * owners, email and password, created by the admin CLI (no one signs up by themselves), and the
  * console's app client. The API accepts an owner's access token from this pool beside API tokens.
  */

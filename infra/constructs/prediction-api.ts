@@ -112,7 +112,7 @@ const GATEWAY_ANSWERS: readonly {
   },
 ];
 
-/** The public REST API of spec §4 under /api/v1/, with the Bearer-token authorizer. */
+/** The public REST API (interface: Routes) under /api/v1/, with the Bearer-token authorizer. */
 export class PredictionApi extends Construct {
   public readonly api: RestApi;
 

@@ -44,7 +44,7 @@ export interface SweeperProps {
 }
 
 /**
- * The sweeper (DESIGN §2): one function, woken three ways — on a schedule, to move on every
+ * The sweeper (architecture: The sweeper): one function, woken three ways — on a schedule, to move on every
  * prediction whose sweep deadline passed; by EventBridge when an execution ends without
  * success, to end the prediction behind it; and by the model queues' dead-letter queues, to end
  * the predictions whose jobs no worker could finish. Nothing stays stuck, and every way out

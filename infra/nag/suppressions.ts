@@ -187,7 +187,7 @@ export const NAG_SUPPRESSIONS: readonly NagSuppression[] = [
         ),
     ),
     reason:
-      "Open by design (spec §4): the ANY methods answer a method or path the API does not have with 404/405 in the API's error shape; an event stream's URL carries its own signed key, checked by its handler; the OpenAPI document and the reference page are public, as API references are.",
+      "Open by design (interface: Routes): the ANY methods answer a method or path the API does not have with 404/405 in the API's error shape; an event stream's URL carries its own signed key, checked by its handler; the OpenAPI document and the reference page are public, as API references are.",
   },
   {
     rule: 'AwsSolutions-APIG2',

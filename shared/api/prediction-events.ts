@@ -1,6 +1,6 @@
 import type { Prediction } from '../domain/prediction.ts';
 
-/** Replicate's stream events (DESIGN §6, compatibility). */
+/** Replicate's stream events (interface: Compatibility). */
 export type StreamEventName = 'output' | 'logs' | 'error' | 'done';
 
 export interface StreamEvent {

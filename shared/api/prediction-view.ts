@@ -36,7 +36,7 @@ export const predictionMetricsSchema = z
   })
   .meta({ id: 'PredictionMetrics' });
 
-/** The prediction as clients see it (spec §2.2): in every response and webhook that shows one. */
+/** The prediction as clients see it (interface: The prediction): in every response and webhook that shows one. */
 export const predictionViewSchema = z
   .object({
     id: z.string().describe('The prediction id.'),
@@ -68,7 +68,7 @@ export const predictionViewSchema = z
       .max(1)
       .optional()
       .describe('Fraction of the work done while processing, when the model reports it.'),
-    // What users of Replicate-like services expect beside the spec's fields (DESIGN §6, compatibility).
+    // What users of Replicate-like services expect beside the spec's fields (interface: Compatibility).
     version: z.string().describe('The model again: each model has one version.'),
     urls: predictionUrlsSchema.optional(),
     logs: z.string().describe("The model's log text (its tail, when long)."),
@@ -103,7 +103,7 @@ const metricsOf = (prediction: Prediction): PredictionMetrics => {
 };
 
 export interface ViewOptions {
-  /** Webhook bodies carry no `cost` (spec §6.2). */
+  /** Webhook bodies carry no `cost` (interface: Webhooks). */
   readonly includeCost: boolean;
   /** The output of a succeeded prediction, read from wherever it is stored (`outputOf`). */
   readonly output?: unknown;

@@ -18,7 +18,7 @@ export const QUOTED_IDEMPOTENCY_KEY = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\
 
 const webhookField = z
   .string()
-  .describe('An https URL to POST the prediction to as it changes (spec §6). Also as the `Webhook-URL` header.');
+  .describe('An https URL to POST the prediction to as it changes. Also as the `Webhook-URL` header.');
 
 /** `POST /models/{company}/{model}/predictions` (Replicate's). */
 export const modelCreateBodySchema = z
@@ -75,7 +75,10 @@ export const authenticatedHeadersSchema = commonHeadersSchema.extend({
 const WAIT_SECONDS_PATTERN = '([1-9]|[1-5][0-9]|60)';
 const waitSeconds = `whole seconds, 1–${SYNC_WAIT.maxSeconds} (default ${SYNC_WAIT.defaultSeconds})`;
 
-/** Headers of the create routes (DESIGN §6); names as HTTP writes them (they are case-insensitive: the handlers read them lower-cased). */
+/**
+ * Headers of the create routes (interface: Requests); names as HTTP writes them (they are
+ * case-insensitive: the handlers read them lower-cased).
+ */
 export const createHeadersSchema = authenticatedHeadersSchema.extend({
   Prefer: z
     .string()

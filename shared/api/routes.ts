@@ -1,5 +1,5 @@
 /**
- * The API's routes (spec §4, DESIGN §6) and the source file that handles each, shared by the
+ * The API's routes (interface: Routes) and the source file that handles each, shared by the
  * CDK API and the local front.
  */
 export const ROUTES = [
@@ -28,7 +28,8 @@ export const ROUTES = [
     entry: 'functions/http/redeliver-webhook.ts',
   },
   { method: 'GET', path: '/api/v1/account', handler: 'get-account', entry: 'functions/http/get-account.ts' },
-  // Account settings and token self-service, for the console: an owner's sign-in only, never an API token (DESIGN §6, owners).
+  // Account settings and token self-service, for the console: an owner's sign-in only, never an API token
+  // (interface: Owners).
   { method: 'PATCH', path: '/api/v1/account', handler: 'update-account', entry: 'functions/http/update-account.ts' },
   { method: 'GET', path: '/api/v1/account/tokens', handler: 'list-tokens', entry: 'functions/http/list-tokens.ts' },
   { method: 'POST', path: '/api/v1/account/tokens', handler: 'create-token', entry: 'functions/http/create-token.ts' },
@@ -66,7 +67,7 @@ export const ROUTES = [
     entry: 'functions/http/create-prediction.ts',
     streaming: true,
   },
-  // Beside the spec's routes, what users of Replicate-like services expect (DESIGN §6, compatibility).
+  // Beside the spec's routes, what users of Replicate-like services expect (interface: Compatibility).
   {
     method: 'GET',
     path: '/api/v1/predictions',

@@ -1,6 +1,6 @@
 import { PrognozError } from './errors.ts';
 
-/** The shortest `Cancel-After` (DESIGN §6): a deadline closer than this could not let a model start. */
+/** The shortest `Cancel-After` (interface: Deadlines): a deadline closer than this could not let a model start. */
 export const MIN_CANCEL_AFTER_SECONDS = 5;
 /** The longest: a week, past every model's queue and run limits. */
 export const MAX_CANCEL_AFTER_SECONDS = 7 * 24 * 3600;

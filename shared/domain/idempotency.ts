@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { PredictionId } from './ids.ts';
 
-/** How long a key answers with its first prediction (DESIGN §6). */
+/** How long a key answers with its first prediction (interface: Idempotency). */
 export const IDEMPOTENCY_WINDOW_SECONDS = 24 * 3600;
 
 /** A create's claim on its `Idempotency-Key`, recorded in the same write as the prediction it makes. */

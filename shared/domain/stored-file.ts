@@ -26,7 +26,7 @@ export interface NewFile {
   readonly metadata: Readonly<Record<string, unknown>>;
   readonly content: Uint8Array;
   readonly createdAtMs: number;
-  /** Inputs are kept as long as everything else the account sent (DESIGN §3, retention). */
+  /** Inputs are kept as long as everything else the account sent (architecture: Retention). */
   readonly retentionSeconds: number;
 }
 

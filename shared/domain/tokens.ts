@@ -51,7 +51,7 @@ export const looksLikeToken = (candidate: string): boolean => {
 export const tokenHint = (token: string): string => `${token.slice(0, TOKEN_PREFIX.length + 4)}…`;
 
 /**
- * A webhook signing secret, shown to its account owner and used as is (spec §6.4). The
+ * A webhook signing secret, shown to its account owner and used as is (interface: Webhook signing). The
  * `whsec_<base64>` form is the one Standard Webhooks verifiers expect.
  */
 export const generateSigningSecret = (random: (size: number) => Buffer = randomBytes): string =>

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { sameSecret } from './constant-time.ts';
 
 /**
- * Spec §6.4: Base64(HMAC-SHA256(secret, "<webhook id>.<timestamp>.<raw body>")), the secret
+ * Interface: Webhook signing: Base64(HMAC-SHA256(secret, "<webhook id>.<timestamp>.<raw body>")), the secret
  * used exactly as shown to the account owner.
  */
 export const signWebhook = (secret: string, webhookId: string, timestamp: number, body: string): string =>
@@ -18,7 +18,7 @@ export const signStandardWebhook = (secret: string, webhookId: string, timestamp
     .digest('base64')}`;
 
 /**
- * For receivers (spec §6.4): accepts the delivery when `X-Webhook-SIGNATURE`, compared whole and
+ * For receivers (interface: Webhook signing): accepts the delivery when `X-Webhook-SIGNATURE`, compared whole and
  * in constant time, is the signature by one of `secrets` (a receiver in the middle of a rotation
  * may hold both), and the timestamp is within the tolerance of the receiver's clock.
  */

@@ -7,7 +7,7 @@ export const isLoopbackHost = (hostname: string): boolean => {
   return host === 'localhost' || host.endsWith('.localhost') || isLoopbackAddress(host);
 };
 
-/** A webhook address must be https (spec §6.1); the reason is returned when it is not acceptable. */
+/** A webhook address must be https (interface: Webhooks); the reason is returned when it is not acceptable. */
 /** Plain http is accepted only to loopback, and only where the policy allows loopback (the local runtime). */
 export const checkWebhookUrl = (raw: string, policy: AddressPolicy): Result<string, string> => {
   let url: URL;

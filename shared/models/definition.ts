@@ -32,7 +32,7 @@ export interface ModelDefinition {
   readonly pricePerSecond: string;
   /**
    * Model seconds reserved from the account's funds while a prediction is in flight: a create is
-   * refused (402) unless the funds, and the month's limit, cover this much (DESIGN §6, billing).
+   * refused (402) unless the funds, and the month's limit, cover this much (interface: Billing).
    */
   readonly holdSeconds: number;
   readonly timeouts: {

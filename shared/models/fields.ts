@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * A file input: an http(s) URL. `data:` URLs and every other scheme are rejected (spec §2.1).
+ * A file input: an http(s) URL. `data:` URLs and every other scheme are rejected (interface: Requests).
  * Whether the host may be fetched (private ranges, loopback) is decided by the fetcher at run
  * time, where the address is actually resolved.
  */

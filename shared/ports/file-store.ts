@@ -1,7 +1,7 @@
 import type { FileId } from '../domain/ids.ts';
 import type { StoredFile } from '../domain/stored-file.ts';
 
-/** Where uploaded files are kept (DESIGN §3: the outputs bucket, and a record in the table). */
+/** Where uploaded files are kept (architecture: Data: the outputs bucket, and a record in the table). */
 export interface FileStore {
   /** Keeps the bytes, then the record that makes them visible. */
   save(file: StoredFile, content: Uint8Array): Promise<void>;

@@ -1,4 +1,4 @@
-/** Where outputs too large for the prediction item, and the files a model returns, are kept (DESIGN §3: the outputs bucket). */
+/** Where outputs too large for the prediction item, and the files a model returns, are kept (architecture: Data). */
 export interface OutputStore {
   /** Stores one attempt's output (JSON text) and returns its key. */
   put(predictionId: string, claim: string, json: string): Promise<string>;

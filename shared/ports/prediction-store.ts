@@ -56,7 +56,7 @@ export interface PredictionStore {
   removeData(id: PredictionId, nowMs: number): Promise<boolean>;
   /** Ids of ended predictions whose data is due for removal, at most `limit`. */
   dataDue(nowMs: number, limit: number): Promise<PredictionId[]>;
-  /** Ids of predictions whose sweep deadline has passed, at most `limit` (DESIGN §2, sweeper). */
+  /** Ids of predictions whose sweep deadline has passed, at most `limit` (architecture: The sweeper). */
   due(nowMs: number, limit: number): Promise<PredictionId[]>;
   /** Every prediction not yet in a terminal status (a full scan: for local recovery only). */
   listActive(): Promise<Prediction[]>;

@@ -25,7 +25,7 @@ export interface AddedOwner {
 }
 
 /**
- * Makes `email` an owner of the account (DESIGN §6, owners): the user in the owners' pool, created
+ * Makes `email` an owner of the account (interface: Owners): the user in the owners' pool, created
  * with their first password, then linked to the account by their user id. A user who owns another
  * account is refused, not moved: one sign-in reaches one account. The admin CLI (`owners add`) and
  * the local runtime's owner both come through here.

@@ -19,7 +19,7 @@ export interface CreateRequest {
   readonly owner: AccountId;
   readonly input: Record<string, unknown>;
   readonly webhook: string | null;
-  /** `webhook_events_filter`; null: the end only (spec §6). */
+  /** `webhook_events_filter`; null: the end only (interface: Webhooks). */
   readonly webhookEvents?: readonly WebhookEvent[] | null;
   /** `Cancel-After`, seconds from creation. */
   readonly cancelAfterSeconds?: number | null;

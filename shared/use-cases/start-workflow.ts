@@ -26,7 +26,7 @@ export type StartOutcome =
 /**
  * Starts a prediction's execution (named after it, so a repeated start finds the first one)
  * and marks it queued. Throttling is retried briefly; a start that still fails never fails the
- * create nor strands it: it is left `starting` for the sweeper (DESIGN §2, scale ceilings).
+ * create nor strands it: it is left `starting` for the sweeper (architecture: Scale ceilings).
  */
 export const startWorkflow = async (deps: StartDeps, prediction: Prediction): Promise<StartOutcome> => {
   const arn = deps.stateMachineArnOf(prediction.model);

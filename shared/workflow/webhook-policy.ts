@@ -1,4 +1,4 @@
-/** Webhook delivery (spec §6.5, DESIGN §6): one attempt, then up to three retries with growing delays. */
+/** Webhook delivery (interface: Webhooks): one attempt, then up to three retries with growing delays. */
 export const RETRY_POLICY = {
   attemptTimeoutSeconds: 10,
   /** Seconds before retry 1, 2, 3. */

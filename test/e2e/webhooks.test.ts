@@ -291,7 +291,7 @@ describe('the signing secret', () => {
     await untilAttempts(created.json.id, (a) => a.length > 0);
     const [delivery] = deliveriesOf(created.json.id);
 
-    // Spec §6.4 compares the header whole: exactly one signature, by the current secret.
+    // The header is compared whole (interface: Webhook signing): exactly one signature, by the current secret.
     expect(verifies(rotated.json.key, delivery)).toBe(true);
     expect(verifies(before, delivery)).toBe(false);
     expect(String(delivery?.headers['x-webhook-signature'])).not.toContain(',');

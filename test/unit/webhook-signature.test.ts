@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { signStandardWebhook, signWebhook, verifyWebhook } from '../../shared/domain/webhook-signature.ts';
 
-// Computed independently (Python's hmac + base64) from spec §6.4.
+// Computed independently (Python's hmac + base64) from the signature in docs/interface.md (interface: Webhook signing).
 const VECTOR = {
   secret: 'whsec_test_secret',
   id: 'msg_2Kx',
@@ -26,7 +26,7 @@ describe('webhook signatures', () => {
     ).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
   });
 
-  it('compare the header whole (spec §6.4): one signature, which a receiver mid-rotation checks against both its secrets', () => {
+  it('compare the header whole (interface: Webhook signing): one signature, which a receiver mid-rotation checks against both its secrets', () => {
     const headers = {
       id: 'id',
       timestamp: String(VECTOR.timestamp),

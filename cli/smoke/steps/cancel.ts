@@ -16,7 +16,7 @@ import { duration, StepFailure } from '../step.ts';
 const cancel = async ({ client }: SmokeContext, id: string) =>
   client.call(`predictions/${id}/cancel`, { method: 'POST' });
 
-/** Spec §4.3: a prediction the model is working on, canceled, answers and stays `canceled`. */
+/** Interface: Statuses: a prediction the model is working on, canceled, answers and stays `canceled`. */
 export const cancelRunning: SmokeCheck = {
   name: 'cancel while running',
   async run(context) {

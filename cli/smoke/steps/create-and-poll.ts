@@ -3,7 +3,7 @@ import { stepDeadline } from '../context.ts';
 import { createPrediction, expectEnded, serviceFigures, untilEnded } from '../predictions.ts';
 import { duration, StepFailure } from '../step.ts';
 
-/** Spec §4.1–4.2: an asynchronous create answers 201 `starting` at once; polling finds it succeeded. */
+/** Interface: Routes: an asynchronous create answers 201 `starting` at once; polling finds it succeeded. */
 export const createAndPoll: SmokeCheck = {
   name: 'create and poll',
   async run(context) {

@@ -33,7 +33,7 @@ const jsonOf = (delivery: ReceivedDelivery): unknown => {
   }
 };
 
-/** The prediction a delivery carries (spec §6.2: the shape of a prediction response), if it does. */
+/** The prediction a delivery carries (interface: Webhooks: the shape of a prediction response), if it does. */
 const predictionOf = (delivery: ReceivedDelivery): PredictionView | null => {
   const parsed = predictionViewSchema.safeParse(jsonOf(delivery));
   return parsed.success ? parsed.data : null;
@@ -58,8 +58,8 @@ const lastAttempt = async (client: SmokeClient, id: string): Promise<string> => 
 };
 
 /**
- * Spec §6: a prediction with a webhook is POSTed to a receiver this command runs, and the delivery
- * verifies (X-Webhook-SIGNATURE, §6.4) with the account's signing secret, read from the API.
+ * Interface: Webhooks: a prediction with a webhook is POSTed to a receiver this command runs, and the delivery
+ * verifies (X-Webhook-SIGNATURE; interface: Webhook signing) with the account's signing secret, read from the API.
  */
 export const signedWebhook: SmokeCheck = {
   name: 'signed webhook',
@@ -112,7 +112,7 @@ export const signedWebhook: SmokeCheck = {
           `the webhook says ${prediction.id} ended ${delivered?.status ?? '(unreadable)'}, not succeeded${delivered?.error ? `: ${delivered.error}` : ''}`,
         );
       if (delivered.cost !== undefined)
-        throw new StepFailure('the webhook body carries cost, which spec §6.2 leaves out');
+        throw new StepFailure('the webhook body carries cost, which webhook bodies leave out');
       return {
         kind: 'pass',
         summary: `${prediction.id}: delivery ${signed.id} verified with the account's secret`,

@@ -6,7 +6,7 @@ import { duration, StepFailure } from '../step.ts';
 /** How long the create waits: the longest the service allows, for a fleet that is still warming. */
 const WAIT_SECONDS = SYNC_WAIT.maxSeconds;
 
-/** Spec §4.1: with `Prefer: SYNC` the create answers once the prediction has ended, output included. */
+/** Interface: Requests: with `Prefer: SYNC` the create answers once the prediction has ended, output included. */
 export const synchronousCreate: SmokeCheck = {
   name: 'synchronous create',
   async run({ client, options }) {

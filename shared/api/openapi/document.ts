@@ -179,7 +179,7 @@ export const openApiDocument = (options: DocumentOptions) => {
         bearerAuth: {
           type: 'http',
           scheme: 'bearer',
-          description: 'An API token: `Authorization: Bearer <API_TOKEN>` (spec §5).',
+          description: 'An API token: `Authorization: Bearer <API_TOKEN>`.',
         },
       },
       schemas: outputs,

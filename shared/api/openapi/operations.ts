@@ -158,7 +158,7 @@ const anyModelInput = z
 export const OPERATIONS: Readonly<Record<RouteKey, OperationSpec>> = {
   'POST /api/v1/{company}/{model}': {
     operationId: 'createPrediction',
-    summary: 'Create a prediction (spec §2.1)',
+    summary: 'Create a prediction',
     description: "Runs the model on the input. Each model's own path below carries its input schema.",
     tag: 'Predictions',
     requestParams: { path: modelPath, header: createHeadersSchema },
@@ -188,7 +188,7 @@ export const OPERATIONS: Readonly<Record<RouteKey, OperationSpec>> = {
   },
   'GET /api/v1/predictions/{id}': {
     operationId: 'getPrediction',
-    summary: 'A prediction (spec §3)',
+    summary: 'A prediction',
     tag: 'Predictions',
     requestParams: { path: predictionId, header: authenticatedHeadersSchema },
     success: { status: 200, description: 'The prediction as it stands.', schema: predictionViewSchema },
@@ -196,7 +196,7 @@ export const OPERATIONS: Readonly<Record<RouteKey, OperationSpec>> = {
   },
   'POST /api/v1/predictions/{id}/cancel': {
     operationId: 'cancelPrediction',
-    summary: 'Cancel a prediction (spec §4)',
+    summary: 'Cancel a prediction',
     description: 'Canceled, also when it already was; 409 with the prediction when it had finished otherwise.',
     tag: 'Predictions',
     requestParams: { path: predictionId, header: authenticatedHeadersSchema },
@@ -341,7 +341,7 @@ export const OPERATIONS: Readonly<Record<RouteKey, OperationSpec>> = {
   },
   'GET /api/v1/webhooks/default/secret': {
     operationId: 'getWebhookSecret',
-    summary: 'The secret that signs webhooks (spec §6.4)',
+    summary: 'The secret that signs webhooks',
     tag: 'Webhook settings',
     requestParams: { header: authenticatedHeadersSchema },
     success: { status: 200, description: "The account's signing secret.", schema: webhookSecretSchema },

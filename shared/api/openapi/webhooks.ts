@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ZodOpenApiPathItemObject } from 'zod-openapi';
 import { predictionViewSchema } from '../prediction-view.ts';
 
-/** What a webhook delivery carries (spec §6): the prediction as GET shows it, less `cost`. */
+/** What a webhook delivery carries (interface: Webhooks): the prediction as GET shows it, less `cost`. */
 export const webhookBodySchema = predictionViewSchema.omit({ cost: true }).meta({ id: 'PredictionWebhook' });
 
 const signedContent = '`<webhook id>.<timestamp>.<raw body>`';
@@ -18,7 +18,7 @@ const deliveryHeaders = z.object({
   'x-webhook-signature': z
     .string()
     .describe(
-      `Spec §6.4: Base64 of HMAC-SHA256 over ${signedContent}, keyed with the signing secret exactly as shown (\`whsec_…\`). Compare whole, in constant time.`,
+      `Base64 of HMAC-SHA256 over ${signedContent}, keyed with the signing secret exactly as shown (\`whsec_…\`). Compare whole, in constant time.`,
     ),
   'webhook-id': z.string().describe('Standard Webhooks: as `x-webhook-id`.'),
   'webhook-timestamp': z.string().regex(/^\d+$/).describe('Standard Webhooks: as `x-webhook-timestamp`.'),
