@@ -100,6 +100,8 @@ export const dynamoPredictionStore = (
   tableName: string,
   client: DynamoDBDocumentClient = dynamo(),
   retentionSeconds: number = retentionSecondsFromEnv(),
+  /** The clock that decides what has expired and when kept data is due for removal (a test sets its own). */
+  now: () => number = Date.now,
 ): PredictionStore => ({
   async insert(prediction, limitKopecks, claim = null) {
     const { kopecks: hold, month } = prediction.hold;
@@ -185,9 +187,9 @@ export const dynamoPredictionStore = (
     );
     // TTL deletes expired items days late: an expired prediction is gone as far as anyone can see,
     // and one whose data has expired reads without it, whether or not the sweeper has been by.
-    if (!Item || expired(Item, Date.now())) return null;
+    if (!Item || expired(Item, now())) return null;
     const prediction = fromItem(Item);
-    return isTerminal(prediction) && dataExpired(Item, Date.now()) ? withDataRemoved(prediction) : prediction;
+    return isTerminal(prediction) && dataExpired(Item, now()) ? withDataRemoved(prediction) : prediction;
   },
   async statusOf(id) {
     const { Item } = await client.send(
@@ -200,7 +202,7 @@ export const dynamoPredictionStore = (
         ConsistentRead: true,
       }),
     );
-    if (!Item || expired(Item, Date.now())) return null;
+    if (!Item || expired(Item, now())) return null;
     return {
       status: z.enum([...ACTIVE_STATUSES, ...TERMINAL_STATUSES]).parse(Item.status),
       claim: typeof Item.claim === 'string' ? Item.claim : null,
@@ -209,7 +211,7 @@ export const dynamoPredictionStore = (
   async replace(next, expected) {
     const put = {
       TableName: tableName,
-      Item: { ...toItem(next), ...retentionFields(next, Date.now(), retentionSeconds) },
+      Item: { ...toItem(next), ...retentionFields(next, now(), retentionSeconds) },
       ...unchangedSince(expected),
     };
     try {
@@ -297,7 +299,7 @@ export const dynamoPredictionStore = (
             ':status': settled.status,
             ...(settled.sweepAtMs === null
               ? {
-                  ':fallback': Date.now() + retentionSeconds * 1000,
+                  ':fallback': now() + retentionSeconds * 1000,
                   ':dataShard': dataRemovalIndexKey(settled.id, 0).sweep_shard,
                 }
               : {}),
@@ -348,7 +350,7 @@ export const dynamoPredictionStore = (
     return found;
   },
   listOwned(owner, query) {
-    return queryOwnedPredictions(client, tableName, owner, query, Date.now());
+    return queryOwnedPredictions(client, tableName, owner, query, now());
   },
 });
 
