@@ -255,7 +255,8 @@ const retrying = async <T>(deps: RunDeps, what: string, predictionId: string, wr
       return await write();
     } catch (error) {
       const pause = END_RETRY_PAUSES_MS[attempt];
-      if (pause === undefined) throw error;
+      // Files over the limit are a limit, not a fault: trying again would only wait to say so.
+      if (pause === undefined || error instanceof OutputFilesTooLarge) throw error;
       deps.log(`${what} failed; retrying`, { predictionId, error: String(error) });
       await deps.sleep(pause);
     }

@@ -2,7 +2,7 @@ import { sameSecret } from '../../shared/domain/constant-time.ts';
 import { PrognozError } from '../../shared/domain/errors.ts';
 import { parsePredictionId } from '../../shared/domain/ids.ts';
 import { outputFilesKey } from '../../shared/domain/output-files.ts';
-import { predictionOutputsPrefix } from '../../shared/ports/output-store.ts';
+import { outputFileKey } from '../../shared/ports/output-store.ts';
 import { isStreamingRoute } from '../../shared/api/routes.ts';
 import { apiDeps } from './deps.ts';
 import { httpHandler } from './pipeline.ts';
@@ -33,7 +33,7 @@ export const handler = httpHandler(
     if ('dataRemoved' in prediction && prediction.dataRemoved) throw notFound;
     const range = event.headers.range;
     const opened = await deps.outputs.openFile(
-      `${predictionOutputsPrefix(id)}${claim}/${file}`,
+      outputFileKey(id, claim, file),
       range && /^bytes=\d*-\d*$/.test(range) ? range : undefined,
     );
     if (opened === null) throw notFound;

@@ -1,7 +1,7 @@
 import { GetObjectCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import mime from 'mime';
-import { predictionOutputsPrefix, type OutputStore } from '../ports/output-store.ts';
+import { outputFileKey, predictionOutputsPrefix, type OutputStore } from '../ports/output-store.ts';
 import { s3 } from './aws-clients.ts';
 
 /** S3's smallest part: a file larger than this is uploaded in parts of this size. */
@@ -12,8 +12,8 @@ export const outputObjectKey = (predictionId: string, claim: string): string =>
   `${predictionOutputsPrefix(predictionId)}${claim}.json`;
 
 /** The file's name ends its URL (`output-0.png`), so a download is saved under a name with its type. */
-export const outputFileKey = (predictionId: string, claim: string, index: number, contentType: string): string =>
-  `${predictionOutputsPrefix(predictionId)}${claim}/output-${index}.${mime.getExtension(contentType) ?? 'bin'}`;
+const outputFileName = (index: number, contentType: string): string =>
+  `output-${index}.${mime.getExtension(contentType) ?? 'bin'}`;
 
 export const s3OutputStore = (bucket: string, client: S3Client = s3()): OutputStore => ({
   async put(predictionId, claim, json) {
@@ -27,7 +27,7 @@ export const s3OutputStore = (bucket: string, client: S3Client = s3()): OutputSt
     return Body.transformToString('utf8');
   },
   async putFile(predictionId, claim, index, file) {
-    const key = outputFileKey(predictionId, claim, index, file.contentType);
+    const key = outputFileKey(predictionId, claim, outputFileName(index, file.contentType));
     // Large files go up in parts, side by side: faster than one request, and no request is over S3's part limits.
     await new Upload({
       client,

@@ -26,3 +26,7 @@ export interface OpenedFile {
 
 /** Every key of a prediction's outputs begins with this: a reference to a file is honoured only under it. */
 export const predictionOutputsPrefix = (predictionId: string): string => `outputs/${predictionId}/`;
+
+/** Where the file `name` an attempt (`claim`) returned is kept; its URL names the same two parts. */
+export const outputFileKey = (predictionId: string, claim: string, name: string): string =>
+  `${predictionOutputsPrefix(predictionId)}${claim}/${name}`;
