@@ -27,7 +27,7 @@ import { leftoverRuns, removeRunFolder, runFolder } from './run-inputs.ts';
 import { pollQueue, type Disposition } from './poller.ts';
 import { runClaimed } from './run-job.ts';
 import { scaleInGuard } from './scale-in-guard.ts';
-import { takeJob } from './take-job.ts';
+import { claimJob } from '../shared/use-cases/claim-job.ts';
 
 const env = z
   .object({
@@ -107,7 +107,7 @@ const handle = async (
     stopExecution: (prediction) => callbacks.succeed(message.taskToken, { status: prediction.status }),
   };
   const id = message.predictionId;
-  const taken = await takeJob(
+  const taken = await claimJob(
     {
       store,
       clock: systemClock,

@@ -1,7 +1,8 @@
 import type { Clock } from '../shared/domain/clock.ts';
 import { ENDINGS, OUTPUT_LIMITS } from '../shared/domain/endings.ts';
-import { parseTimestamp } from '../shared/domain/clock.ts';
-import { webhookWants, type PredictionEvent, type StoredOutput } from '../shared/domain/prediction.ts';
+import { endingOwed, runDeadline, type OwedEnding } from '../shared/domain/phases.ts';
+import { webhookWants, type StoredOutput } from '../shared/domain/prediction.ts';
+import { owedEndingEvent, type PredictionEvent } from '../shared/domain/transition.ts';
 import type { RunReport } from '../shared/domain/run-report.ts';
 import type { ModelDefinition } from '../shared/models/registry.ts';
 import { phaseLimitsOf } from '../shared/models/registry.ts';
@@ -15,7 +16,7 @@ import { OutputFilesTooLarge, RunFiles } from './output-files.ts';
 import { ModelBusy, ModelTimeout, ModelUnavailable, type ModelClient, type ModelResponse } from './model-client.ts';
 import { InputFetchFailed, prepareInputs, removeRunFolder, runFolder, type Download } from './run-inputs.ts';
 import { freshWatch, stepRun } from './run-events.ts';
-import type { Processing } from './take-job.ts';
+import type { Processing } from '../shared/use-cases/claim-job.ts';
 
 export interface RunDeps {
   readonly model: ModelDefinition;
@@ -73,9 +74,9 @@ const HAND_BACK_WAIT_MS = 10_000;
 export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise<RunOutcome> => {
   const { id, claim } = prediction;
   const limits = phaseLimitsOf(deps.model);
-  const deadlineMs = prediction.deadlineAt === null ? null : parseTimestamp(prediction.deadlineAt);
   let stopped = false;
-  let deadlinePassed = false;
+  /** The ending the prediction came to be owed while it ran (its deadline): the run was stopped for it. */
+  let owedAtStop: OwedEnding | null = null;
   let handingBack = false;
   let watch = freshWatch();
   // Stops the fetching of file inputs, as a cancel to the model server stops its run.
@@ -89,13 +90,11 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
       events.map((event) => deps.effects.notifier.notify({ predictionId: id, event, atMs: deps.clock.now() })),
     );
   const check = async () => {
-    if (deadlinePassed || stopped || handingBack) return;
-    if (deadlineMs !== null && deps.clock.now() >= deadlineMs) {
-      deadlinePassed = true;
-      deps.log('the prediction reached its deadline; stopping the model', {
-        predictionId: id,
-        deadline: prediction.deadlineAt,
-      });
+    if (owedAtStop !== null || stopped || handingBack) return;
+    const owed = endingOwed(prediction, limits, deps.clock.now());
+    if (owed !== null) {
+      owedAtStop = owed;
+      deps.log('the prediction is owed an ending; stopping the model', { predictionId: id, error: owed.error });
       stopRun.abort();
       await deps.modelServer.cancel(id).catch(() => undefined);
       return;
@@ -165,7 +164,7 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
   let giveUp: (why: Error) => void = () => undefined;
   const givenUp = new Promise<Error>((resolve) => (giveUp = resolve));
   const handBack = () => {
-    if (stopped || deadlinePassed || handingBack) return;
+    if (stopped || owedAtStop !== null || handingBack) return;
     handingBack = true;
     deps.log('the drain deadline came; stopping the run to hand it back to the queue', { predictionId: id });
     stopRun.abort();
@@ -176,13 +175,13 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
   else deps.handBack?.addEventListener('abort', handBack, { once: true });
 
   const startedMs = deps.clock.now();
-  const runDeadline = parseTimestamp(prediction.startedAt) + limits.runSeconds * 1000;
+  const answerDue = runDeadline(prediction.startedAt, limits);
   const folder = runFolder(deps.inputs.dir, id);
   const running = async (): Promise<ModelResponse | Error> => {
     const input = await prepareInputs(deps.model.files, prediction.input, folder, deps.inputs.download, stopRun.signal);
     return stopRun.signal.aborted
       ? new InputFetchFailed('stopped before the run began')
-      : await deps.modelServer.predict(id, input, Math.max(1000, runDeadline - deps.clock.now() + ANSWER_GRACE_MS));
+      : await deps.modelServer.predict(id, input, Math.max(1000, answerDue - deps.clock.now() + ANSWER_GRACE_MS));
   };
   let response: ModelResponse | Error;
   try {
@@ -231,16 +230,12 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
       ...report,
     });
   }
-  // A run that finished in the moment its deadline was reached keeps its result.
-  if (deadlinePassed && !succeeded && prediction.deadlineAt !== null) {
-    const error = ENDINGS.deadline(prediction.deadlineAt);
+  // A run that finished in the moment it came to be owed an ending (its deadline) keeps its result.
+  if (owedAtStop !== null && !succeeded) {
     return finish(deps, prediction, {
-      type: 'canceled',
-      atMs: deps.clock.now(),
-      by: 'worker',
+      ...owedEndingEvent(owedAtStop, deps.clock.now(), 'worker'),
       claim,
       runtimeMs,
-      error,
       ...report,
     });
   }

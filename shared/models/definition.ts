@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import type { PhaseLimits, PredictionPolicy } from '../domain/prediction.ts';
+import type { PhaseLimits } from '../domain/prediction.ts';
+import type { PredictionPolicy } from '../domain/transition.ts';
 import { roublesToMicro } from '../domain/pricing.ts';
 
 /** A file input of a model (`cog.Path`): the worker fetches it and hands the model a local file. */

@@ -1,6 +1,7 @@
 import { PrognozError } from '../domain/errors.ts';
 import type { PredictionId } from '../domain/ids.ts';
-import { transition, type Prediction, type PredictionEvent } from '../domain/prediction.ts';
+import { type Prediction } from '../domain/prediction.ts';
+import { transition, type PredictionEvent } from '../domain/transition.ts';
 import { err, ok, type Result } from '../domain/result.ts';
 import { policyOf, requireModel } from '../models/registry.ts';
 import type { PredictionStore } from '../ports/prediction-store.ts';

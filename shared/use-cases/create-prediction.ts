@@ -3,10 +3,11 @@ import { holdFor } from '../domain/billing.ts';
 import { PrognozError } from '../domain/errors.ts';
 import { newPredictionId, type AccountId, type IdGenerator } from '../domain/ids.ts';
 import { claimIdempotencyKey, type PriorClaim } from '../domain/idempotency.ts';
-import { createPrediction, type Prediction, type WebhookEvent } from '../domain/prediction.ts';
+import { type Prediction, type WebhookEvent } from '../domain/prediction.ts';
+import { createPrediction } from '../domain/transition.ts';
 import { requestFingerprint } from '../domain/request-fingerprint.ts';
 import { err, ok, type Result } from '../domain/result.ts';
-import { validateInput, type ModelDefinition } from '../models/registry.ts';
+import { phaseLimitsOf, validateInput, type ModelDefinition } from '../models/registry.ts';
 import { startWorkflow, type StartDeps, type StartOutcome } from './start-workflow.ts';
 
 export interface CreateDeps extends StartDeps {
@@ -115,6 +116,7 @@ export const createPredictionUseCase = async (
     streamKey: deps.ids(),
     nowMs,
     hold: holdFor(request.model, nowMs),
+    limits: phaseLimitsOf(request.model),
   });
   const claim = request.idempotencyKey
     ? claimIdempotencyKey(request.idempotencyKey, fingerprintOf(request), nowMs)

@@ -2,13 +2,8 @@ import type { WebhookNotifier } from '../ports/webhook-notifier.ts';
 import type { WorkflowClient } from '../ports/workflow-client.ts';
 import type { PrognozError } from '../domain/errors.ts';
 import type { PredictionId } from '../domain/ids.ts';
-import {
-  isTerminal,
-  withEffectsDone,
-  type PredictionEvent,
-  type SideEffect,
-  type TerminalPrediction,
-} from '../domain/prediction.ts';
+import { isTerminal, withEffectsDone, type SideEffect, type TerminalPrediction } from '../domain/prediction.ts';
+import { type PredictionEvent } from '../domain/transition.ts';
 import { err, ok, type Result } from '../domain/result.ts';
 import type { PredictionStore } from '../ports/prediction-store.ts';
 import { applyEvent } from './apply-event.ts';

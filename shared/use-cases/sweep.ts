@@ -1,7 +1,8 @@
-import { parseTimestamp } from '../domain/clock.ts';
 import type { PredictionId } from '../domain/ids.ts';
 import { ENDINGS } from '../domain/endings.ts';
-import { isTerminal, parseCreatedAt } from '../domain/prediction.ts';
+import { endingOwed, sweepDeadline } from '../domain/phases.ts';
+import { isTerminal } from '../domain/prediction.ts';
+import { owedEndingEvent } from '../domain/transition.ts';
 import { phaseLimitsOf, requireModel } from '../models/registry.ts';
 import type { WebhookNotifier } from '../ports/webhook-notifier.ts';
 import { completeEffects, completeOverdueEffects, endUnlessEnded, stoppingExecutions } from './end-prediction.ts';
@@ -10,9 +11,6 @@ import { startWorkflow, type StartDeps } from './start-workflow.ts';
 export interface SweepDeps extends StartDeps {
   readonly notifier: WebhookNotifier;
 }
-
-/** How long the sweeper keeps trying to start a prediction whose workflow never started. */
-export const START_LIMIT_MS = 10 * 60_000;
 
 export type SweepAction = 'gone' | 'not_due' | 'settled' | 'started' | 'deferred' | 'ended';
 
@@ -29,8 +27,8 @@ const fail = async (deps: SweepDeps, id: PredictionId, error: string): Promise<S
 
 /**
  * Looks at one prediction whose sweep deadline passed and moves it on: what an ended one owes is
- * done; one never started is started (or, after START_LIMIT_MS, ended); one that overstayed the
- * queue, or whose lost worker no one replaced, ends `failed` with the reason.
+ * done; one owed an ending (`endingOwed`: its deadline, a start that never came, the queue limit,
+ * a lost run no one took up) gets it; one not yet started is started.
  */
 export const sweepOne = async (deps: SweepDeps, id: PredictionId): Promise<SweepAction> => {
   const prediction = await deps.store.get(id);
@@ -41,25 +39,21 @@ export const sweepOne = async (deps: SweepDeps, id: PredictionId): Promise<Sweep
     await completeEffects(stoppingExecutions(deps, 'the prediction has ended'), prediction);
     return 'settled';
   }
-  if (prediction.deadlineAt !== null && nowMs >= parseTimestamp(prediction.deadlineAt)) {
-    const error = ENDINGS.deadline(prediction.deadlineAt);
-    await endUnlessEnded(stoppingExecutions(deps, error), id, { type: 'canceled', atMs: nowMs, by: 'sweeper', error });
+  const limits = phaseLimitsOf(requireModel(prediction.model));
+  const owed = endingOwed(prediction, limits, nowMs);
+  if (owed !== null) {
+    await endUnlessEnded(stoppingExecutions(deps, owed.error), id, owedEndingEvent(owed, nowMs, 'sweeper'));
     return 'ended';
   }
-  const limits = phaseLimitsOf(requireModel(prediction.model));
-  switch (prediction.status) {
-    case 'pending':
-    case 'starting': {
-      if (nowMs - parseCreatedAt(prediction) > START_LIMIT_MS) return fail(deps, id, ENDINGS.notStarted);
-      const start = await startWorkflow(deps, prediction);
-      if (start.kind === 'ended') return fail(deps, id, ENDINGS.workflowEnded(start.executionStatus));
-      return start.kind === 'queued' ? 'started' : 'deferred';
-    }
-    case 'queued':
-      return fail(deps, id, ENDINGS.noCapacity(limits.queueSeconds));
-    case 'processing':
-      return fail(deps, id, ENDINGS.lostNotResumed(limits.queueSeconds));
+  if (prediction.status === 'pending' || prediction.status === 'starting') {
+    const start = await startWorkflow(deps, prediction);
+    if (start.kind === 'ended') return fail(deps, id, ENDINGS.workflowEnded(start.executionStatus));
+    return start.kind === 'queued' ? 'started' : 'deferred';
   }
+  // Due by the limits its model had when it was last moved, not by those it has now (raised since):
+  // it is looked at again when they say.
+  await deps.store.replace({ ...prediction, sweepAtMs: sweepDeadline(prediction, limits) }, prediction);
+  return 'not_due';
 };
 
 /** Data removals a sweep runs at once: each is one conditional write. */

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
 import { systemClock } from '../../shared/domain/clock.ts';
-import { EFFECTS_GRACE_MS } from '../../shared/domain/prediction.ts';
+import { EFFECTS_GRACE_MS } from '../../shared/domain/phases.ts';
 import type { PredictionId } from '../../shared/domain/ids.ts';
 import { applyEvent } from '../../shared/use-cases/apply-event.ts';
 import { finalizePrediction } from '../../shared/use-cases/finalize-prediction.ts';

@@ -6,13 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
 import { systemClock } from '../../shared/domain/clock.ts';
 import { ENDINGS } from '../../shared/domain/endings.ts';
-import { START_GRACE_MS } from '../../shared/domain/prediction.ts';
+import { START_GRACE_MS } from '../../shared/domain/phases.ts';
 import { phaseLimitsOf } from '../../shared/models/registry.ts';
 import { applyEvent } from '../../shared/use-cases/apply-event.ts';
 import { CogCallbacks } from '../../worker/cog-callbacks.ts';
 import { cogModelClient } from '../../worker/model-client.ts';
 import { runClaimed } from '../../worker/run-job.ts';
-import { takeJob } from '../../worker/take-job.ts';
+import { claimJob } from '../../shared/use-cases/claim-job.ts';
 import {
   accountOf,
   createOtherAccount,
@@ -76,7 +76,7 @@ describe('waiting is not dying', () => {
     const id = await insertPrediction(token);
     await applyEvent(store(), id, { type: 'queued', atMs: Date.now() - limits.queueSeconds * 1000 - 1000 });
     const notifier = sqsWebhookNotifier(await webhookQueueUrl(), localSqs());
-    const taken = await takeJob(
+    const taken = await claimJob(
       {
         store: store(),
         clock: systemClock,

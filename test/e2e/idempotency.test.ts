@@ -1,3 +1,4 @@
+import { phaseLimitsOf } from '../../shared/models/registry.ts';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DescribeExecutionCommand } from '@aws-sdk/client-sfn';
 import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -9,7 +10,7 @@ import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts
 import { holdFor } from '../../shared/domain/billing.ts';
 import { claimIdempotencyKey } from '../../shared/domain/idempotency.ts';
 import { asAccountId, newPredictionId } from '../../shared/domain/ids.ts';
-import { createPrediction } from '../../shared/domain/prediction.ts';
+import { createPrediction } from '../../shared/domain/transition.ts';
 import {
   accountOf,
   call,
@@ -284,6 +285,7 @@ describe('a create under an Idempotency-Key', () => {
         webhook: null,
         nowMs: Date.now(),
         hold: holdFor(echoModel, Date.now()),
+        limits: phaseLimitsOf(echoModel),
       });
 
     const first = prediction();

@@ -1,3 +1,4 @@
+import { phaseLimitsOf, requireModel } from '../../shared/models/registry.ts';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Replicate from 'replicate';
@@ -7,7 +8,8 @@ import type { PredictionListBody } from '../../shared/api/prediction-list-page.t
 import type { PredictionView } from '../../shared/api/prediction-view.ts';
 import { formatTimestamp } from '../../shared/domain/clock.ts';
 import { asAccountId, newPredictionId, type AccountId } from '../../shared/domain/ids.ts';
-import { createPrediction as newPrediction, type TerminalPrediction } from '../../shared/domain/prediction.ts';
+import { type TerminalPrediction } from '../../shared/domain/prediction.ts';
+import { createPrediction as newPrediction } from '../../shared/domain/transition.ts';
 import {
   accountOf,
   call,
@@ -45,6 +47,7 @@ const finished = (owner: AccountId, i: number, startMs: number): TerminalPredict
     apiBase: runtime().apiUrl.replace(/\/$/, ''),
     nowMs: createdAtMs,
     hold: { kopecks: 0, month: formatTimestamp(createdAtMs).slice(0, 7) },
+    limits: phaseLimitsOf(requireModel(i % 4 === 0 ? WHISPER : ECHO)),
   });
   const done = {
     ...started,

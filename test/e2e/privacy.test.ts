@@ -1,3 +1,4 @@
+import { phaseLimitsOf, requireModel } from '../../shared/models/registry.ts';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -6,7 +7,7 @@ import { dynamoPredictionStore, RECORD_KEPT_AFTER_DATA_SECONDS } from '../../sha
 import { MAX_KEPT_BODY_BYTES } from '../../shared/adapters/request-log.ts';
 import { predictionKey } from '../../shared/adapters/table-keys.ts';
 import { asAccountId, newPredictionId } from '../../shared/domain/ids.ts';
-import { createPrediction as newPrediction } from '../../shared/domain/prediction.ts';
+import { createPrediction as newPrediction } from '../../shared/domain/transition.ts';
 import { applyEvent } from '../../shared/use-cases/apply-event.ts';
 import { call, createPrediction, localDynamo, runtime, untilTerminal } from '../support/api.ts';
 
@@ -110,6 +111,7 @@ describe('privacy', () => {
         webhook: null,
         nowMs: now,
         hold: { kopecks: 0, month: new Date(now).toISOString().slice(0, 7) },
+        limits: phaseLimitsOf(requireModel('prognoz/echo')),
       }),
       null,
     );

@@ -1,3 +1,4 @@
+import { phaseLimitsOf } from '../../shared/models/registry.ts';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -9,7 +10,8 @@ import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts
 import { executionArnOf } from '../../shared/adapters/workflow-client.ts';
 import { holdFor } from '../../shared/domain/billing.ts';
 import { asAccountId, newPredictionId, type PredictionId } from '../../shared/domain/ids.ts';
-import { createPrediction as newPrediction, isTerminalStatus } from '../../shared/domain/prediction.ts';
+import { isTerminalStatus } from '../../shared/domain/prediction.ts';
+import { createPrediction as newPrediction } from '../../shared/domain/transition.ts';
 import { requireModel } from '../../shared/models/registry.ts';
 import { generateToken } from '../../shared/domain/tokens.ts';
 import type { PredictionView } from '../../shared/api/prediction-view.ts';
@@ -130,6 +132,7 @@ export const insertPrediction = async (
       cancelAfterSeconds: options.cancelAfterSeconds ?? null,
       nowMs,
       hold: holdFor(requireModel('prognoz/echo'), nowMs),
+      limits: phaseLimitsOf(requireModel('prognoz/echo')),
     }),
     null,
   );

@@ -1,9 +1,5 @@
-import {
-  transition,
-  type Prediction,
-  type PredictionEvent,
-  type PredictionPolicy,
-} from '../../shared/domain/prediction.ts';
+import { type Prediction } from '../../shared/domain/prediction.ts';
+import { transition, type PredictionEvent, type PredictionPolicy } from '../../shared/domain/transition.ts';
 
 /** Applies events in order under `policy`, as the state machine would; a refused one throws its error. */
 export const applier =

@@ -1,8 +1,10 @@
+import { phaseLimitsOf, requireModel } from '../../shared/models/registry.ts';
 import { describe, expect, it } from 'vitest';
 import { applier } from '../support/transitions.ts';
 import { formatTimestamp } from '../../shared/domain/clock.ts';
 import { asAccountId, newPredictionId } from '../../shared/domain/ids.ts';
-import { createPrediction, transition, type PhaseLimits } from '../../shared/domain/prediction.ts';
+import { type PhaseLimits } from '../../shared/domain/prediction.ts';
+import { createPrediction, transition } from '../../shared/domain/transition.ts';
 import { roublesToMicro } from '../../shared/domain/pricing.ts';
 
 const limits: PhaseLimits = { queueSeconds: 3600, runSeconds: 900, leaseSeconds: 4, maxAttempts: 2 };
@@ -20,6 +22,7 @@ const queued = () =>
       webhook: null,
       nowMs: T0,
       hold: { kopecks: 30, month: '2026-11' },
+      limits: phaseLimitsOf(requireModel('prognoz/echo')),
     }),
     { type: 'queued', atMs: T0 },
   );

@@ -1,3 +1,4 @@
+import { phaseLimitsOf, requireModel } from '../../shared/models/registry.ts';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { QUERIES_PER_PAGE, queryOwnedPredictions } from '../../shared/adapters/owned-predictions.ts';
@@ -13,7 +14,8 @@ import {
 } from '../../shared/api/prediction-list.ts';
 import { formatTimestamp } from '../../shared/domain/clock.ts';
 import { asAccountId, newPredictionId, type PredictionId } from '../../shared/domain/ids.ts';
-import { createPrediction, type Prediction, type StoredOutput } from '../../shared/domain/prediction.ts';
+import { type Prediction, type StoredOutput } from '../../shared/domain/prediction.ts';
+import { createPrediction } from '../../shared/domain/transition.ts';
 
 const BASE = 'http://127.0.0.1:8080/api/v1';
 const OWNER = asAccountId('acct-1');
@@ -28,6 +30,7 @@ const started = (createdAtMs: number, overrides: Partial<{ apiBase: string | nul
     webhook: null,
     nowMs: createdAtMs,
     hold: { kopecks: 300, month: '2026-11' },
+    limits: phaseLimitsOf(requireModel('prognoz/echo')),
     apiBase: overrides.apiBase ?? BASE,
   });
 

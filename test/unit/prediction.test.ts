@@ -3,15 +3,13 @@ import { applier } from '../support/transitions.ts';
 import { formatTimestamp, parseTimestamp } from '../../shared/domain/clock.ts';
 import { newPredictionId, asAccountId } from '../../shared/domain/ids.ts';
 import {
-  createPrediction,
-  EFFECTS_GRACE_MS,
-  START_GRACE_MS,
-  transition,
   withEffectsDone,
   type PhaseLimits,
   type Prediction,
   type TerminalPrediction,
 } from '../../shared/domain/prediction.ts';
+import { createPrediction, transition } from '../../shared/domain/transition.ts';
+import { EFFECTS_GRACE_MS, START_GRACE_MS } from '../../shared/domain/phases.ts';
 import { roublesToMicro } from '../../shared/domain/pricing.ts';
 import { DEFAULT_MAX_ATTEMPTS, DEFAULT_QUEUE_SECONDS, phaseLimitsOf } from '../../shared/models/definition.ts';
 import { requireModel } from '../../shared/models/registry.ts';
@@ -32,6 +30,7 @@ const fresh = (webhook: string | null = null): Prediction =>
     webhook,
     nowMs: T0,
     hold: { kopecks: 30, month: '2026-11' },
+    limits: phaseLimitsOf(requireModel('prognoz/echo')),
   });
 
 const apply = applier(policy);

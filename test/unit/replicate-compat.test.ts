@@ -1,3 +1,4 @@
+import { phaseLimitsOf, requireModel } from '../../shared/models/registry.ts';
 import { describe, expect, it } from 'vitest';
 import { applier } from '../support/transitions.ts';
 import { eventsSince, formatEvent, streamStart } from '../../shared/api/prediction-events.ts';
@@ -6,13 +7,9 @@ import { parseTimestamp } from '../../shared/domain/clock.ts';
 import { sameSecret } from '../../shared/domain/constant-time.ts';
 import { parseCancelAfter } from '../../shared/domain/deadline.ts';
 import { asAccountId, newPredictionId } from '../../shared/domain/ids.ts';
-import {
-  createPrediction,
-  sweepDeadline,
-  transition,
-  type PhaseLimits,
-  type Prediction,
-} from '../../shared/domain/prediction.ts';
+import { type PhaseLimits, type Prediction } from '../../shared/domain/prediction.ts';
+import { createPrediction, transition } from '../../shared/domain/transition.ts';
+import { sweepDeadline } from '../../shared/domain/phases.ts';
 import { roublesToMicro } from '../../shared/domain/pricing.ts';
 import { freshWatch, stepRun } from '../../worker/run-events.ts';
 
@@ -35,6 +32,7 @@ const fresh = (
     cancelAfterSeconds: options.cancelAfterSeconds ?? null,
     nowMs: T0,
     hold: { kopecks: 30, month: '2026-11' },
+    limits: phaseLimitsOf(requireModel('prognoz/echo')),
   });
 
 const apply = applier(policy);
