@@ -10,7 +10,8 @@ import type { ModelDefinition } from '../../models/definition.ts';
 import { EDGE_LIMITS_TEXT } from '../edge-limits.ts';
 import { HTTP_STATUS, errorBodySchema } from '../http-status.ts';
 import { createHeadersSchema, authenticatedHeadersSchema } from '../request-schemas.ts';
-import { OPERATIONS, specCreateBody, TAGS, type OperationSpec } from './operations.ts';
+import { TAGS, type OperationSpec } from './operation-spec.ts';
+import { OPERATIONS, specCreateBody } from './operations.ts';
 import { webhookPathItem } from './webhooks.ts';
 
 /**
