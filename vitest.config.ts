@@ -5,8 +5,19 @@ export default defineConfig({
     projects: [
       {
         test: {
+          // The fast stage (`npm run test:unit`): the domain, the use cases against the in-memory
+          // adapters, and every adapter's contract (the DynamoDB, S3 and SQS ones over emulators).
           name: 'unit',
-          include: ['test/unit/**/*.test.ts', 'test/infra/**/*.test.ts'],
+          include: ['test/unit/**/*.test.ts', 'test/contract/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
+          // Assertions on the synthesized stacks: each synthesizes the CDK app, which takes a while.
+          name: 'infra',
+          include: ['test/infra/**/*.test.ts'],
           testTimeout: 60_000,
         },
       },

@@ -2,15 +2,13 @@ import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } fro
 import { dynamoAccountStore } from '../shared/adapters/account-store.ts';
 import { type AccountStore } from '../shared/ports/account-store.ts';
 import { cognitoOwnerVerifier, looksLikeJwt, type OwnerVerifier } from '../shared/adapters/owner-verifier.ts';
-import { ownerSignInFromEnv, tableNameFromEnv } from '../shared/config.ts';
+import { authorizerConfigFromEnv } from '../shared/config/authorizer.ts';
 import { parseAuthorizationHeader } from '../shared/domain/authorization.ts';
 import { systemClock, type Clock } from '../shared/domain/clock.ts';
 import { looksLikeToken, tokenUseIsStale } from '../shared/domain/tokens.ts';
 import { logger } from './http/logger.ts';
+import { lambdaEntry, once } from './lambda-entry.ts';
 import type { AuthorizerContext } from './http/middleware.ts';
-
-let accounts: AccountStore | undefined;
-let owners: { readonly verifier: OwnerVerifier | null } | undefined;
 
 const headerOf = (event: APIGatewayRequestAuthorizerEvent, name: string): string | undefined => {
   const entry = Object.entries(event.headers ?? {}).find(([key]) => key.toLowerCase() === name);
@@ -90,14 +88,16 @@ export const authorize = async (
   });
 };
 
-export const handler = (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> =>
-  authorize(
-    event,
-    (accounts ??= dynamoAccountStore(tableNameFromEnv())),
-    (owners ??= { verifier: ownerVerifierFromEnv() }).verifier,
-  );
-
-const ownerVerifierFromEnv = (): OwnerVerifier | null => {
-  const config = ownerSignInFromEnv();
-  return config === null ? null : cognitoOwnerVerifier(config);
-};
+export const handler = lambdaEntry((env) => {
+  const adapters = once(() => {
+    const config = authorizerConfigFromEnv(env);
+    return {
+      accounts: dynamoAccountStore(config.tableName),
+      verifier: config.ownerSignIn === null ? null : cognitoOwnerVerifier(config.ownerSignIn),
+    };
+  });
+  return async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
+    const { accounts, verifier } = adapters();
+    return authorize(event, accounts, verifier, systemClock);
+  };
+});

@@ -17,10 +17,18 @@ import { ApiDocs } from './constructs/api-docs.ts';
 import { ConsoleSite, type ConsoleDomain } from './constructs/console-site.ts';
 import { AlarmTopic, OperationalAlarms } from './constructs/alarms.ts';
 import { OwnerSignIn } from './constructs/owner-sign-in.ts';
-import { DataStore, grantObjectRead } from './constructs/data-store.ts';
+import { DataStore } from './constructs/data-store.ts';
 import { ModelStack } from './constructs/model-stack.ts';
 import { PredictionApi } from './constructs/prediction-api.ts';
 import { ServiceDashboard } from './constructs/service-dashboard.ts';
+import {
+  bindApiFunction,
+  bindAuthorizer,
+  bindFinalize,
+  bindUnconfigured,
+  type ApiAccess,
+  type ApiResources,
+} from './constructs/process-bindings.ts';
 import { PrognozFunction } from './constructs/prognoz-function.ts';
 import { Sweeper } from './constructs/sweeper.ts';
 import { WebhookDelivery } from './constructs/webhook-delivery.ts';
@@ -39,6 +47,9 @@ export interface PrognozStackProps extends StackProps {
   readonly models?: readonly ModelDefinition[];
 }
 
+/** What most routes do with the API's resources: read and write the table, read stored objects. */
+const DATA: ApiAccess = { data: true };
+
 const pascal = (text: string) => text.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase());
 
 /** A model's fleet runs on a cluster of its own, named after the stack and the model. */
@@ -51,16 +62,13 @@ export class PrognozStack extends Stack {
     super(scope, id, props);
     const data = new DataStore(this, 'Data');
     const { table, bucket } = data;
-    const tableEnv = { PROGNOZ_TABLE_NAME: table.tableName };
     const webhooks = new WebhookDelivery(this, 'Webhooks', { table, bucket });
 
     const finalize = new PrognozFunction(this, 'Finalize', {
       entry: 'functions/workflow/finalize.ts',
-      environment: { ...tableEnv, PROGNOZ_WEBHOOK_QUEUE_URL: webhooks.queue.queueUrl },
       timeout: Duration.seconds(20),
     }).fn;
-    table.grantReadWriteData(finalize);
-    webhooks.queue.grantSendMessages(finalize);
+    bindFinalize(finalize, { table, webhookQueue: webhooks.queue });
 
     // Public subnets and no NAT gateway: model instances reach AWS APIs and file inputs directly,
     // accept no inbound traffic, and nothing costs money while the fleet is scaled to zero.
@@ -102,12 +110,6 @@ export class PrognozStack extends Stack {
     }
     const deadJobQueues = [...models.values()].map((stack) => stack.queue.deadLetterQueue);
 
-    const apiEnv = {
-      ...tableEnv,
-      PROGNOZ_WEBHOOK_QUEUE_URL: webhooks.queue.queueUrl,
-      PROGNOZ_OUTPUT_BUCKET: bucket.bucketName,
-      PROGNOZ_STATE_MACHINE_PREFIX: workflowArns.arnPrefix,
-    };
     const sweeper = new Sweeper(this, 'Sweeper', {
       table,
       webhookQueue: webhooks.queue,
@@ -119,27 +121,42 @@ export class PrognozStack extends Stack {
         cluster: stack.fleet.cluster,
         service: stack.fleet.service,
       })),
-      environment: apiEnv,
     });
-    const routeFunction = (name: HandlerName, id: string, timeout = Duration.seconds(10), memorySize?: number) => {
+    const apiResources: ApiResources = { table, bucket, webhookQueue: webhooks.queue, workflows: workflowArns };
+    // Every authenticated route counts its requests (rate limits) and may keep a request for
+    // diagnostics, so each writes to the table; none reaches beyond it unless told here.
+    const routeFunction = (
+      name: HandlerName,
+      id: string,
+      access: ApiAccess = DATA,
+      timeout = Duration.seconds(10),
+      memorySize?: number,
+    ) => {
       const route = ROUTES.find((candidate) => candidate.handler === name);
       if (!route) throw new Error(`no route is handled by ${name}`);
-      return new PrognozFunction(this, id, {
+      const fn = new PrognozFunction(this, id, {
         entry: route.entry,
-        environment: apiEnv,
         timeout,
         ...(memorySize === undefined ? {} : { memorySize }),
       }).fn;
+      bindApiFunction(fn, apiResources, access);
+      return fn;
     };
     const handlers: Record<HandlerName, ReturnType<typeof routeFunction>> = {
       // Sync waits last up to SYNC_WAIT.maxSeconds (Request-Timeout), plus the time to create.
+      // A repeated create's start finds the existing execution and asks whether it still runs.
       'create-prediction': routeFunction(
         'create-prediction',
         'CreatePrediction',
+        { ...DATA, startsWorkflows: true, executionActions: ['states:DescribeExecution'] },
         Duration.seconds(SYNC_WAIT.handlerTimeoutSeconds),
       ),
       'get-prediction': routeFunction('get-prediction', 'GetPrediction'),
-      'cancel-prediction': routeFunction('cancel-prediction', 'CancelPrediction'),
+      'cancel-prediction': routeFunction('cancel-prediction', 'CancelPrediction', {
+        ...DATA,
+        sendsWebhooks: true,
+        executionActions: ['states:StopExecution'],
+      }),
       'get-model': routeFunction('get-model', 'GetModel'),
       'list-models': routeFunction('list-models', 'ListModels'),
       'get-account': routeFunction('get-account', 'GetAccount'),
@@ -148,7 +165,7 @@ export class PrognozStack extends Stack {
       'create-token': routeFunction('create-token', 'CreateToken'),
       'revoke-token': routeFunction('revoke-token', 'RevokeToken'),
       'list-webhook-deliveries': routeFunction('list-webhook-deliveries', 'ListWebhookDeliveries'),
-      'redeliver-webhook': routeFunction('redeliver-webhook', 'RedeliverWebhook'),
+      'redeliver-webhook': routeFunction('redeliver-webhook', 'RedeliverWebhook', { ...DATA, sendsWebhooks: true }),
       'get-webhook-secret': routeFunction('get-webhook-secret', 'GetWebhookSecret'),
       'rotate-webhook-secret': routeFunction('rotate-webhook-secret', 'RotateWebhookSecret'),
       'list-account-deliveries': routeFunction('list-account-deliveries', 'ListAccountDeliveries'),
@@ -158,42 +175,24 @@ export class PrognozStack extends Stack {
       'stream-prediction': routeFunction(
         'stream-prediction',
         'StreamPrediction',
+        DATA,
         Duration.seconds(EVENT_STREAM.handlerTimeoutSeconds),
         EVENT_STREAM.memoryMiB,
       ),
       // An output file is streamed from the bucket: 100 MiB at a slow caller's pace takes a while.
-      'get-output-file': routeFunction('get-output-file', 'GetOutputFile', Duration.seconds(300)),
-      'upload-file': routeFunction('upload-file', 'UploadFile', Duration.seconds(60)),
+      'get-output-file': routeFunction('get-output-file', 'GetOutputFile', DATA, Duration.seconds(300)),
+      // Uploads write their bytes; a delete removes them. Every handler reads (and presigns) already.
+      'upload-file': routeFunction('upload-file', 'UploadFile', { ...DATA, putsObjects: true }, Duration.seconds(60)),
       'get-file': routeFunction('get-file', 'GetFile'),
-      'delete-file': routeFunction('delete-file', 'DeleteFile'),
-      'get-openapi': routeFunction('get-openapi', 'GetOpenApiDocument'),
+      'delete-file': routeFunction('delete-file', 'DeleteFile', { ...DATA, deletesObjects: true }),
+      // The OpenAPI document is built from the code alone: its function reaches no data.
+      'get-openapi': routeFunction('get-openapi', 'GetOpenApiDocument', {}),
     };
-    // Every authenticated route counts its requests (rate limits) and may keep a request for
-    // diagnostics, so each writes to the table; none reaches beyond it. The OpenAPI document is
-    // built from the code alone: its function reaches no data.
-    for (const [name, fn] of Object.entries(handlers)) {
-      if (name === 'get-openapi') continue;
-      table.grantReadWriteData(fn);
-      grantObjectRead(bucket, fn);
-    }
-    // Uploads write their bytes; a delete removes them. Every handler reads (and presigns) already.
-    bucket.grantPut(handlers['upload-file']);
-    bucket.grantDelete(handlers['delete-file']);
-    webhooks.queue.grantSendMessages(handlers['cancel-prediction']);
-    webhooks.queue.grantSendMessages(handlers['redeliver-webhook']);
-    workflowArns.grantStart(handlers['create-prediction']);
-    // A repeated create's start finds the existing execution and asks whether it still runs.
-    workflowArns.grantExecution(handlers['create-prediction'], 'states:DescribeExecution');
-    workflowArns.grantExecution(handlers['cancel-prediction'], 'states:StopExecution');
     const owners = new OwnerSignIn(this, 'OwnerSignIn');
-    const authorizer = new PrognozFunction(this, 'Authorizer', {
-      entry: AUTHORIZER_ENTRY,
-      environment: { ...tableEnv, ...owners.environment },
-    }).fn;
-    table.grantReadData(authorizer);
-    // It notes an API token's last use (at most every few minutes per token): one conditional update, nothing more.
-    table.grant(authorizer, 'dynamodb:UpdateItem');
+    const authorizer = new PrognozFunction(this, 'Authorizer', { entry: AUTHORIZER_ENTRY }).fn;
+    bindAuthorizer(authorizer, { table, owners });
     const unmatched = new PrognozFunction(this, 'UnmatchedRoute', { entry: UNMATCHED_ENTRY }).fn;
+    bindUnconfigured(unmatched);
 
     const { api } = new PredictionApi(this, 'Api', { handlers, authorizer, unmatched, waf: props.waf ?? false });
     new ApiDocs(this, 'ApiDocs', {

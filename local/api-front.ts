@@ -11,7 +11,7 @@ import { MAX_UPLOAD_BYTES, MULTIPART_OVERHEAD_BYTES } from '../shared/api/upload
 import { serveConsole, type LocalConsole } from './console-site.ts';
 import { answerClientError, answerConnect, answerError, answerUnmetExpectation, owesAnswer } from './edge-answers.ts';
 import { authorizerEventOf, proxyEventOf, type FrontRequest } from './gateway-event.ts';
-import { invokeLocal, invokeLocalHttp, type ResponseSink } from './lambda-host.ts';
+import { invokeLocal, invokeLocalHttp, type LocalFunction, type ResponseSink } from './lambda-host.ts';
 import { localMeter } from './meter.ts';
 import { REPO_ROOT } from './paths.ts';
 import { readBody } from './request-body.ts';
@@ -21,6 +21,8 @@ const STREAMED_TIMEOUT_SECONDS = 900;
 
 export interface ApiFrontOptions {
   readonly port: number;
+  /** The template's function that runs an entry (a route's, the authorizer's, the unmatched route's). */
+  readonly functionAt: (entry: string) => LocalFunction;
   readonly host?: string;
   /** Extra JSON endpoints under /_local/ (process list, health), outside the API. */
   readonly localEndpoints: Readonly<Record<string, () => unknown>>;
@@ -98,7 +100,7 @@ export const startApiFront = async (options: ApiFrontOptions): Promise<{ url: st
     let authorizer: Record<string, unknown> | null = null;
     // A public route (a prediction's stream, reached by its capability URL) has no authorizer, as on AWS.
     if (match.kind === 'found' && !isPublicRoute(match.route)) {
-      const decision = (await invokeLocal(AUTHORIZER_ENTRY, authorizerEventOf(request))) as {
+      const decision = (await invokeLocal(options.functionAt(AUTHORIZER_ENTRY), authorizerEventOf(request))) as {
         principalId: string;
         context?: Record<string, unknown>;
       };
@@ -107,7 +109,7 @@ export const startApiFront = async (options: ApiFrontOptions): Promise<{ url: st
     const entry = match.kind === 'found' ? match.route.entry : UNMATCHED_ENTRY;
     const streamed = match.kind === 'found' && 'streaming' in match.route && match.route.streaming;
     const answered = invokeLocalHttp(
-      entry,
+      options.functionAt(entry),
       proxyEventOf(request, body, authorizer),
       streamed ? STREAMED_TIMEOUT_SECONDS : EDGE_LIMITS.integrationSeconds,
       sinkOf(res),

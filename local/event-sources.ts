@@ -1,14 +1,13 @@
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { invokeLocal } from './lambda-host.ts';
+import { invokeLocal, type LocalFunction } from './lambda-host.ts';
 import { LOCAL_REGION } from './paths.ts';
 
 export interface LocalEventSource {
   readonly queueUrl: string;
   readonly queueArn: string;
-  readonly entry: string;
-  readonly timeoutSeconds: number;
+  readonly fn: LocalFunction;
   readonly batchSize: number;
   readonly reportBatchItemFailures: boolean;
 }
@@ -53,12 +52,12 @@ export const pollEventSource = async (
       };
       let failed = new Set(Messages.map((message) => message.MessageId));
       try {
-        const response = (await invokeLocal(source.entry, event, source.timeoutSeconds)) as SQSBatchResponse | null;
+        const response = (await invokeLocal(source.fn, event)) as SQSBatchResponse | null;
         failed = source.reportBatchItemFailures
           ? new Set((response?.batchItemFailures ?? []).map((item) => item.itemIdentifier))
           : new Set();
       } catch (error) {
-        log(`[event source ${source.entry}] the function failed; the whole batch comes back: ${String(error)}`);
+        log(`[event source ${source.fn.entry}] the function failed; the whole batch comes back: ${String(error)}`);
       }
       const done = Messages.filter((message) => !failed.has(message.MessageId));
       if (done.length > 0) {
@@ -71,7 +70,7 @@ export const pollEventSource = async (
       }
     } catch (error) {
       if (signal.aborted) return;
-      log(`[event source ${source.entry}] ${String(error)}`);
+      log(`[event source ${source.fn.entry}] ${String(error)}`);
       await sleep(1000);
     }
   }

@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { invokeLocal, type LocalFunction } from './lambda-host.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './paths.ts';
 
-/** An AWS::Events::Rule of the template, bound to the function entries of its targets. */
+/** An AWS::Events::Rule of the template, bound to the functions of its targets. */
 export interface LocalRule {
   readonly name: string;
   /** `rate(…)` rules: how often they fire. */
   readonly everyMs?: number;
   /** Event-pattern rules: the pattern as the template gives it. */
   readonly pattern?: Record<string, unknown>;
-  readonly targets: readonly string[];
+  readonly targets: readonly LocalFunction[];
 }
 
 export interface BusEvent {
@@ -75,7 +76,6 @@ export class LocalEventBus {
 
   constructor(
     private readonly rules: readonly LocalRule[],
-    private readonly invoke: (entry: string, event: unknown) => Promise<unknown>,
     private readonly log: (line: string) => void,
   ) {}
 
@@ -130,11 +130,11 @@ export class LocalEventBus {
 
   /** Every target gets the same event, id and time included, as EventBridge delivers it. */
   private async deliver(rule: LocalRule, event: Record<string, unknown>): Promise<void> {
-    for (const entry of rule.targets) {
+    for (const target of rule.targets) {
       try {
-        await this.invoke(entry, event);
+        await invokeLocal(target, event);
       } catch (error) {
-        this.log(`[rule ${rule.name}] ${entry} failed: ${String(error)}`);
+        this.log(`[rule ${rule.name}] ${target.entry} failed: ${String(error)}`);
       }
     }
   }

@@ -2,12 +2,27 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
+import { HANDLER_FOR } from '../functions/lambda-entry.ts';
+import type { Environment } from '../shared/config/environment.ts';
+import type { ProcessKind } from '../shared/config/kinds.ts';
 import { localMeter } from './meter.ts';
 import { REPO_ROOT } from './paths.ts';
 
 type Handler = ((event: unknown, context: unknown) => Promise<unknown>) & { [STREAMING]?: true };
 type StreamingHandler = (event: unknown, stream: Writable, context: unknown) => Promise<unknown>;
-const loaded = new Map<string, Promise<Handler>>();
+
+/** A function of the template as this host runs it. */
+export interface LocalFunction {
+  /** Its logical id in the template. */
+  readonly name: string;
+  /** Its source file, relative to the repository root, exporting `handler` (functions/lambda-entry.ts). */
+  readonly entry: string;
+  readonly timeoutSeconds: number;
+  /** Its kind of process, whose configuration module parses its environment (shared/config/kinds.ts). */
+  readonly kind: ProcessKind;
+  /** Its own environment: the template's variables, resolved to the local resources (local/process-environment.ts). */
+  readonly environment: Environment;
+}
 
 const STREAMING = Symbol.for('prognoz.local.streaming');
 /** Lambda's response-stream prelude ends with eight NUL bytes. */
@@ -105,14 +120,14 @@ const preludeSplitter = (sink: ResponseSink): Writable => {
  * written (server-sent events arrive as they happen), any other when it returns.
  */
 export const invokeLocalHttp = async (
-  entry: string,
+  fn: LocalFunction,
   event: unknown,
   timeoutSeconds: number,
   sink: ResponseSink,
 ): Promise<void> => {
-  const handler = await load(entry);
+  const handler = await handlerOf(fn);
   if (!handler[STREAMING]) {
-    const result = (await invokeLocal(entry, event, timeoutSeconds)) as {
+    const result = (await invokeLocal(fn, event, timeoutSeconds)) as {
       statusCode: number;
       headers?: Record<string, unknown>;
       body?: string;
@@ -127,10 +142,10 @@ export const invokeLocalHttp = async (
     await (handler as unknown as StreamingHandler)(
       JSON.parse(JSON.stringify(event)) as unknown,
       preludeSplitter(sink),
-      contextFor(entry, timeoutSeconds),
+      contextFor(fn.entry, timeoutSeconds),
     );
   } finally {
-    localMeter.lambdaInvocation(entry, performance.now() - started);
+    localMeter.lambdaInvocation(fn.entry, performance.now() - started);
   }
 };
 
@@ -146,29 +161,47 @@ const contextFor = (entry: string, timeoutSeconds: number) => {
   };
 };
 
-/** Loads a function's source (as the template names it) once, like a warm Lambda container. */
-const load = (entry: string): Promise<Handler> => {
-  let handler = loaded.get(entry);
+type EntryModule = { readonly handler?: { readonly [HANDLER_FOR]?: (env: Environment) => Handler } };
+const modules = new Map<string, Promise<EntryModule>>();
+const handlers = new WeakMap<LocalFunction, Promise<Handler>>();
+
+/**
+ * A function's handler, made once from the function's own environment, like a warm Lambda
+ * container: functions that share a source file share its code, never their configuration.
+ */
+const handlerOf = (fn: LocalFunction): Promise<Handler> => {
+  let handler = handlers.get(fn);
   if (!handler) {
-    handler = import(pathToFileURL(path.join(REPO_ROOT, entry)).href).then((module: { handler?: Handler }) => {
-      if (typeof module.handler !== 'function') throw new Error(`${entry} exports no handler`);
-      return module.handler;
+    let module = modules.get(fn.entry);
+    if (!module) {
+      module = import(pathToFileURL(path.join(REPO_ROOT, fn.entry)).href) as Promise<EntryModule>;
+      modules.set(fn.entry, module);
+    }
+    handler = module.then(({ handler: exported }) => {
+      const handlerFor = exported?.[HANDLER_FOR];
+      if (typeof handlerFor !== 'function')
+        throw new Error(`${fn.entry} exports no handler made from its environment (functions/lambda-entry.ts)`);
+      return handlerFor(fn.environment);
     });
-    loaded.set(entry, handler);
+    handlers.set(fn, handler);
   }
   return handler;
 };
 
-/** Invokes a handler as Lambda would: a JSON copy of the event and a context with a deadline. */
-export const invokeLocal = async (entry: string, event: unknown, timeoutSeconds = 30): Promise<unknown> => {
-  const handler = await load(entry);
-  const context = contextFor(entry, timeoutSeconds);
+/** Invokes a function as Lambda would: a JSON copy of the event and a context with a deadline (its timeout's, unless told). */
+export const invokeLocal = async (
+  fn: LocalFunction,
+  event: unknown,
+  timeoutSeconds = fn.timeoutSeconds,
+): Promise<unknown> => {
+  const handler = await handlerOf(fn);
+  const context = contextFor(fn.entry, timeoutSeconds);
   const copy = JSON.parse(JSON.stringify(event)) as unknown;
   const started = performance.now();
   try {
     const result = handler[STREAMING] ? await invokeStreaming(handler, copy, context) : await handler(copy, context);
     return result === undefined ? null : (JSON.parse(JSON.stringify(result)) as unknown);
   } finally {
-    localMeter.lambdaInvocation(entry, performance.now() - started);
+    localMeter.lambdaInvocation(fn.entry, performance.now() - started);
   }
 };

@@ -1,7 +1,6 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { LOCAL_RUNTIME_FILE, type LocalRuntimeFile } from '../cli/target.ts';
-import { ownerSignInFromEnv } from '../shared/config.ts';
 import { LOCAL_REGION, REPO_ROOT } from './paths.ts';
 import { parseArgs } from 'node:util';
 import { parseModelFlag } from './brought-models.ts';
@@ -30,14 +29,12 @@ const runtime = await startLocalRuntime({
 
 // Tells `npx prognoz` (the admin command line) how to reach this runtime while it runs.
 mkdirSync(path.dirname(LOCAL_RUNTIME_FILE), { recursive: true });
-// The runtime put the authorizer's settings, the owners' pool among them, in this process's environment.
-const ownerPoolId = ownerSignInFromEnv()?.poolId;
 const runtimeFile: LocalRuntimeFile = {
   dynamoEndpoint: runtime.dynamoEndpoint,
   tableName: runtime.tableName,
   region: LOCAL_REGION,
   cognitoEndpoint: runtime.cognitoEndpoint,
-  ...(ownerPoolId ? { ownerPoolId } : {}),
+  ownerPoolId: runtime.ownerPoolId,
 };
 writeFileSync(LOCAL_RUNTIME_FILE, JSON.stringify(runtimeFile));
 

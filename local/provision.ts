@@ -9,15 +9,32 @@ import {
   type KeySchemaElement,
 } from '@aws-sdk/client-dynamodb';
 import {
+  CognitoIdentityProviderClient,
   CreateUserPoolClientCommand,
   CreateUserPoolCommand,
-  type CognitoIdentityProviderClient,
   type CreateUserPoolRequest,
   type ExplicitAuthFlowsType,
 } from '@aws-sdk/client-cognito-identity-provider';
 import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { s3, sqs } from '../shared/adapters/aws-clients.ts';
 import { resolveIntrinsics, resourcesOfType, type CfnTemplate, type LocalBindings } from './template.ts';
+
+/** What the template declares, made in the emulators: each resource's local name (a queue's URL and ARN), by logical id. */
+export interface LocalResources {
+  readonly tables: ReadonlyMap<string, string>;
+  readonly queues: ReadonlyMap<string, LocalQueue>;
+  readonly buckets: ReadonlyMap<string, string>;
+  readonly userPools: ReadonlyMap<string, string>;
+}
+
+/** Creates every table, queue, bucket and user pool of the template in the emulators (the SDK's endpoints point there). */
+export const provisionResources = async (template: CfnTemplate): Promise<LocalResources> => ({
+  tables: await provisionTables(template, new DynamoDBClient({})),
+  queues: await provisionQueues(template, sqs()),
+  buckets: await provisionBuckets(template, s3()),
+  userPools: await provisionUserPools(template, new CognitoIdentityProviderClient({})),
+});
 
 /** Creates, in DynamoDB Local, every table the template declares (same keys and indexes). */
 export const provisionTables = async (template: CfnTemplate, client: DynamoDBClient): Promise<Map<string, string>> => {

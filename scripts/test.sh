@@ -10,19 +10,29 @@ echo "== lint"; eslint .
 echo "== format"; prettier --check --log-level warn .
 echo "== Python lint and format (ruff)"; .venv/bin/ruff check --quiet . && .venv/bin/ruff format --check --quiet .
 echo "== layer rules"; depcruise --config .dependency-cruiser.cjs infra functions shared worker local cli test bench web
-echo "== model servers (pytest)"
 set +e
+# The fast stage first (`npm run test:unit`, under a minute): the domain, the use cases against the
+# in-memory adapters, and every adapter's contract, in-memory and real (over the emulators).
+echo "== fast stage (vitest project unit: domain, use cases, adapter contracts)"
+vitest run --project unit --reporter=default --reporter=json --outputFile.json="$results/unit.json"
+unit_status=$?
+echo "== model servers (pytest)"
 (cd models && ../.venv/bin/python -m pytest --junitxml="$results/pytest.xml")
 pytest_status=$?
-echo "== service (vitest: unit, infra, end-to-end over HTTP against the local runtime)"
-vitest run --reporter=default --reporter=json --outputFile.json="$results/vitest.json"
+echo "== service (vitest: infra, end-to-end over HTTP against the local runtime)"
+vitest run --project infra --project e2e --reporter=default --reporter=json --outputFile.json="$results/vitest.json"
 vitest_status=$?
 set -e
 
 node --input-type=module - "$results" <<'JS'
 import { readFileSync } from 'node:fs';
 const dir = process.argv[2];
-const vitest = JSON.parse(readFileSync(`${dir}/vitest.json`, 'utf8'));
+const [unit, rest] = ['unit', 'vitest'].map((name) => JSON.parse(readFileSync(`${dir}/${name}.json`, 'utf8')));
+const vitest = {
+  numPassedTests: unit.numPassedTests + rest.numPassedTests,
+  numFailedTests: unit.numFailedTests + rest.numFailedTests,
+  testResults: [...unit.testResults, ...rest.testResults],
+};
 const junit = readFileSync(`${dir}/pytest.xml`, 'utf8');
 const attr = (name) => Number(new RegExp(`<testsuite [^>]*\\b${name}="(\\d+)"`).exec(junit)?.[1] ?? 0);
 const pyFailed = attr('failures') + attr('errors');
@@ -34,4 +44,4 @@ const failed = vitest.numFailedTests + brokenFiles + pyFailed;
 console.log(`\nvitest: ${vitest.numPassedTests} passed, ${vitest.numFailedTests} failed (${brokenFiles} files broken); pytest: ${pyPassed} passed, ${pyFailed} failed`);
 console.log(`${passed} passed, ${failed} failed`);
 JS
-[ "$pytest_status" = 0 ] && [ "$vitest_status" = 0 ]
+[ "$unit_status" = 0 ] && [ "$pytest_status" = 0 ] && [ "$vitest_status" = 0 ]

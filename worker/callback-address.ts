@@ -1,12 +1,13 @@
 import { networkInterfaces } from 'node:os';
 import { z } from 'zod';
+import { WORKER_ENV } from '../shared/config/worker.ts';
 
 /** The part of the ECS task metadata endpoint v4's container response read here (AWS's documented shape). */
 const containerMetadata = z.object({
   Networks: z.array(z.object({ IPv4Addresses: z.array(z.string()).optional() })).optional(),
 });
 
-/** The value of PROGNOZ_CALLBACK_HOST that asks for this container's own bridge address. */
+/** The value of WORKER_ENV.callbackHost that asks for this container's own bridge address. */
 export const OWN_ADDRESS = 'auto';
 
 export interface CallbackAddress {
@@ -27,17 +28,16 @@ export const firstExternalIpv4 = (): string | undefined =>
 /**
  * Where the worker takes coglet's webhooks. Beside a local model server: on loopback. In an ECS
  * task on Docker's bridge, each container has its own network namespace, so the worker listens on
- * every address and tells coglet its container's own: from the task metadata endpoint, or else
- * the container's first external interface.
+ * every address and tells coglet its container's own: from the task metadata endpoint (its URI,
+ * where ECS gives one), or else the container's first external interface.
  */
 export const callbackAddress = async (
   configured: string,
-  env: Readonly<Record<string, string | undefined>> = process.env,
+  metadataUri: string | null,
   fetchImpl: typeof fetch = fetch,
 ): Promise<CallbackAddress> => {
   if (configured !== OWN_ADDRESS)
     return { listenHost: isLoopback(configured) ? configured : '0.0.0.0', advertisedHost: configured };
-  const metadataUri = env.ECS_CONTAINER_METADATA_URI_V4;
   let fromMetadata: string | undefined;
   if (metadataUri) {
     const response = await fetchImpl(metadataUri, { signal: AbortSignal.timeout(5000) });
@@ -47,6 +47,6 @@ export const callbackAddress = async (
   }
   const advertisedHost = fromMetadata ?? firstExternalIpv4();
   if (advertisedHost === undefined)
-    throw new Error('PROGNOZ_CALLBACK_HOST=auto, but this container has no address beyond loopback');
+    throw new Error(`${WORKER_ENV.callbackHost}=${OWN_ADDRESS}, but this container has no address beyond loopback`);
   return { listenHost: '0.0.0.0', advertisedHost };
 };

@@ -5,13 +5,14 @@ import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { z } from 'zod';
-import { sqs } from '../shared/adapters/aws-clients.ts';
+import { dynamo, sqs } from '../shared/adapters/aws-clients.ts';
 import { taskProtectionOf } from '../shared/adapters/ecs-task-protection.ts';
 import { s3OutputStore } from '../shared/adapters/output-store.ts';
 import { dynamoPredictionStore } from '../shared/adapters/prediction-store.ts';
 import { sqsWebhookNotifier } from '../shared/adapters/webhook-queue.ts';
 import { sfnTaskCallbacks } from '../shared/adapters/workflow-client.ts';
+import { processEnvironment } from '../shared/config/environment.ts';
+import { workerConfigFromEnv } from '../shared/config/worker.ts';
 import { systemClock } from '../shared/domain/clock.ts';
 import { METRICS_NAMESPACE } from '../shared/metrics.ts';
 import { phaseLimitsOf, requireModel } from '../shared/models/registry.ts';
@@ -29,53 +30,31 @@ import { runClaimed } from './run-job.ts';
 import { scaleInGuard } from './scale-in-guard.ts';
 import { claimJob } from '../shared/use-cases/claim-job.ts';
 
-const env = z
-  .object({
-    PROGNOZ_TABLE_NAME: z.string().min(1),
-    PROGNOZ_MODEL_ID: z.string().min(1),
-    PROGNOZ_QUEUE_URL: z.url(),
-    PROGNOZ_WEBHOOK_QUEUE_URL: z.url(),
-    PROGNOZ_OUTPUT_BUCKET: z.string().min(1),
-    PROGNOZ_MODEL_URL: z.url().default('http://127.0.0.1:5000'),
-    /** The port of this worker coglet sends the runs' webhooks to (0: any free one). */
-    PROGNOZ_CALLBACK_PORT: z.coerce.number().int().min(0).max(65535).default(0),
-    /** The address coglet reaches the worker at; `auto`: this container's own (an ECS task on Docker's bridge). */
-    PROGNOZ_CALLBACK_HOST: z.string().min(1).default('127.0.0.1'),
-    /** Where file inputs are fetched to: a folder the model server sees at the same path. */
-    PROGNOZ_INPUTS_DIR: z.string().min(1).optional(),
-    /** File inputs on loopback addresses may be fetched (the local runtime only). */
-    PROGNOZ_ALLOW_LOOPBACK: z.enum(['true', 'false']).default('false'),
-    /** How often a running prediction is checked for a cancel (ms). */
-    PROGNOZ_CHECK_MS: z.coerce.number().int().positive().default(1000),
-    /** After SIGTERM, how long running jobs may go on before they are handed back to the queue (s). */
-    PROGNOZ_DRAIN_SECONDS: z.coerce.number().min(0).default(100),
-    /** The ECS agent's endpoint (ECS sets it in a task): task scale-in protection goes through it. */
-    ECS_AGENT_URI: z.url().optional(),
-  })
-  .parse(process.env);
+const config = workerConfigFromEnv(processEnvironment());
+const clock = systemClock;
 
 const logger = new Logger({ serviceName: 'prognoz-worker' });
 const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'prognoz-worker' });
 const log = (message: string, fields: Record<string, unknown> = {}) => logger.info(message, fields);
-const model = requireModel(env.PROGNOZ_MODEL_ID);
+const model = requireModel(config.modelId);
 const limits = phaseLimitsOf(model);
 const cogCallbacks = new CogCallbacks();
-await cogCallbacks.listen(env.PROGNOZ_CALLBACK_PORT, await callbackAddress(env.PROGNOZ_CALLBACK_HOST));
-const modelServer = cogModelClient(env.PROGNOZ_MODEL_URL, cogCallbacks, model);
-const inputsDir = env.PROGNOZ_INPUTS_DIR ?? path.join(tmpdir(), 'prognoz-inputs', model.id.replace('/', '--'));
+await cogCallbacks.listen(config.callbackPort, await callbackAddress(config.callbackHost, config.ecsMetadataUri));
+const modelServer = cogModelClient(config.modelUrl, cogCallbacks, model);
+const inputsDir = config.inputsDir ?? path.join(tmpdir(), 'prognoz-inputs', model.id.replace('/', '--'));
 await mkdir(inputsDir, { recursive: true });
-const addressPolicy = { allowLoopback: env.PROGNOZ_ALLOW_LOOPBACK === 'true' };
+const addressPolicy = { allowLoopback: config.allowLoopback };
 const download = (url: string, file: string, signal: AbortSignal) =>
   downloadToFile(url, file, addressPolicy, DEFAULT_DOWNLOAD_LIMITS, signal);
-const store = dynamoPredictionStore(env.PROGNOZ_TABLE_NAME);
-const outputs = s3OutputStore(env.PROGNOZ_OUTPUT_BUCKET);
-const notifier = sqsWebhookNotifier(env.PROGNOZ_WEBHOOK_QUEUE_URL);
+const store = dynamoPredictionStore(config.tableName, dynamo(), config.retentionSeconds, () => clock.now());
+const outputs = s3OutputStore(config.outputBucket);
+const notifier = sqsWebhookNotifier(config.webhookQueueUrl);
 const callbacks = sfnTaskCallbacks();
 
 const guard = scaleInGuard({
-  protection: taskProtectionOf(env.ECS_AGENT_URI, (message) => log(message)),
+  protection: taskProtectionOf(config.ecsAgentUri ?? undefined, (message) => log(message)),
   runSeconds: model.timeouts.runSeconds,
-  clock: systemClock,
+  clock,
   warn: (message, fields) => logger.warn(message, fields),
 });
 
@@ -87,10 +66,10 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     if (stop.signal.aborted) return;
     log('stopping: no new jobs; running ones may end within the drain, then go back to the queue', {
       signal,
-      drainSeconds: env.PROGNOZ_DRAIN_SECONDS,
+      drainSeconds: config.drainSeconds,
     });
     stop.abort();
-    setTimeout(() => handBack.abort(), env.PROGNOZ_DRAIN_SECONDS * 1000).unref();
+    setTimeout(() => handBack.abort(), config.drainSeconds * 1000).unref();
   });
 }
 
@@ -110,7 +89,7 @@ const handle = async (
   const taken = await claimJob(
     {
       store,
-      clock: systemClock,
+      clock,
       ids: randomUUID,
       limits,
       effects,
@@ -129,7 +108,7 @@ const handle = async (
     const { claim } = taken.prediction;
     await endUnlessEnded(effects, id, {
       type: 'failed',
-      atMs: systemClock.now(),
+      atMs: clock.now(),
       by: 'worker',
       claim,
       error: ENDINGS.setupFailed(setupError),
@@ -145,8 +124,8 @@ const handle = async (
         outputs,
         modelServer,
         inputs: { dir: inputsDir, download },
-        clock: systemClock,
-        checkMs: Math.min(env.PROGNOZ_CHECK_MS, model.timeouts.heartbeatSeconds * 1000),
+        clock,
+        checkMs: Math.min(config.checkMs, model.timeouts.heartbeatSeconds * 1000),
         heartbeatMs: model.timeouts.heartbeatSeconds * 1000,
         renewLease,
         effects,
@@ -172,13 +151,13 @@ for (const orphan of await leftoverRuns(inputsDir)) {
 
 log('worker started', {
   model: model.id,
-  queue: env.PROGNOZ_QUEUE_URL,
-  modelServer: env.PROGNOZ_MODEL_URL,
+  queue: config.queueUrl,
+  modelServer: config.modelUrl,
   leaseSeconds: limits.leaseSeconds,
 });
 await pollQueue({
   sqs: sqs(),
-  queueUrl: env.PROGNOZ_QUEUE_URL,
+  queueUrl: config.queueUrl,
   modelServer,
   slots: model.predictor.concurrency,
   leaseSeconds: limits.leaseSeconds,

@@ -7,7 +7,6 @@ import { waitForPrediction } from '../../shared/use-cases/wait-for-prediction.ts
 import { parseBody } from './body.ts';
 import { callerGone } from './caller.ts';
 import { readCreateAsk } from './create-request.ts';
-import { apiDeps } from './deps.ts';
 import { accountOf } from './middleware.ts';
 import { httpHandler } from './pipeline.ts';
 import { predictionLocation } from './predictions.ts';
@@ -22,8 +21,7 @@ import { json } from './respond.ts';
  * and POST /api/v1/predictions: one create, whichever way it is asked.
  */
 export const handler = httpHandler(
-  async (event, context) => {
-    const deps = apiDeps();
+  async (event, context, deps) => {
     const wait = parseWaitPreference(event.headers);
     const idempotencyKey = parseIdempotencyKey(event.headers);
     const cancelAfter = event.headers['cancel-after'];

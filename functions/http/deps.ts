@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dynamoAccountStore } from '../../shared/adapters/account-store.ts';
+import { dynamo } from '../../shared/adapters/aws-clients.ts';
 import { type AccountStore } from '../../shared/ports/account-store.ts';
 import { dynamoDeliveryLog } from '../../shared/adapters/delivery-log.ts';
 import { type DeliveryLog } from '../../shared/ports/delivery-log.ts';
@@ -7,7 +8,7 @@ import { s3DynamoFileStore } from '../../shared/adapters/file-store.ts';
 import { type FileStore } from '../../shared/ports/file-store.ts';
 import { s3OutputStore } from '../../shared/adapters/output-store.ts';
 import { type OutputStore } from '../../shared/ports/output-store.ts';
-import { dynamoPredictionStore, retentionSecondsFromEnv } from '../../shared/adapters/prediction-store.ts';
+import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts';
 import { type PredictionStore } from '../../shared/ports/prediction-store.ts';
 import { checkWebhookHost } from '../../shared/adapters/webhook-transport.ts';
 import { dynamoRateLimiter } from '../../shared/adapters/rate-limiter.ts';
@@ -19,13 +20,12 @@ import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
 import { type WebhookNotifier } from '../../shared/ports/webhook-notifier.ts';
 import { sfnWorkflowClient } from '../../shared/adapters/workflow-client.ts';
 import { type WorkflowClient } from '../../shared/ports/workflow-client.ts';
-import { systemClock, type Clock } from '../../shared/domain/clock.ts';
+import type { Clock } from '../../shared/domain/clock.ts';
 import { randomIds, type IdGenerator } from '../../shared/domain/ids.ts';
-import { apiConfigFromEnv, type ApiConfig } from '../../shared/config.ts';
+import type { ApiConfig } from '../../shared/config/api.ts';
 
-/** What the API handlers need, built once per process from the environment. */
+/** What the API handlers need, built once per function from its configuration. */
 export interface ApiDeps {
-  readonly config: ApiConfig;
   readonly store: PredictionStore;
   readonly outputs: OutputStore;
   /** Uploaded files (POST /files), kept as long as predictions are: `retentionSeconds`. */
@@ -49,35 +49,26 @@ export interface ApiDeps {
   readonly ratePerSecond: number;
 }
 
-/** The default request rate per token (the whole account may make twice as many). */
-const DEFAULT_RATE_PER_SECOND = 100;
-
-let deps: ApiDeps | undefined;
-
-export const apiDeps = (): ApiDeps => {
-  if (deps) return deps;
-  const config = apiConfigFromEnv();
-  const local = process.env.PROGNOZ_ALLOW_LOOPBACK === 'true';
-  const addressPolicy = { allowLoopback: local };
-  deps = {
-    config,
-    store: dynamoPredictionStore(config.tableName),
-    outputs: s3OutputStore(config.outputBucket),
-    files: s3DynamoFileStore(config.tableName, config.outputBucket),
-    retentionSeconds: retentionSecondsFromEnv(),
+/** The API's adapters, wired to the function's resources and to `clock`. */
+export const apiDeps = (config: ApiConfig, clock: Clock): ApiDeps => {
+  const { tableName, outputBucket, addressPolicy, retentionSeconds } = config;
+  return {
+    store: dynamoPredictionStore(tableName, dynamo(), retentionSeconds, () => clock.now()),
+    outputs: s3OutputStore(outputBucket),
+    files: s3DynamoFileStore(tableName, outputBucket),
+    retentionSeconds,
     workflow: sfnWorkflowClient(),
     stateMachineArnOf: config.stateMachineArnOf,
-    clock: systemClock,
+    clock,
     ids: randomIds,
     sleep: (ms, signal) => sleep(ms, undefined, { signal }).catch(() => undefined),
     addressPolicy,
     notifier: sqsWebhookNotifier(config.webhookQueueUrl),
-    accounts: dynamoAccountStore(config.tableName),
-    deliveries: dynamoDeliveryLog(config.tableName),
+    accounts: dynamoAccountStore(tableName),
+    deliveries: dynamoDeliveryLog(tableName, dynamo(), retentionSeconds),
     checkWebhookHost: (url) => checkWebhookHost(url, addressPolicy),
-    rateLimiter: dynamoRateLimiter(config.tableName),
-    requestLog: dynamoRequestLog(config.tableName),
-    ratePerSecond: Number(process.env.PROGNOZ_RATE_LIMIT_PER_SECOND ?? DEFAULT_RATE_PER_SECOND),
+    rateLimiter: dynamoRateLimiter(tableName),
+    requestLog: dynamoRequestLog(tableName),
+    ratePerSecond: config.ratePerSecond,
   };
-  return deps;
 };

@@ -4,7 +4,6 @@ import { parsePredictionId } from '../../shared/domain/ids.ts';
 import { outputFilesKey } from '../../shared/domain/output-files.ts';
 import { outputFileKey } from '../../shared/ports/output-store.ts';
 import { isStreamingRoute } from '../../shared/api/routes.ts';
-import { apiDeps } from './deps.ts';
 import { httpHandler } from './pipeline.ts';
 
 /** A claim (a UUID) and a file name as the worker names them (`output-0.png`): nothing else is looked up. */
@@ -17,8 +16,7 @@ const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
  * the key in the URL is the prediction's own. It serves for as long as the prediction's data is kept.
  */
 export const handler = httpHandler(
-  async (event) => {
-    const deps = apiDeps();
+  async (event, _context, deps) => {
     const { id: rawId = '', claim = '', file = '' } = event.pathParameters ?? {};
     const notFound = new PrognozError(
       'file_not_found',

@@ -1,6 +1,5 @@
 import { listBody } from '../../shared/api/prediction-list-page.ts';
 import { LIST_PAGE_SIZE, parseListRequest } from '../../shared/api/prediction-list.ts';
-import { apiDeps } from './deps.ts';
 import { accountOf } from './middleware.ts';
 import { httpHandler } from './pipeline.ts';
 import { viewForCaller } from './present.ts';
@@ -8,11 +7,11 @@ import { apiBaseOf } from './public-url.ts';
 import { json } from './respond.ts';
 
 /** GET /api/v1/predictions: the caller's own predictions, newest first, in cursor pages. */
-export const handler = httpHandler(async (event) => {
+export const handler = httpHandler(async (event, _context, deps) => {
   const request = parseListRequest(event.queryStringParameters);
   if (!request.ok) throw request.error;
   const { filters, cursor } = request.value;
-  const page = await apiDeps().store.listOwned(accountOf(event), {
+  const page = await deps.store.listOwned(accountOf(event), {
     ...filters,
     toward: cursor?.toward ?? 'older',
     ...(cursor ? { after: cursor.position } : {}),

@@ -76,7 +76,7 @@ export const requireAccount = (): HttpMiddleware => ({
 
 /**
  * 429 when the token, or its account, makes requests faster than its rate (per second: the
- * account's own, else PROGNOZ_RATE_LIMIT_PER_SECOND; the account as a whole gets twice that).
+ * account's own, else the API's configured rate, API_ENV.ratePerSecond; the account as a whole gets twice that).
  */
 export const rateLimit = (
   limiter: () => { limiter: RateLimiter; defaultPerSecond: number; now: () => number },

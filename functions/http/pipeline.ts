@@ -2,13 +2,22 @@ import middy from '@middy/core';
 import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, StreamifyHandler } from 'aws-lambda';
+import { apiConfigFromEnv } from '../../shared/config/api.ts';
+import { systemClock } from '../../shared/domain/clock.ts';
+import { lambdaEntry, once } from '../lambda-entry.ts';
 import { watchCaller } from './caller.ts';
-import { apiDeps } from './deps.ts';
+import { apiDeps, type ApiDeps } from './deps.ts';
 import { logger } from './logger.ts';
 import { mergedHeaderValues, singleValuedHeaders } from './headers.ts';
 import { errorShape, keepRequestWhenAllowed, rateLimit, requestId, requireAccount } from './middleware.ts';
 
-export type HttpHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+export type HttpHandler = (
+  event: APIGatewayProxyEvent,
+  context: Context,
+  deps: ApiDeps,
+) => Promise<APIGatewayProxyResult>;
+
+type PlainHttpHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
 export interface HttpHandlerOptions {
   /** Requires an account (default: true). */
@@ -17,8 +26,21 @@ export interface HttpHandlerOptions {
   readonly streaming?: boolean;
 }
 
-/** Every API handler: lower-cased headers, a request id, one error shape, and (by default) a caller. */
-export const httpHandler = (handler: HttpHandler, options: HttpHandlerOptions = {}) => {
+/**
+ * Every API handler: lower-cased headers, a request id, one error shape, and (by default) a caller.
+ * Its adapters are made from its function's configuration (shared/config/api.ts) at the first request.
+ */
+export const httpHandler = (handler: HttpHandler, options: HttpHandlerOptions = {}) =>
+  lambdaEntry((env) => {
+    const deps = once(() => apiDeps(apiConfigFromEnv(env), systemClock));
+    return pipelineOf((event, context) => handler(event, context, deps()), options, deps);
+  });
+
+/** A handler that needs nothing of the deployment, and no account (the unmatched route). */
+export const unconfiguredHttpHandler = (handler: PlainHttpHandler) =>
+  lambdaEntry(() => pipelineOf(handler, { authenticated: false }, null));
+
+const pipelineOf = (handler: PlainHttpHandler, options: HttpHandlerOptions, deps: (() => ApiDeps) | null) => {
   const pipeline = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(
     options.streaming ? { executionMode: executionModeStreamifyResponse } : {},
   )
@@ -28,18 +50,19 @@ export const httpHandler = (handler: HttpHandler, options: HttpHandlerOptions = 
     .use(errorShape())
     .use(singleValuedHeaders());
   if (options.authenticated ?? true) {
+    if (deps === null) throw new Error('an authenticated route needs its configuration');
     pipeline
       .use(requireAccount())
       .use(
         rateLimit(() => {
-          const deps = apiDeps();
-          return { limiter: deps.rateLimiter, defaultPerSecond: deps.ratePerSecond, now: () => deps.clock.now() };
+          const { rateLimiter, ratePerSecond, clock } = deps();
+          return { limiter: rateLimiter, defaultPerSecond: ratePerSecond, now: () => clock.now() };
         }),
       )
       .use(
         keepRequestWhenAllowed(() => {
-          const deps = apiDeps();
-          return { log: deps.requestLog, now: () => deps.clock.now() };
+          const { requestLog, clock } = deps();
+          return { log: requestLog, now: () => clock.now() };
         }),
       );
   }

@@ -3,7 +3,6 @@ import type { redeliverySchema } from '../../shared/api/webhook-views.ts';
 import { PrognozError } from '../../shared/domain/errors.ts';
 import { isTerminal } from '../../shared/domain/prediction.ts';
 import { webhookIdOf } from '../../shared/domain/webhook-signature.ts';
-import { apiDeps } from './deps.ts';
 import { httpHandler } from './pipeline.ts';
 import { ownedPrediction } from './predictions.ts';
 import { json } from './respond.ts';
@@ -17,8 +16,7 @@ const notDeadLettered = () =>
  * was redelivered already — of requests racing for one dead letter, the conditional write that
  * takes it lets exactly one through.
  */
-export const handler = httpHandler(async (event) => {
-  const deps = apiDeps();
+export const handler = httpHandler(async (event, _context, deps) => {
   const prediction = await ownedPrediction(event, deps.store);
   const last = (await deps.deliveries.list(prediction.id)).at(-1);
   if (!isTerminal(prediction) || prediction.webhook === null || last?.outcome !== 'dead_lettered')

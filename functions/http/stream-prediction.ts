@@ -9,7 +9,6 @@ import { PrognozError } from '../../shared/domain/errors.ts';
 import { parsePredictionId } from '../../shared/domain/ids.ts';
 import type { Prediction } from '../../shared/domain/prediction.ts';
 import { callerGone } from './caller.ts';
-import { apiDeps } from './deps.ts';
 import { httpHandler } from './pipeline.ts';
 
 /** How often a stream looks at its prediction: each look is one consistent read. */
@@ -25,8 +24,7 @@ const END_MARGIN_MS = 5_000;
  * without a token (Replicate's clients send none): the key in the URL is the prediction's own.
  */
 export const handler = httpHandler(
-  async (event, context: Context) => {
-    const deps = apiDeps();
+  async (event, context: Context, deps) => {
     const raw = event.pathParameters?.id ?? '';
     const notFound = new PrognozError(
       'prediction_not_found',

@@ -4,12 +4,12 @@ import { z } from 'zod';
 import { ssmFleetDirectory } from '../../shared/adapters/fleet-directory.ts';
 import { ecsFleetServices } from '../../shared/adapters/fleet-services.ts';
 import { sqsJobQueues } from '../../shared/adapters/job-queues.ts';
+import { dynamo } from '../../shared/adapters/aws-clients.ts';
 import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts';
 import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
 import { sfnWorkflowClient } from '../../shared/adapters/workflow-client.ts';
-import { stateMachinesFromEnv, tableNameFromEnv, webhookQueueUrlFromEnv } from '../../shared/config.ts';
-import { systemClock } from '../../shared/domain/clock.ts';
-import { FLEETS_ENV, fleetsPathFromEnv } from '../../shared/fleet-config.ts';
+import { SWEEPER_ENV, sweeperConfigFromEnv, type SweeperConfig } from '../../shared/config/sweeper.ts';
+import { systemClock, type Clock } from '../../shared/domain/clock.ts';
 import type { FleetDirectory } from '../../shared/ports/fleet-control.ts';
 import { predictionIdSchema } from '../../shared/domain/ids.ts';
 import {
@@ -22,6 +22,7 @@ import {
 import { nudgeFleets, type NudgeDeps } from '../../shared/use-cases/nudge-fleets.ts';
 import { dispatchMessage } from '../../shared/workflow/messages.ts';
 import { logger } from '../http/logger.ts';
+import { lambdaEntry, once } from '../lambda-entry.ts';
 
 /** The schedule's tick (EventBridge, every minute; a timer in the local runtime). */
 const scheduled = z.object({ source: z.literal('aws.events'), 'detail-type': z.literal('Scheduled Event') });
@@ -43,38 +44,45 @@ const deadJobs = z.object({
   ),
 });
 
-let deps: SweepDeps | undefined;
-const depsFromEnv = (): SweepDeps => {
-  const stateMachineArnOf = stateMachinesFromEnv();
-  return (deps ??= {
-    store: dynamoPredictionStore(tableNameFromEnv()),
-    workflow: sfnWorkflowClient(),
-    stateMachineArnOf,
-    notifier: sqsWebhookNotifier(webhookQueueUrlFromEnv()),
-    clock: systemClock,
-    sleep: (ms) => sleep(ms),
-  });
-};
+/** Where the fleets are listed and what wakes them. */
+interface Waking {
+  readonly directory: FleetDirectory;
+  readonly deps: NudgeDeps;
+}
 
-/** Where the fleets are listed and what wakes them; null where the stack lists none (the local runtime). */
-let waking: { readonly directory: FleetDirectory; readonly deps: NudgeDeps } | null | undefined;
-const wakingFromEnv = () => {
-  if (waking !== undefined) return waking;
-  const path = fleetsPathFromEnv();
-  if (path === null)
-    logger.info(`${FLEETS_ENV} is not set: no fleet is woken (in the local runtime, workers always run)`);
-  return (waking =
-    path === null
-      ? null
-      : { directory: ssmFleetDirectory(path), deps: { queues: sqsJobQueues(), services: ecsFleetServices() } });
+interface Sweeper {
+  readonly deps: SweepDeps;
+  /** Null where the stack lists no fleets (the local runtime, whose workers always run). */
+  readonly waking: Waking | null;
+}
+
+const sweeperOf = (config: SweeperConfig, clock: Clock): Sweeper => {
+  if (config.fleetsPath === null)
+    logger.info(`${SWEEPER_ENV.fleetsPath} is not set: no fleet is woken (in the local runtime, workers always run)`);
+  return {
+    deps: {
+      store: dynamoPredictionStore(config.tableName, dynamo(), config.retentionSeconds, () => clock.now()),
+      workflow: sfnWorkflowClient(),
+      stateMachineArnOf: config.stateMachineArnOf,
+      notifier: sqsWebhookNotifier(config.webhookQueueUrl),
+      clock,
+      sleep: (ms) => sleep(ms),
+    },
+    waking:
+      config.fleetsPath === null
+        ? null
+        : {
+            directory: ssmFleetDirectory(config.fleetsPath),
+            deps: { queues: sqsJobQueues(), services: ecsFleetServices() },
+          },
+  };
 };
 
 /** Wakes the fleets at zero that have jobs waiting; whatever fails is logged, and the sweep goes on. */
-const wakeWaitingFleets = async (): Promise<void> => {
+const wakeWaitingFleets = async (waking: Waking | null): Promise<void> => {
+  if (!waking) return;
   try {
-    const setup = wakingFromEnv();
-    if (!setup) return;
-    const report = await nudgeFleets(setup.deps, await setup.directory.fleets(), (model, error) =>
+    const report = await nudgeFleets(waking.deps, await waking.directory.fleets(), (model, error) =>
       logger.error('waking a fleet failed', { model, error: String(error) }),
     );
     const woken = Object.keys(report).filter((model) => report[model] === 'nudged');
@@ -84,26 +92,20 @@ const wakeWaitingFleets = async (): Promise<void> => {
   }
 };
 
-/**
- * The sweeper: on its schedule it wakes the fleets at zero that have jobs waiting, and moves on
- * every prediction whose sweep deadline passed; told that an execution ended without success, it
- * ends the prediction behind it; given the jobs a model queue dead-lettered, it ends their
- * predictions. Nothing stays stuck.
- */
-export const handler = async (event: unknown): Promise<SQSBatchResponse | undefined> => {
+const handle = async ({ deps, waking }: Sweeper, event: unknown): Promise<SQSBatchResponse | undefined> => {
   if (scheduled.safeParse(event).success) {
-    await wakeWaitingFleets();
-    const report = await sweep(depsFromEnv(), 500, (id, error) =>
+    await wakeWaitingFleets(waking);
+    const report = await sweep(deps, 500, (id, error) =>
       logger.error('sweeping a prediction failed', { predictionId: id, error: String(error) }),
     );
     if (report.looked > 0) logger.info('swept', { ...report });
-    const removed = await removeExpiredData(depsFromEnv());
+    const removed = await removeExpiredData(deps);
     if (removed > 0) logger.info('removed the data of predictions past their retention period', { removed });
     return undefined;
   }
   const ended = executionEnded.safeParse(event);
   if (ended.success) {
-    const action = await reconcileExecution(depsFromEnv(), ended.data.detail.name, ended.data.detail.status);
+    const action = await reconcileExecution(deps, ended.data.detail.name, ended.data.detail.status);
     logger.info('execution ended', { predictionId: ended.data.detail.name, status: ended.data.detail.status, action });
     return undefined;
   }
@@ -113,7 +115,7 @@ export const handler = async (event: unknown): Promise<SQSBatchResponse | undefi
     try {
       const message = dispatchMessage.parse(JSON.parse(record.body));
       const action = await endDeadJob(
-        depsFromEnv(),
+        deps,
         message.predictionId,
         Number(record.attributes.ApproximateReceiveCount ?? 0),
       );
@@ -125,3 +127,14 @@ export const handler = async (event: unknown): Promise<SQSBatchResponse | undefi
   }
   return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
 };
+
+/**
+ * The sweeper: on its schedule it wakes the fleets at zero that have jobs waiting, and moves on
+ * every prediction whose sweep deadline passed; told that an execution ended without success, it
+ * ends the prediction behind it; given the jobs a model queue dead-lettered, it ends their
+ * predictions. Nothing stays stuck.
+ */
+export const handler = lambdaEntry((env) => {
+  const sweeper = once(() => sweeperOf(sweeperConfigFromEnv(env), systemClock));
+  return (event: unknown): Promise<SQSBatchResponse | undefined> => handle(sweeper(), event);
+});

@@ -1,18 +1,20 @@
+import { dynamo } from '../../shared/adapters/aws-clients.ts';
 import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts';
 import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
-import { tableNameFromEnv, webhookQueueUrlFromEnv } from '../../shared/config.ts';
-import { systemClock } from '../../shared/domain/clock.ts';
+import { finalizeConfigFromEnv, type FinalizeConfig } from '../../shared/config/finalize.ts';
+import { systemClock, type Clock } from '../../shared/domain/clock.ts';
 import { finalizePrediction } from '../../shared/use-cases/finalize-prediction.ts';
 import { finalizeInput, type FinalizeOutput } from '../../shared/workflow/messages.ts';
+import { lambdaEntry, once } from '../lambda-entry.ts';
 
-let deps: Parameters<typeof finalizePrediction>[0] | undefined;
+const finalizeDeps = (config: FinalizeConfig, clock: Clock): Parameters<typeof finalizePrediction>[0] => ({
+  store: dynamoPredictionStore(config.tableName, dynamo(), config.retentionSeconds, () => clock.now()),
+  notifier: sqsWebhookNotifier(config.webhookQueueUrl),
+  clock,
+});
 
 /** The workflow's Finalize task, reached when Dispatch failed: input is the execution state with the caught error. */
-export const handler = async (event: unknown): Promise<FinalizeOutput> => {
-  deps ??= {
-    store: dynamoPredictionStore(tableNameFromEnv()),
-    notifier: sqsWebhookNotifier(webhookQueueUrlFromEnv()),
-    clock: systemClock,
-  };
-  return finalizePrediction(deps, finalizeInput.parse(event));
-};
+export const handler = lambdaEntry((env) => {
+  const deps = once(() => finalizeDeps(finalizeConfigFromEnv(env), systemClock));
+  return async (event: unknown): Promise<FinalizeOutput> => finalizePrediction(deps(), finalizeInput.parse(event));
+});

@@ -8,15 +8,20 @@ import {
   LogDrivers,
   NetworkMode,
   Scope,
+  type CfnTaskDefinition,
   type ContainerDefinition,
 } from 'aws-cdk-lib/aws-ecs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { WORKER_ENV } from '../../shared/config/worker.ts';
 import type { ModelDefinition } from '../../shared/models/registry.ts';
 import { MODEL_INPUTS_DIR, MODEL_PORT, PREDICTOR_EXCLUDES, writeCogDockerfile } from '../cog/dockerfile.ts';
+import { tag } from './metadata.ts';
 import { REPO_ROOT } from './prognoz-function.ts';
 
 export const WORKER_DOCKERFILE = 'worker/Dockerfile';
+/** The worker's container in its model's task (the local runtime reads its environment there). */
+export const WORKER_CONTAINER = 'Worker';
 /** Where the worker receives coglet's webhooks, on its own container's bridge address. */
 export const WORKER_CALLBACK_PORT = 5001;
 /** The name the worker reaches its model server by (an ECS link on Docker's bridge). */
@@ -85,6 +90,7 @@ export class FleetTask extends Construct {
     const { model } = props;
     const fleet = model.fleet;
     this.taskDefinition = new Ec2TaskDefinition(this, 'Task', { networkMode: NetworkMode.BRIDGE });
+    tag(this.taskDefinition.node.defaultChild as CfnTaskDefinition, { model: model.id, role: 'model-task' });
     // File inputs: the worker downloads them here and the model opens them by path, so both
     // containers mount the task's own Docker volume at the same path. Docker creates it empty for
     // the task (copying the mount point's mode from the first image to mount it: 1777 in both)
@@ -122,7 +128,7 @@ export class FleetTask extends Construct {
     });
     this.modelServer.addMountPoints(inputsMount);
 
-    this.worker = this.taskDefinition.addContainer('Worker', {
+    this.worker = this.taskDefinition.addContainer(WORKER_CONTAINER, {
       image: ContainerImage.fromAsset(REPO_ROOT, {
         file: WORKER_DOCKERFILE,
         exclude: [...WORKER_DOCKER_EXCLUDES],
@@ -142,12 +148,13 @@ export class FleetTask extends Construct {
         retries: 10,
       },
       environment: {
-        PROGNOZ_MODEL_ID: model.id,
-        PROGNOZ_MODEL_URL: `http://${MODEL_LINK_ALIAS}:${MODEL_PORT}`,
-        PROGNOZ_CALLBACK_HOST: 'auto',
-        PROGNOZ_CALLBACK_PORT: String(WORKER_CALLBACK_PORT),
-        PROGNOZ_INPUTS_DIR: MODEL_INPUTS_DIR,
-        PROGNOZ_DRAIN_SECONDS: String(WORKER_DRAIN_SECONDS),
+        [WORKER_ENV.modelId]: model.id,
+        [WORKER_ENV.modelUrl]: `http://${MODEL_LINK_ALIAS}:${MODEL_PORT}`,
+        // The container's own bridge address (worker/callback-address.ts).
+        [WORKER_ENV.callbackHost]: 'auto',
+        [WORKER_ENV.callbackPort]: String(WORKER_CALLBACK_PORT),
+        [WORKER_ENV.inputsDir]: MODEL_INPUTS_DIR,
+        [WORKER_ENV.drainSeconds]: String(WORKER_DRAIN_SECONDS),
       },
       logging: logging('worker'),
       // ECS stops the worker first (it depends on the model server) and gives it this long: it

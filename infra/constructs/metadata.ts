@@ -2,13 +2,15 @@ import type { CfnResource } from 'aws-cdk-lib';
 
 /**
  * Template metadata keys through which the local runtime finds, in the synthesized template,
- * which state machine and queue belong to which model, which source file each function runs,
- * and which of a function's environment variables (comma-separated) are for AWS only.
+ * which state machine, queue and task belong to which model, which source file each function runs,
+ * which kind of process it is (its configuration's schema, shared/config/kinds.ts), and which of a
+ * function's environment variables (comma-separated) are for AWS only.
  */
 export const METADATA = {
   model: 'prognoz:model',
   role: 'prognoz:role',
   entry: 'prognoz:entry',
+  config: 'prognoz:config',
   awsOnlyEnv: 'prognoz:aws-only-env',
 } as const;
 

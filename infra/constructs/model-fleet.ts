@@ -14,6 +14,7 @@ import type { ModelDefinition } from '../../shared/models/registry.ts';
 import { FleetCapacity } from './fleet-capacity.ts';
 import { backlogScalingSteps } from './fleet-scaling.ts';
 import { FleetTask, predictorFolderOf } from './fleet-task.ts';
+import { bindWorker } from './process-bindings.ts';
 
 export {
   predictorFolderOf,
@@ -85,18 +86,10 @@ export class ModelFleet extends Construct {
     this.cluster = this.capacity.cluster;
     this.task = new FleetTask(this, 'Task', { model });
     const { taskDefinition, worker } = this.task;
-    worker.addEnvironment('PROGNOZ_TABLE_NAME', props.table.tableName);
-    worker.addEnvironment('PROGNOZ_QUEUE_URL', props.queue.queueUrl);
-    worker.addEnvironment('PROGNOZ_WEBHOOK_QUEUE_URL', props.webhookQueue.queueUrl);
-    worker.addEnvironment('PROGNOZ_OUTPUT_BUCKET', props.bucket.bucketName);
     // The task role is the worker's: the model server's entrypoint drops its credentials
     // (infra/cog/dockerfile.ts), and neither container reaches the instance's.
     const role = taskDefinition.taskRole;
-    props.queue.grantConsumeMessages(role);
-    props.table.grantReadWriteData(role);
-    props.bucket.grantPut(role);
-    props.webhookQueue.grantSendMessages(role);
-    props.stateMachine.grantTaskResponse(role);
+    bindWorker(worker, role, props);
     // The worker protects its task from scale-in while it runs a prediction.
     this.cluster.grantTaskProtection(role);
 

@@ -8,7 +8,6 @@ import {
   UserPoolClient,
 } from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
-import { OWNER_SIGN_IN_ENV } from '../../shared/config.ts';
 
 /**
  * How account owners sign in to the console (interface: Owners): an Amazon Cognito user pool of
@@ -54,11 +53,8 @@ export class OwnerSignIn extends Construct {
     });
   }
 
-  /** What the authorizer needs to verify an owner's token: the issuer and the console's client. */
-  get environment(): Record<string, string> {
-    return {
-      [OWNER_SIGN_IN_ENV.issuer]: `https://cognito-idp.${Stack.of(this).region}.amazonaws.com/${this.userPool.userPoolId}`,
-      [OWNER_SIGN_IN_ENV.clientId]: this.client.userPoolClientId,
-    };
+  /** The pool's issuer, which names the owners' access tokens the authorizer accepts (infra/constructs/process-bindings.ts). */
+  get issuer(): string {
+    return `https://cognito-idp.${Stack.of(this).region}.amazonaws.com/${this.userPool.userPoolId}`;
   }
 }

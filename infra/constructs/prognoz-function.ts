@@ -18,10 +18,18 @@ export const LAMBDA_BUNDLING = {
   banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
 } as const;
 
+/**
+ * What every function's environment starts with; the rest is its kind of process's, set with its
+ * grants by process-bindings.ts.
+ */
+export const FUNCTION_BASE_ENVIRONMENT: Readonly<Record<string, string>> = {
+  NODE_OPTIONS: '--enable-source-maps',
+  POWERTOOLS_SERVICE_NAME: 'prognoz',
+};
+
 export interface PrognozFunctionProps {
   /** Source file, relative to the repository root, exporting `handler`. */
   readonly entry: string;
-  readonly environment?: Record<string, string>;
   /** Default: 10 s. */
   readonly timeout?: Duration;
   /** Default: 512 MiB. */
@@ -50,7 +58,7 @@ export class PrognozFunction extends Construct {
       timeout: props.timeout ?? Duration.seconds(10),
       logGroup,
       role,
-      environment: { NODE_OPTIONS: '--enable-source-maps', POWERTOOLS_SERVICE_NAME: 'prognoz', ...props.environment },
+      environment: { ...FUNCTION_BASE_ENVIRONMENT },
       projectRoot: REPO_ROOT,
       depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
       bundling: {

@@ -10,9 +10,11 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import type { z } from 'zod';
-import { fleetParameter, FLEETS_ENV, fleetsPathOf } from '../../shared/fleet-config.ts';
+import { SWEEPER_ENV } from '../../shared/config/sweeper.ts';
+import { fleetParameter, fleetsPathOf } from '../../shared/fleet-config.ts';
 import { resourceNameOf } from '../../shared/models/definition.ts';
 import { tag } from './metadata.ts';
+import { bindSweeper } from './process-bindings.ts';
 import { PrognozFunction } from './prognoz-function.ts';
 import type { WorkflowArns } from './workflow-arns.ts';
 
@@ -31,8 +33,6 @@ export interface SweeperProps {
   readonly workflows: WorkflowArns;
   /** The model queues' dead-letter queues: their jobs' predictions are ended. */
   readonly deadJobQueues: readonly IQueue[];
-  /** The environment every function shares (table, webhook queue, state machines). */
-  readonly environment: Readonly<Record<string, string>>;
   /**
    * The fleets the sweeper wakes: one at zero tasks with jobs waiting is asked for a task, so the
    * first job after a quiet night does not wait for the queue's metrics (SQS stops them for a
@@ -62,14 +62,10 @@ export class Sweeper extends Construct {
     if (every.toSeconds() < 60) throw new Error('EventBridge schedules run at most once a minute');
     this.fn = new PrognozFunction(this, 'Function', {
       entry: 'functions/sweeper/sweep.ts',
-      environment: { ...props.environment },
       timeout: Duration.minutes(2),
     });
     const fn = this.fn.fn;
-    props.table.grantReadWriteData(fn);
-    props.webhookQueue.grantSendMessages(fn);
-    props.workflows.grantStart(fn);
-    props.workflows.grantExecution(fn, 'states:StopExecution', 'states:DescribeExecution');
+    bindSweeper(fn, props);
     if (props.fleets) this.wakes(props.fleets);
     this.schedule = new Rule(this, 'Schedule', {
       schedule: Schedule.rate(every),
@@ -95,7 +91,7 @@ export class Sweeper extends Construct {
 
   /**
    * Lists the fleets in Parameter Store, one parameter each under one path, and tells the function
-   * that path (FLEETS_ENV, for AWS only): listed in the environment, a few dozen fleets would
+   * that path (SWEEPER_ENV.fleetsPath, for AWS only): listed in the environment, a few dozen fleets would
    * outgrow Lambda's 4 KB. The function may read that path, the fleets' queues' attributes, and
    * their services' counts.
    */
@@ -117,8 +113,8 @@ export class Sweeper extends Construct {
         description: `The fleet of ${fleet.modelId}, which the sweeper wakes when jobs wait and it runs no task`,
       });
     }
-    fn.addEnvironment(FLEETS_ENV, path);
-    tag(fn.node.defaultChild as CfnFunction, { awsOnlyEnv: FLEETS_ENV });
+    fn.addEnvironment(SWEEPER_ENV.fleetsPath, path);
+    tag(fn.node.defaultChild as CfnFunction, { awsOnlyEnv: SWEEPER_ENV.fleetsPath });
     Grant.addToPrincipal({
       grantee: fn,
       actions: ['ssm:GetParametersByPath'],

@@ -5,7 +5,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { RETRY_POLICY } from '../../shared/workflow/webhook-policy.ts';
-import { grantObjectRead } from './data-store.ts';
+import { bindWebhookSender } from './process-bindings.ts';
 import { PrognozFunction } from './prognoz-function.ts';
 
 export interface WebhookDeliveryProps {
@@ -41,16 +41,9 @@ export class WebhookDelivery extends Construct {
     });
     this.sender = new PrognozFunction(this, 'Sender', {
       entry: 'functions/webhooks/send-webhooks.ts',
-      environment: {
-        PROGNOZ_TABLE_NAME: props.table.tableName,
-        PROGNOZ_WEBHOOK_QUEUE_URL: this.queue.queueUrl,
-        PROGNOZ_OUTPUT_BUCKET: props.bucket.bucketName,
-      },
       timeout: senderTimeout,
     });
-    props.table.grantReadWriteData(this.sender.fn); // reads predictions, writes the delivery log
-    grantObjectRead(props.bucket, this.sender.fn); // a large output, read into the body
-    this.queue.grantConsumeMessages(this.sender.fn);
+    bindWebhookSender(this.sender.fn, { table: props.table, bucket: props.bucket, webhookQueue: this.queue });
     this.sender.fn.addEventSource(
       new SqsEventSource(this.queue, {
         batchSize: RETRY_POLICY.batchSize,

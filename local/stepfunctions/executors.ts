@@ -6,7 +6,7 @@ import {
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { invokeLocal } from '../lambda-host.ts';
+import { invokeLocal, type LocalFunction } from '../lambda-host.ts';
 import { StatesError, type TaskTokens } from './task-tokens.ts';
 
 /** A Task state of the definition: what the executor library hands us, plus what we need. */
@@ -20,8 +20,8 @@ export interface ExecutorDeps {
   readonly dynamodb: DynamoDBClient;
   readonly sqs: SQSClient;
   readonly tokens: TaskTokens;
-  /** Lambda function ARN → the source file the template says it runs, and its timeout. */
-  readonly functions: ReadonlyMap<string, { entry: string; timeoutSeconds: number }>;
+  /** Lambda function ARN → the function of the template. */
+  readonly functions: ReadonlyMap<string, LocalFunction>;
 }
 
 type Executor = (parameters: Record<string, unknown>) => Promise<unknown>;
@@ -87,7 +87,7 @@ export const executorFor = (state: TaskState, taskToken: string, deps: ExecutorD
   if (fn) {
     return async (params) => {
       try {
-        return await invokeLocal(fn.entry, params, fn.timeoutSeconds);
+        return await invokeLocal(fn, params);
       } catch (error) {
         const name = error instanceof Error ? error.name : 'Error';
         const message = error instanceof Error ? error.message : String(error);

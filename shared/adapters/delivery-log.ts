@@ -9,6 +9,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import { formatTimestamp } from '../domain/clock.ts';
 import type { AccountId } from '../domain/ids.ts';
+import { DEFAULT_RETENTION_SECONDS, retentionFrom } from '../domain/retention.ts';
 import { dynamo } from './aws-clients.ts';
 import {
   ATTEMPT_PREFIX,
@@ -19,7 +20,6 @@ import {
   deliveryShardKey,
   predictionKey,
 } from './table-keys.ts';
-import { RECORD_KEPT_AFTER_DATA_SECONDS, retentionSecondsFromEnv } from './prediction-store.ts';
 import type { AttemptOutcome, DeliveryAttempt, AccountDeliveriesPage, DeliveryLog } from '../ports/delivery-log.ts';
 
 const attemptOf = (item: Record<string, unknown>): DeliveryAttempt => ({
@@ -116,7 +116,7 @@ const queryAccountDeliveries = async (
 export const dynamoDeliveryLog = (
   tableName: string,
   client: DynamoDBDocumentClient = dynamo(),
-  retentionSeconds: number = retentionSecondsFromEnv(),
+  retentionSeconds: number = DEFAULT_RETENTION_SECONDS,
 ): DeliveryLog => ({
   async record(prediction, attempt) {
     const at = formatTimestamp(attempt.atMs);
@@ -138,7 +138,7 @@ export const dynamoDeliveryLog = (
           status_code: attempt.statusCode,
           error: attempt.error,
           outcome: attempt.outcome,
-          expires_at: Math.floor(attempt.atMs / 1000) + retentionSeconds + RECORD_KEPT_AFTER_DATA_SECONDS,
+          expires_at: retentionFrom(attempt.atMs, retentionSeconds).recordExpiresAtSeconds,
         },
       }),
     );

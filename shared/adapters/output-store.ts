@@ -12,7 +12,7 @@ export const outputObjectKey = (predictionId: string, claim: string): string =>
   `${predictionOutputsPrefix(predictionId)}${claim}.json`;
 
 /** The file's name ends its URL (`output-0.png`), so a download is saved under a name with its type. */
-const outputFileName = (index: number, contentType: string): string =>
+export const outputFileName = (index: number, contentType: string): string =>
   `output-${index}.${mime.getExtension(contentType) ?? 'bin'}`;
 
 export const s3OutputStore = (bucket: string, client: S3Client = s3()): OutputStore => ({

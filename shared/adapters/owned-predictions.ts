@@ -1,7 +1,8 @@
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AccountId } from '../domain/ids.ts';
+import { readAt } from '../domain/retention.ts';
 import type { ListPosition, OwnedPredictionsPage, OwnedPredictionsQuery } from '../ports/prediction-store.ts';
-import { fromItem } from './prediction-item.ts';
+import { fromItem, retentionOfItem } from './prediction-item.ts';
 import { OWNER_INDEX, predictionIdOfKey, predictionKey } from './table-keys.ts';
 
 /** Queries one page may take: a sparse filter ends the page early, with a position to go on from. */
@@ -127,7 +128,8 @@ export const queryOwnedPredictions = async (
   // Back the way the walk came: before its first item, or where it began when it found none.
   const first = taken[0];
   const behind = start.kind === 'key' ? (first ? positionOf(first) : start.position) : null;
-  const predictions = taken.map(fromItem);
+  // As `get` reads them: without their data once it has expired, whether or not it is removed yet.
+  const predictions = taken.flatMap((item) => readAt(fromItem(item), retentionOfItem(item), nowMs) ?? []);
   return older
     ? { predictions, older: ahead, newer: behind }
     : { predictions: predictions.reverse(), older: behind, newer: ahead };

@@ -1,7 +1,7 @@
 import { JwtVerifier } from 'aws-jwt-verify';
 import { validateCognitoJwtFields } from 'aws-jwt-verify/cognito-verifier';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
-import type { OwnerSignInConfig } from '../config.ts';
+import type { OwnerSignInConfig } from '../config/authorizer.ts';
 
 export interface OwnerVerifier {
   /**

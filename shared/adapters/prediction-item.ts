@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { predictionIdSchema, type AccountId } from '../domain/ids.ts';
 import { SIDE_EFFECTS, WEBHOOK_EVENTS, type Prediction, type StoredOutput } from '../domain/prediction.ts';
+import type { Retention } from '../domain/retention.ts';
 import { ownerIndexKey, predictionKey, sweepIndexKey } from './table-keys.ts';
 
 /**
@@ -190,3 +191,17 @@ export const fromItem = (item: Record<string, unknown>): Prediction => {
     }
   }
 };
+
+/** An ended prediction's retention as its item holds it: `expires_at` is the table's TTL attribute. */
+export const retentionItemFields = (retention: Retention) => ({
+  data_expires_at_ms: retention.dataExpiresAtMs,
+  expires_at: retention.recordExpiresAtSeconds,
+});
+
+/** The retention an item holds; null where it is not set (an active prediction, or one from before it was kept). */
+export const retentionOfItem = (
+  item: Record<string, unknown>,
+): { readonly dataExpiresAtMs: number | null; readonly recordExpiresAtSeconds: number | null } => ({
+  dataExpiresAtMs: typeof item.data_expires_at_ms === 'number' ? item.data_expires_at_ms : null,
+  recordExpiresAtSeconds: typeof item.expires_at === 'number' ? item.expires_at : null,
+});

@@ -9,64 +9,44 @@ import {
   paginateScan,
 } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { maxCommittedFor } from '../domain/billing.ts';
-import { PrognozError } from '../domain/errors.ts';
+import { z } from 'zod';
+import { insufficientFunds, monthlyLimitReached, reservationOf, settlementOf } from '../domain/billing.ts';
 import type { PredictionId } from '../domain/ids.ts';
 import type { PriorClaim } from '../domain/idempotency.ts';
-import { z } from 'zod';
-import {
-  ACTIVE_STATUSES,
-  isTerminal,
-  TERMINAL_STATUSES,
-  withDataRemoved,
-  type Prediction,
-} from '../domain/prediction.ts';
-import { keepLogTail, keepStreamed } from '../domain/run-report.ts';
+import { ACTIVE_STATUSES, isTerminal, TERMINAL_STATUSES, type Prediction } from '../domain/prediction.ts';
+import { DEFAULT_RETENTION_SECONDS, readAt, recordExpired, retentionFrom } from '../domain/retention.ts';
+import { keepLogTail, keepProgress, keepStreamed } from '../domain/run-report.ts';
 import { err, ok } from '../domain/result.ts';
 import type { PredictionStore } from '../ports/prediction-store.ts';
+import { accountMoveUpdates } from './account-moves.ts';
 import { dynamo } from './aws-clients.ts';
 import { idempotencyClaimPut, readLiveClaim } from './idempotency-record.ts';
 import { queryOwnedPredictions } from './owned-predictions.ts';
-import { fromItem, toItem } from './prediction-item.ts';
+import { fromItem, retentionItemFields, retentionOfItem, toItem } from './prediction-item.ts';
 import {
-  accountKey,
   dataRemovalIndexKey,
   dataShardKey,
   predictionIdOfKey,
   predictionKey,
-  spendKey,
   SWEEP_INDEX,
   SWEEP_SHARDS,
   sweepShardKey,
 } from './table-keys.ts';
 
-/** Days a finished prediction (its input and output with it) is kept: PROGNOZ_RETENTION_DAYS, default 30. */
-export const retentionSecondsFromEnv = (env: NodeJS.ProcessEnv = process.env): number =>
-  Math.round(Number(env.PROGNOZ_RETENTION_DAYS ?? 30) * 86_400);
-
+/** Where it was imported from before the retention rules moved to the domain. */
 /** Pauses (jittered) before an insert is tried again after a transaction conflict: brief, since a create waits on it. */
 const INSERT_RETRY_PAUSES_MS = [20, 50, 100, 200, 400];
 
-const expired = (item: Record<string, unknown>, nowMs: number): boolean =>
-  typeof item.expires_at === 'number' && item.expires_at * 1000 <= nowMs;
-
-/** How long an ended prediction's record (status, times, cost) outlives its data: it then reads `data_removed`. */
-export const RECORD_KEPT_AFTER_DATA_SECONDS = 30 * 86_400;
-
-const dataExpired = (item: Record<string, unknown>, nowMs: number): boolean =>
-  typeof item.data_expires_at_ms === 'number' && item.data_expires_at_ms <= nowMs && item.data_removed !== true;
-
 /**
- * An ended prediction's retention: its data is removed (by the sweeper, which the index brings
- * it to then) when the retention period is over, its record a while later by TTL.
+ * An ended prediction's retention, as the domain sets it from the time of its end, and its place
+ * in the sweeper's index for its data's removal once nothing else is owed.
  */
 const retentionFields = (next: Prediction, nowMs: number, retentionSeconds: number): Record<string, unknown> => {
   if (!isTerminal(next)) return {};
-  const dataExpiresMs = nowMs + retentionSeconds * 1000;
+  const retention = retentionFrom(nowMs, retentionSeconds);
   return {
-    data_expires_at_ms: dataExpiresMs,
-    expires_at: Math.floor(dataExpiresMs / 1000) + RECORD_KEPT_AFTER_DATA_SECONDS,
-    ...(next.sweepAtMs === null ? dataRemovalIndexKey(next.id, dataExpiresMs) : {}),
+    ...retentionItemFields(retention),
+    ...(next.sweepAtMs === null ? dataRemovalIndexKey(next.id, retention.dataExpiresAtMs) : {}),
   };
 };
 
@@ -99,52 +79,24 @@ const dueIn = async (
 export const dynamoPredictionStore = (
   tableName: string,
   client: DynamoDBDocumentClient = dynamo(),
-  retentionSeconds: number = retentionSecondsFromEnv(),
+  /** How long an ended prediction's data is kept (the domain's retention rules say what follows from it). */
+  retentionSeconds: number = DEFAULT_RETENTION_SECONDS,
   /** The clock that decides what has expired and when kept data is due for removal (a test sets its own). */
   now: () => number = Date.now,
 ): PredictionStore => ({
   async insert(prediction, limitKopecks, claim = null) {
-    const { kopecks: hold, month } = prediction.hold;
-    const maxCommitted = maxCommittedFor(limitKopecks, hold);
-    const limitReached = new PrognozError(
-      'monthly_limit_reached',
-      "this month's spending limit is reached; raise it or wait for next month",
-    );
     const priorClaim = async () => (claim === null ? null : readLiveClaim(client, tableName, prediction.owner, claim));
     const keyTaken = (prior: PriorClaim) => ok({ kind: 'key_taken', prior } as const);
-    if (maxCommitted !== null && maxCommitted < 0) {
+    const reservation = reservationOf(prediction.hold, limitKopecks);
+    if (!reservation.ok) {
       const prior = await priorClaim();
-      return prior ? keyTaken(prior) : err(limitReached);
+      return prior ? keyTaken(prior) : err(reservation.error);
     }
     const reserve = () =>
       client.send(
         new TransactWriteCommand({
           TransactItems: [
-            {
-              Update: {
-                TableName: tableName,
-                Key: accountKey(prediction.owner),
-                UpdateExpression: 'ADD available_kopecks :negativeHold',
-                ConditionExpression: 'available_kopecks >= :hold',
-                ExpressionAttributeValues: { ':hold': hold, ':negativeHold': -hold },
-              },
-            },
-            {
-              Update: {
-                TableName: tableName,
-                Key: spendKey(prediction.owner, month),
-                UpdateExpression: 'ADD committed_kopecks :hold SET #type = :spend',
-                ...(maxCommitted === null
-                  ? {}
-                  : { ConditionExpression: 'attribute_not_exists(committed_kopecks) OR committed_kopecks <= :max' }),
-                ExpressionAttributeNames: { '#type': 'type' },
-                ExpressionAttributeValues: {
-                  ':hold': hold,
-                  ':spend': 'spend',
-                  ...(maxCommitted === null ? {} : { ':max': maxCommitted }),
-                },
-              },
-            },
+            ...accountMoveUpdates(tableName, prediction.owner, reservation.value.moves, reservation.value),
             {
               Put: { TableName: tableName, Item: toItem(prediction), ConditionExpression: 'attribute_not_exists(pk)' },
             },
@@ -162,16 +114,11 @@ export const dynamoPredictionStore = (
         // the first create's hold took the last of the funds.
         const prior = await priorClaim();
         if (prior) return keyTaken(prior);
+        // Which of the domain's checks failed: the reservation's own refusals, in its order.
         const codes = (error.CancellationReasons ?? []).map((reason) => reason.Code);
         const [account, spend, , claimed] = codes;
-        if (account === 'ConditionalCheckFailed')
-          return err(
-            new PrognozError(
-              'insufficient_funds',
-              'the account has not enough funds left to start this prediction; top it up',
-            ),
-          );
-        if (spend === 'ConditionalCheckFailed') return err(limitReached);
+        if (account === 'ConditionalCheckFailed') return err(insufficientFunds());
+        if (spend === 'ConditionalCheckFailed') return err(monthlyLimitReached());
         // Nothing was written. Another create on this account or key was mid-transaction, or the
         // claim that stood in the way has expired since: the next try decides.
         const pause = INSERT_RETRY_PAUSES_MS[attempt];
@@ -185,11 +132,9 @@ export const dynamoPredictionStore = (
     const { Item } = await client.send(
       new GetCommand({ TableName: tableName, Key: predictionKey(id), ConsistentRead: true }),
     );
-    // TTL deletes expired items days late: an expired prediction is gone as far as anyone can see,
-    // and one whose data has expired reads without it, whether or not the sweeper has been by.
-    if (!Item || expired(Item, now())) return null;
-    const prediction = fromItem(Item);
-    return isTerminal(prediction) && dataExpired(Item, now()) ? withDataRemoved(prediction) : prediction;
+    // TTL deletes expired items days late, and the sweeper removes expired data a while late:
+    // the domain says how the prediction reads now, whatever has been deleted yet.
+    return Item ? readAt(fromItem(Item), retentionOfItem(Item), now()) : null;
   },
   async statusOf(id) {
     const { Item } = await client.send(
@@ -202,7 +147,7 @@ export const dynamoPredictionStore = (
         ConsistentRead: true,
       }),
     );
-    if (!Item || expired(Item, now())) return null;
+    if (!Item || recordExpired(retentionOfItem(Item).recordExpiresAtSeconds, now())) return null;
     return {
       status: z.enum([...ACTIVE_STATUSES, ...TERMINAL_STATUSES]).parse(Item.status),
       claim: typeof Item.claim === 'string' ? Item.claim : null,
@@ -214,36 +159,15 @@ export const dynamoPredictionStore = (
       Item: { ...toItem(next), ...retentionFields(next, now(), retentionSeconds) },
       ...unchangedSince(expected),
     };
+    const settlement = settlementOf(next, expected);
     try {
-      if (!isTerminal(next)) {
-        await client.send(new PutCommand(put));
-        return true;
-      }
-      const cost = next.costKopecks;
-      const { kopecks: hold, month } = next.hold;
-      await client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Put: put },
-            {
-              Update: {
-                TableName: tableName,
-                Key: accountKey(next.owner),
-                UpdateExpression: 'ADD balance_kopecks :negativeCost, available_kopecks :release',
-                ExpressionAttributeValues: { ':negativeCost': -cost, ':release': hold - cost },
-              },
-            },
-            {
-              Update: {
-                TableName: tableName,
-                Key: spendKey(next.owner, month),
-                UpdateExpression: 'ADD spent_kopecks :cost, committed_kopecks :release',
-                ExpressionAttributeValues: { ':cost': cost, ':release': cost - hold },
-              },
-            },
-          ],
-        }),
-      );
+      if (settlement === null) await client.send(new PutCommand(put));
+      else
+        await client.send(
+          new TransactWriteCommand({
+            TransactItems: [{ Put: put }, ...accountMoveUpdates(tableName, next.owner, settlement)],
+          }),
+        );
       return true;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return false;
@@ -257,7 +181,7 @@ export const dynamoPredictionStore = (
   },
   async recordRun(id, claim, run) {
     const values: Record<string, unknown> = {
-      ...(run.progress === undefined ? {} : { ':progress': Math.min(1, Math.max(0, run.progress)) }),
+      ...(run.progress === undefined ? {} : { ':progress': keepProgress(run.progress) }),
       ...(run.logs === undefined ? {} : { ':logs': keepLogTail(run.logs) }),
       ...(run.streamed === undefined ? {} : { ':streamed': run.streamed === null ? null : keepStreamed(run.streamed) }),
     };
@@ -299,7 +223,7 @@ export const dynamoPredictionStore = (
             ':status': settled.status,
             ...(settled.sweepAtMs === null
               ? {
-                  ':fallback': now() + retentionSeconds * 1000,
+                  ':fallback': retentionFrom(now(), retentionSeconds).dataExpiresAtMs,
                   ':dataShard': dataRemovalIndexKey(settled.id, 0).sweep_shard,
                 }
               : {}),
@@ -318,6 +242,7 @@ export const dynamoPredictionStore = (
           TableName: tableName,
           Key: predictionKey(id),
           UpdateExpression: `SET input_json = :empty, logs = :blank, data_removed = :removed REMOVE #input, #output, output_json, output_key, output_bytes, streamed, ${SWEEP_INDEX.partition}, ${SWEEP_INDEX.sort}`,
+          // The domain's `dataExpired` at `nowMs`, checked in the write itself.
           ConditionExpression:
             'data_expires_at_ms <= :now AND (attribute_not_exists(data_removed) OR data_removed = :kept)',
           ExpressionAttributeNames: { '#input': 'input', '#output': 'output' },

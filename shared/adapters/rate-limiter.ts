@@ -6,14 +6,19 @@ import type { RateLimiter } from '../ports/rate-limiter.ts';
 
 const WINDOW_MS = 1000;
 
+/** The one-second window `nowMs` falls in, and the whole seconds (at least 1) until it ends. */
+export const rateWindowAt = (nowMs: number): { readonly window: number; readonly retryAfterSeconds: number } => {
+  const window = Math.floor(nowMs / WINDOW_MS);
+  return { window, retryAfterSeconds: Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - nowMs) / 1000)) };
+};
+
 /**
  * Fixed one-second windows counted in DynamoDB, so that the limit holds across every API
  * instance (and in the local runtime alike). Counters expire by TTL a minute later.
  */
 export const dynamoRateLimiter = (tableName: string, client: DynamoDBDocumentClient = dynamo()): RateLimiter => ({
   async take(buckets, nowMs) {
-    const window = Math.floor(nowMs / WINDOW_MS);
-    const retryAfterSeconds = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - nowMs) / 1000));
+    const { window, retryAfterSeconds } = rateWindowAt(nowMs);
     for (const { key, limit } of buckets) {
       try {
         await client.send(

@@ -8,6 +8,9 @@ export const STREAMED_KEPT_CHARS = 32 * 1024;
 export const keepLogTail = (logs: string): string =>
   logs.length <= LOGS_KEPT_CHARS ? logs : logs.slice(logs.length - LOGS_KEPT_CHARS);
 
+/** The progress a prediction keeps: the model's fraction of the work done, held to 0–1. */
+export const keepProgress = (progress: number): number => Math.min(1, Math.max(0, progress));
+
 /** The streamed pieces while they fit, else null (readers fall back to the final output). */
 export const keepStreamed = (pieces: readonly string[]): readonly string[] | null =>
   pieces.reduce((chars, piece) => chars + piece.length, 0) <= STREAMED_KEPT_CHARS ? pieces : null;

@@ -17,9 +17,10 @@ export type Inserted = { readonly kind: 'inserted' } | { readonly kind: 'key_tak
 /** The port through which everything reads and writes predictions. */
 export interface PredictionStore {
   /**
-   * Records a new prediction and reserves its hold, in one transaction: the account's available
-   * funds must cover the hold (else `insufficient_funds`), and with a monthly limit the month's
-   * committed spend plus the hold must stay within it (else `monthly_limit_reached`). With an
+   * Records a new prediction and reserves its hold, in one transaction, as the domain's
+   * `reservationOf` says: the account's available funds must cover the hold (else
+   * `insufficient_funds`), and with a monthly limit the month's committed spend plus the hold
+   * must stay within it (else `monthly_limit_reached`). With an
    * idempotency claim, the claim is recorded in the same transaction, and a live claim on the
    * same key wins over everything else: then nothing is written and the prior claim comes back.
    */
@@ -28,12 +29,17 @@ export interface PredictionStore {
     limitKopecks: number | null,
     claim?: IdempotencyClaim | null,
   ): Promise<Result<Inserted, PrognozError>>;
-  /** The prediction as it stands (a consistent read); null when it does not exist or has expired. */
+  /**
+   * The prediction as it stands (a consistent read), as the domain's `readAt` reads it now: null
+   * when it does not exist or its record has expired, without its data once that has expired.
+   */
   get(id: PredictionId): Promise<Prediction | null>;
   /**
    * Writes `next` only if the stored prediction is still as `expected` was read (status, claim,
-   * attempts); false when it was not. A move to a terminal status also charges its cost and
-   * releases its hold, in the same transaction, so a repeated finalize can never charge twice.
+   * attempts); false when it was not. A move to a terminal status also moves the account's money
+   * as the domain settles it (`settlementOf`: its cost charged, its hold released) in the same
+   * write, so a repeated finalize can never charge twice; and it starts the prediction's
+   * retention (`retentionFrom`) from now.
    */
   replace(next: Prediction, expected: Prediction): Promise<boolean>;
   /** Just the status and claim: what a worker checks every second to learn that its run was canceled or taken over. */
@@ -54,9 +60,13 @@ export interface PredictionStore {
    * then reads `data_removed`); false when it is not over yet, or was done already.
    */
   removeData(id: PredictionId, nowMs: number): Promise<boolean>;
-  /** Ids of ended predictions whose data is due for removal, at most `limit`. */
+  /** Ids of ended predictions whose data is due for removal, at most `limit` (as `due`). */
   dataDue(nowMs: number, limit: number): Promise<PredictionId[]>;
-  /** Ids of predictions whose sweep deadline has passed, at most `limit` (architecture: The sweeper). */
+  /**
+   * Ids of predictions whose sweep deadline has passed, at most `limit`, the earliest first within
+   * each shard of the index (architecture: The sweeper). Each shard gives its share of `limit`, so
+   * fewer may come back while more are due: the next sweep takes them.
+   */
   due(nowMs: number, limit: number): Promise<PredictionId[]>;
   /** Every prediction not yet in a terminal status (a full scan: for local recovery only). */
   listActive(): Promise<Prediction[]>;

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoDeliveryLog } from '../../shared/adapters/delivery-log.ts';
-import { RECORD_KEPT_AFTER_DATA_SECONDS, retentionSecondsFromEnv } from '../../shared/adapters/prediction-store.ts';
+import { DEFAULT_RETENTION_SECONDS, RECORD_KEPT_AFTER_DATA_SECONDS } from '../../shared/domain/retention.ts';
 import { predictionKey } from '../../shared/adapters/table-keys.ts';
 import type { AccountDeliveries } from '../../shared/api/webhook-views.ts';
 import { asAccountId, newPredictionId } from '../../shared/domain/ids.ts';
@@ -111,7 +111,8 @@ describe("an account's webhook deliveries across its predictions (GET /webhooks/
     const token = await createOtherAccount();
     const account = asAccountId((await accountOf(token)).id);
     const log = dynamoDeliveryLog(runtime().tableName, localDynamo());
-    const keptSeconds = retentionSecondsFromEnv() + RECORD_KEPT_AFTER_DATA_SECONDS;
+    // The runtime the tests start keeps the default retention.
+    const keptSeconds = DEFAULT_RETENTION_SECONDS + RECORD_KEPT_AFTER_DATA_SECONDS;
     const attempt = {
       event: 'succeeded',
       attempt: 1,

@@ -2,7 +2,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { OwnerSignIn } from '../../infra/constructs/owner-sign-in.ts';
-import { OWNER_SIGN_IN_ENV, ownerSignInFromEnv } from '../../shared/config.ts';
+import { AUTHORIZER_ENV, authorizerConfigFromEnv } from '../../shared/config/authorizer.ts';
 
 const stack = new Stack(new App(), 'Owners', { env: { region: 'eu-central-1' } });
 const owners = new OwnerSignIn(stack, 'OwnerSignIn');
@@ -33,22 +33,24 @@ describe('the owners’ sign-in', () => {
   });
 
   it('gives the authorizer the pool’s issuer and the console’s client, from which the keys’ address follows', () => {
-    const env = stack.resolve(owners.environment) as Record<string, unknown>;
-    expect(JSON.stringify(env[OWNER_SIGN_IN_ENV.clientId])).toMatch(/^\{"Ref":"OwnerSignInOwnersConsole/);
-    expect(JSON.stringify(env[OWNER_SIGN_IN_ENV.issuer])).toContain('https://cognito-idp.eu-central-1.amazonaws.com/');
-    const config = ownerSignInFromEnv({
-      [OWNER_SIGN_IN_ENV.issuer]: 'https://cognito-idp.eu-central-1.amazonaws.com/eu-central-1_abc',
-      [OWNER_SIGN_IN_ENV.clientId]: 'client',
+    expect(JSON.stringify(stack.resolve(owners.client.userPoolClientId))).toMatch(/^\{"Ref":"OwnerSignInOwnersConsole/);
+    expect(JSON.stringify(stack.resolve(owners.issuer))).toContain('https://cognito-idp.eu-central-1.amazonaws.com/');
+    const ownerSignInOf = (env: Record<string, string>) =>
+      authorizerConfigFromEnv({ [AUTHORIZER_ENV.tableName]: 'Table', ...env }).ownerSignIn;
+    const config = ownerSignInOf({
+      [AUTHORIZER_ENV.ownerIssuer]: 'https://cognito-idp.eu-central-1.amazonaws.com/eu-central-1_abc',
+      [AUTHORIZER_ENV.ownerClientId]: 'client',
     });
     expect(config?.jwksUri).toBe(
       'https://cognito-idp.eu-central-1.amazonaws.com/eu-central-1_abc/.well-known/jwks.json',
     );
-    const emulated = ownerSignInFromEnv({
-      [OWNER_SIGN_IN_ENV.issuer]: 'https://cognito-idp.us-east-1.amazonaws.com/us-east-1_x',
-      [OWNER_SIGN_IN_ENV.clientId]: 'client',
-      AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER: 'http://127.0.0.1:5000/',
+    const emulated = ownerSignInOf({
+      [AUTHORIZER_ENV.ownerIssuer]: 'https://cognito-idp.us-east-1.amazonaws.com/us-east-1_x',
+      [AUTHORIZER_ENV.ownerClientId]: 'client',
+      [AUTHORIZER_ENV.cognitoEndpoint]: 'http://127.0.0.1:5000/',
     });
     expect(emulated?.jwksUri).toBe('http://127.0.0.1:5000/us-east-1_x/.well-known/jwks.json');
-    expect(ownerSignInFromEnv({})).toBeNull();
+    expect(ownerSignInOf({})).toBeNull();
+    expect(() => ownerSignInOf({ [AUTHORIZER_ENV.ownerClientId]: 'client' })).toThrow(/go together/);
   });
 });

@@ -11,7 +11,8 @@ import { METADATA } from '../../infra/constructs/metadata.ts';
 import { ModelStack } from '../../infra/constructs/model-stack.ts';
 import { Sweeper, type SweptFleet } from '../../infra/constructs/sweeper.ts';
 import { WorkflowArns } from '../../infra/constructs/workflow-arns.ts';
-import { FLEETS_ENV, fleetsPathFromEnv, parseFleetParameter } from '../../shared/fleet-config.ts';
+import { SWEEPER_ENV } from '../../shared/config/sweeper.ts';
+import { parseFleetParameter } from '../../shared/fleet-config.ts';
 import { resourceNameOf } from '../../shared/models/definition.ts';
 import { fixtureModel } from '../support/fleet.ts';
 
@@ -59,7 +60,6 @@ const synthesize = (fleetsOf: (stacks: readonly ModelStack[]) => readonly SweptF
     webhookQueue,
     workflows,
     deadJobQueues: models.map((model) => model.queue.deadLetterQueue),
-    environment: { PROGNOZ_TABLE_NAME: table.tableName },
     ...(fleets === undefined ? {} : { fleets }),
   });
   return { stack, models, template: Template.fromStack(stack) };
@@ -153,10 +153,10 @@ describe('the sweeper wakes fleets at zero', () => {
     );
   });
 
-  it(`tells the function the path in ${FLEETS_ENV}, a variable the local runtime (whose workers always run) leaves out`, () => {
+  it(`tells the function the path in ${SWEEPER_ENV.fleetsPath}, a variable the local runtime (whose workers always run) leaves out`, () => {
     const sweeper = sweeperOf(withFleets.template);
-    expect(fleetsPathFromEnv({ [FLEETS_ENV]: variablesOf(sweeper)[FLEETS_ENV] as string })).toBe('/Prognoz/fleets');
-    expect(sweeper.Metadata?.[METADATA.awsOnlyEnv]).toBe(FLEETS_ENV);
+    expect(variablesOf(sweeper)[SWEEPER_ENV.fleetsPath]).toBe('/Prognoz/fleets');
+    expect(sweeper.Metadata?.[METADATA.awsOnlyEnv]).toBe(SWEEPER_ENV.fleetsPath);
   });
 
   it('may read that path, the fleets’ queues’ attributes, and describe and update their services, and nothing more', () => {
@@ -187,7 +187,7 @@ describe('the sweeper wakes fleets at zero', () => {
 
   it('without fleets, lists none, sets no variable and grants nothing more', () => {
     expect(withoutFleets.template.findResources('AWS::SSM::Parameter')).toEqual({});
-    expect(variablesOf(sweeperOf(withoutFleets.template))[FLEETS_ENV]).toBeUndefined();
+    expect(variablesOf(sweeperOf(withoutFleets.template))[SWEEPER_ENV.fleetsPath]).toBeUndefined();
     expect(JSON.stringify(statementsOf(withoutFleets.template))).not.toMatch(/ecs:|ssm:/);
   });
 });

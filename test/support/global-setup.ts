@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseModelFlag } from '../../local/brought-models.ts';
 import { startLocalRuntime } from '../../local/runtime.ts';
-import { ownerSignInFromEnv } from '../../shared/config.ts';
 
 export interface RuntimeInfo {
   readonly apiUrl: string;
@@ -70,16 +69,13 @@ export default async function setup(project: TestProject) {
     log: (line) => lines.push(line),
     localEndpoints: { logs: () => ({ lines }) },
   });
-  // The runtime put the authorizer's settings, the owners' pool among them, in this process's environment.
-  const ownerPoolId = ownerSignInFromEnv()?.poolId;
-  if (!ownerPoolId) throw new Error("the local runtime configured no owners' pool");
   project.provide('runtime', {
     apiUrl: runtime.apiUrl,
     apiToken: runtime.apiToken,
     accountId: runtime.accountId,
     owner: runtime.owner,
     ownerClientId: runtime.ownerClientId,
-    ownerPoolId,
+    ownerPoolId: runtime.ownerPoolId,
     cognitoEndpoint: runtime.cognitoEndpoint,
     tableName: runtime.tableName,
     dynamoEndpoint: runtime.dynamoEndpoint,

@@ -17,8 +17,8 @@ afterAll(() => new Promise((resolve) => metadata.close(resolve)));
 
 describe("where coglet posts the worker's webhooks", () => {
   it('beside a local model server: loopback, as configured', async () => {
-    expect(await callbackAddress('127.0.0.1', {})).toEqual({ listenHost: '127.0.0.1', advertisedHost: '127.0.0.1' });
-    expect(await callbackAddress('10.0.0.7', {})).toEqual({ listenHost: '0.0.0.0', advertisedHost: '10.0.0.7' });
+    expect(await callbackAddress('127.0.0.1', null)).toEqual({ listenHost: '127.0.0.1', advertisedHost: '127.0.0.1' });
+    expect(await callbackAddress('10.0.0.7', null)).toEqual({ listenHost: '0.0.0.0', advertisedHost: '10.0.0.7' });
   });
 
   it("in an ECS task on Docker's bridge: the container's own address, from the task metadata endpoint", async () => {
@@ -26,7 +26,7 @@ describe("where coglet posts the worker's webhooks", () => {
       status: 200,
       body: { DockerId: 'abc', Networks: [{ NetworkMode: 'bridge', IPv4Addresses: ['172.17.0.3'] }] },
     };
-    expect(await callbackAddress(OWN_ADDRESS, { ECS_CONTAINER_METADATA_URI_V4: metadataUrl })).toEqual({
+    expect(await callbackAddress(OWN_ADDRESS, metadataUrl)).toEqual({
       listenHost: '0.0.0.0',
       advertisedHost: '172.17.0.3',
     });
@@ -34,12 +34,12 @@ describe("where coglet posts the worker's webhooks", () => {
 
   it('refuses to guess when the metadata endpoint fails, and uses the first external interface where there is none', async () => {
     answer = { status: 500, body: {} };
-    await expect(callbackAddress(OWN_ADDRESS, { ECS_CONTAINER_METADATA_URI_V4: metadataUrl })).rejects.toThrow(/500/);
+    await expect(callbackAddress(OWN_ADDRESS, metadataUrl)).rejects.toThrow(/500/);
     const external = firstExternalIpv4();
     if (external === undefined) {
-      await expect(callbackAddress(OWN_ADDRESS, {})).rejects.toThrow(/no address beyond loopback/);
+      await expect(callbackAddress(OWN_ADDRESS, null)).rejects.toThrow(/no address beyond loopback/);
     } else {
-      expect(await callbackAddress(OWN_ADDRESS, {})).toEqual({ listenHost: '0.0.0.0', advertisedHost: external });
+      expect(await callbackAddress(OWN_ADDRESS, null)).toEqual({ listenHost: '0.0.0.0', advertisedHost: external });
     }
   });
 

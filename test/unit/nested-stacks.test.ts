@@ -59,7 +59,7 @@ describe('the local runtime reads nested stacks as one template', () => {
     expect(() => flattenNestedStacks(asking, () => nested)).toThrow(/no output Nope/);
   });
 
-  it("finds every model's queue and workflow in the synthesized app, though each lives in its own nested stack", () => {
+  it("finds every model's queues, workflow and worker task in the synthesized app, though each lives in its own nested stack", () => {
     const template = synthesizeTemplate();
     const text = JSON.stringify(template);
     expect(text).not.toContain('Outputs.');
@@ -67,6 +67,7 @@ describe('the local runtime reads nested stacks as one template', () => {
     for (const model of allModels()) {
       const owned = Object.values(template.Resources).filter((r) => r.Metadata?.['prognoz:model'] === model.id);
       expect(owned.map((r) => r.Type).sort(), model.id).toEqual([
+        'AWS::ECS::TaskDefinition',
         'AWS::SQS::Queue',
         'AWS::SQS::Queue',
         'AWS::StepFunctions::StateMachine',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FLEETS_ENV, fleetsPathFromEnv, fleetsPathOf, parseFleetParameter } from '../../shared/fleet-config.ts';
+import { SWEEPER_ENV, sweeperConfigFromEnv } from '../../shared/config/sweeper.ts';
+import { fleetsPathOf, parseFleetParameter } from '../../shared/fleet-config.ts';
 import type { Fleet, FleetServices, JobQueues } from '../../shared/ports/fleet-control.ts';
 import { nudgeFleets } from '../../shared/use-cases/nudge-fleets.ts';
 
@@ -98,14 +99,22 @@ describe('waking fleets at zero', () => {
   });
 });
 
-describe(`the fleets the stack lists (${FLEETS_ENV}, and a parameter a fleet)`, () => {
+describe(`the fleets the stack lists (${SWEEPER_ENV.fleetsPath}, and a parameter a fleet)`, () => {
+  const fleetsPathOfEnv = (fleets: Record<string, string>) =>
+    sweeperConfigFromEnv({
+      [SWEEPER_ENV.tableName]: 'Table',
+      [SWEEPER_ENV.webhookQueueUrl]: 'https://sqs.eu-west-1.amazonaws.com/123456789012/webhooks',
+      [SWEEPER_ENV.stateMachinePrefix]: 'arn:aws:states:eu-west-1:123456789012:stateMachine:Prognoz-',
+      ...fleets,
+    }).fleetsPath;
+
   it('are none where the variable is not set', () => {
-    expect(fleetsPathFromEnv({})).toBeNull();
+    expect(fleetsPathOfEnv({})).toBeNull();
   });
 
   it('are under the Parameter Store path the variable names', () => {
-    expect(fleetsPathFromEnv({ [FLEETS_ENV]: fleetsPathOf('Prognoz') })).toBe('/Prognoz/fleets');
-    expect(() => fleetsPathFromEnv({ [FLEETS_ENV]: '{"acme/echo":{}}' })).toThrow(/Parameter Store path/);
+    expect(fleetsPathOfEnv({ [SWEEPER_ENV.fleetsPath]: fleetsPathOf('Prognoz') })).toBe('/Prognoz/fleets');
+    expect(() => fleetsPathOfEnv({ [SWEEPER_ENV.fleetsPath]: '{"acme/echo":{}}' })).toThrow(/Parameter Store path/);
   });
 
   it('each read from its parameter’s JSON', () => {

@@ -1,0 +1,50 @@
+import type { AccountMoves, Reservation } from '../domain/billing.ts';
+import type { AccountId } from '../domain/ids.ts';
+import { accountKey, spendKey } from './table-keys.ts';
+
+/**
+ * The two updates of a transaction that move an account's money as the domain decided (the
+ * account's item, then the month's spend item), each amount added to what is stored. With a
+ * reservation, each carries its check: the account's available funds cover the hold; the month's
+ * committed spend leaves room for it under the limit.
+ */
+export const accountMoveUpdates = (
+  tableName: string,
+  owner: AccountId,
+  moves: AccountMoves,
+  reservation: Reservation | null = null,
+) => {
+  const maxCommitted = reservation?.maxCommittedKopecks ?? null;
+  return [
+    {
+      Update: {
+        TableName: tableName,
+        Key: accountKey(owner),
+        UpdateExpression: 'ADD balance_kopecks :balance, available_kopecks :available',
+        ...(reservation === null ? {} : { ConditionExpression: 'available_kopecks >= :minAvailable' }),
+        ExpressionAttributeValues: {
+          ':balance': moves.balanceKopecks,
+          ':available': moves.availableKopecks,
+          ...(reservation === null ? {} : { ':minAvailable': reservation.minAvailableKopecks }),
+        },
+      },
+    },
+    {
+      Update: {
+        TableName: tableName,
+        Key: spendKey(owner, moves.month),
+        UpdateExpression: 'ADD spent_kopecks :spent, committed_kopecks :committed SET #type = :spend',
+        ...(maxCommitted === null
+          ? {}
+          : { ConditionExpression: 'attribute_not_exists(committed_kopecks) OR committed_kopecks <= :maxCommitted' }),
+        ExpressionAttributeNames: { '#type': 'type' },
+        ExpressionAttributeValues: {
+          ':spent': moves.spentKopecks,
+          ':committed': moves.committedKopecks,
+          ':spend': 'spend',
+          ...(maxCommitted === null ? {} : { ':maxCommitted': maxCommitted }),
+        },
+      },
+    },
+  ] as const;
+};

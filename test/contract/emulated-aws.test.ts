@@ -1,0 +1,116 @@
+import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll } from 'vitest';
+import { dynamoAccountStore } from '../../shared/adapters/account-store.ts';
+import { dynamoDeliveryLog } from '../../shared/adapters/delivery-log.ts';
+import { s3DynamoFileStore } from '../../shared/adapters/file-store.ts';
+import { s3OutputStore } from '../../shared/adapters/output-store.ts';
+import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts';
+import { dynamoRateLimiter } from '../../shared/adapters/rate-limiter.ts';
+import { dynamoRequestLog } from '../../shared/adapters/request-log.ts';
+import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
+import { sfnWorkflowClient } from '../../shared/adapters/workflow-client.ts';
+import { webhookMessage } from '../../shared/workflow/messages.ts';
+import { describeAccountStoreContract } from './account-store.contract.ts';
+import { describeDeliveryLogContract } from './delivery-log.contract.ts';
+import { startEmulatedAws, type EmulatedAws } from './emulated-aws.ts';
+import { describeFileStoreContract } from './file-store.contract.ts';
+import { describeOutputStoreContract } from './output-store.contract.ts';
+import { describePredictionStoreContract } from './prediction-store.contract.ts';
+import { describeRateLimiterContract } from './rate-limiter.contract.ts';
+import { describeRequestLogContract } from './request-log.contract.ts';
+import { describeWebhookNotifierContract } from './webhook-notifier.contract.ts';
+import { describeWorkflowClientContract } from './workflow-client.contract.ts';
+
+/**
+ * The real adapters, over the emulators the local runtime runs AWS's services with: DynamoDB
+ * Local, fauxqs (S3, SQS), the local Step Functions endpoint. Each test gets a table of its own.
+ */
+let aws: EmulatedAws | undefined;
+beforeAll(async () => {
+  aws = await startEmulatedAws();
+});
+afterAll(() => aws?.stop());
+
+const emulated = (): EmulatedAws => {
+  if (!aws) throw new Error('the emulators did not start');
+  return aws;
+};
+
+describePredictionStoreContract('DynamoDB', async (clock, retentionSeconds) => {
+  const { dynamo, freshTable } = emulated();
+  const table = await freshTable();
+  return {
+    store: dynamoPredictionStore(table, dynamo, retentionSeconds, () => clock.now()),
+    accounts: dynamoAccountStore(table, dynamo),
+  };
+});
+
+describeAccountStoreContract('DynamoDB', async () =>
+  dynamoAccountStore(await emulated().freshTable(), emulated().dynamo),
+);
+
+describeDeliveryLogContract('DynamoDB', async (retentionSeconds) =>
+  dynamoDeliveryLog(await emulated().freshTable(), emulated().dynamo, retentionSeconds),
+);
+
+describeOutputStoreContract('S3', () => Promise.resolve(s3OutputStore(emulated().outputBucket, emulated().s3)));
+
+describeFileStoreContract('S3 and DynamoDB', async (clock) => {
+  const { dynamo, s3, outputBucket, freshTable } = emulated();
+  return s3DynamoFileStore(await freshTable(), outputBucket, { dynamo, s3 }, () => clock.now());
+});
+
+describeWebhookNotifierContract('SQS', async () => {
+  const { sqs, freshQueue } = emulated();
+  const queueUrl = await freshQueue();
+  return {
+    notifier: sqsWebhookNotifier(queueUrl, sqs),
+    async received() {
+      const { Messages = [] } = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+      );
+      for (const message of Messages)
+        await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }));
+      return Messages.map((message) => webhookMessage.parse(JSON.parse(message.Body ?? 'null')));
+    },
+  };
+});
+
+describeWorkflowClientContract('Step Functions', () =>
+  Promise.resolve({ workflow: sfnWorkflowClient(emulated().sfn), stateMachineArn: emulated().stateMachineArn }),
+);
+
+describeRateLimiterContract('DynamoDB', async () =>
+  dynamoRateLimiter(await emulated().freshTable(), emulated().dynamo),
+);
+
+describeRequestLogContract('DynamoDB', async () => {
+  const { dynamo, freshTable } = emulated();
+  const table = await freshTable();
+  return {
+    log: dynamoRequestLog(table, dynamo),
+    // Read back from its item: the adapter's own format, which nothing else reads.
+    async kept(requestId) {
+      const { Items = [] } = await dynamo.send(
+        new QueryCommand({
+          TableName: table,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': `REQUESTLOG#${requestId}` },
+        }),
+      );
+      const [item] = Items;
+      if (!item) return null;
+      return {
+        account: String(item.account),
+        method: String(item.method),
+        path: String(item.path),
+        headers: JSON.parse(String(item.headers_json)) as Record<string, string>,
+        body: typeof item.body === 'string' ? item.body : null,
+        bodyBytes: typeof item.body_bytes === 'number' ? item.body_bytes : null,
+        bodyTruncated: item.body_truncated === true,
+        expiresAtSeconds: Number(item.expires_at),
+      };
+    },
+  };
+});

@@ -1,0 +1,46 @@
+import { inMemoryAccountStore } from '../support/in-memory/account-store.ts';
+import { inMemoryDeliveryLog } from '../support/in-memory/delivery-log.ts';
+import { inMemoryFileStore } from '../support/in-memory/file-store.ts';
+import { inMemoryOutputStore } from '../support/in-memory/output-store.ts';
+import { inMemoryPredictionStore } from '../support/in-memory/prediction-store.ts';
+import { inMemoryRateLimiter } from '../support/in-memory/rate-limiter.ts';
+import { inMemoryRequestLog } from '../support/in-memory/request-log.ts';
+import { inMemoryWebhookNotifier } from '../support/in-memory/webhook-notifier.ts';
+import { inMemoryWorkflowClient } from '../support/in-memory/workflow-client.ts';
+import { describeAccountStoreContract } from './account-store.contract.ts';
+import { describeDeliveryLogContract } from './delivery-log.contract.ts';
+import { describeFileStoreContract } from './file-store.contract.ts';
+import { describeOutputStoreContract } from './output-store.contract.ts';
+import { describePredictionStoreContract } from './prediction-store.contract.ts';
+import { describeRateLimiterContract } from './rate-limiter.contract.ts';
+import { describeRequestLogContract } from './request-log.contract.ts';
+import { describeWebhookNotifierContract } from './webhook-notifier.contract.ts';
+import { describeWorkflowClientContract } from './workflow-client.contract.ts';
+
+/** The in-memory adapters the use-case tests run on, held to the same contracts as the real ones (emulated-aws.test.ts). */
+const given = <T>(value: T): Promise<T> => Promise.resolve(value);
+
+describePredictionStoreContract('in memory', (clock, retentionSeconds) => {
+  const accounts = inMemoryAccountStore();
+  const store = inMemoryPredictionStore({ ledger: accounts.ledger, retentionSeconds, now: () => clock.now() });
+  return given({ store, accounts });
+});
+describeAccountStoreContract('in memory', () => given(inMemoryAccountStore()));
+describeDeliveryLogContract('in memory', (retentionSeconds) => given(inMemoryDeliveryLog(retentionSeconds)));
+describeOutputStoreContract('in memory', () => given(inMemoryOutputStore()));
+describeFileStoreContract('in memory', (clock) => given(inMemoryFileStore(() => clock.now())));
+describeWebhookNotifierContract('in memory', () => {
+  const notifier = inMemoryWebhookNotifier();
+  return given({ notifier, received: notifier.receive });
+});
+describeWorkflowClientContract('in memory', () =>
+  given({
+    workflow: inMemoryWorkflowClient(),
+    stateMachineArn: 'arn:aws:states:us-east-1:000000000000:stateMachine:w',
+  }),
+);
+describeRateLimiterContract('in memory', () => given(inMemoryRateLimiter()));
+describeRequestLogContract('in memory', () => {
+  const log = inMemoryRequestLog();
+  return given({ log, kept: log.kept });
+});

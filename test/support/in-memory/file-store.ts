@@ -1,0 +1,34 @@
+import type { FileId } from '../../../shared/domain/ids.ts';
+import { isExpired, type StoredFile } from '../../../shared/domain/stored-file.ts';
+import type { FileStore } from '../../../shared/ports/file-store.ts';
+import { answer } from './answer.ts';
+
+/**
+ * Uploaded files in memory. A download address is a `data:` URL of the bytes: like a presigned
+ * URL, it downloads them with no other credentials (fetch reads it).
+ */
+export const inMemoryFileStore = (now: () => number = Date.now): FileStore => {
+  const files = new Map<FileId, { readonly file: StoredFile; readonly content: Uint8Array }>();
+  return {
+    save: (file, content) =>
+      answer(() => {
+        if (files.has(file.id)) throw new Error(`file ${file.id} exists already`);
+        files.set(file.id, { file, content: Uint8Array.from(content) });
+      }),
+    find: (id) =>
+      answer(() => {
+        const kept = files.get(id);
+        return kept && !isExpired(kept.file, now()) ? kept.file : null;
+      }),
+    remove: (file) =>
+      answer(() => {
+        files.delete(file.id);
+      }),
+    downloadUrl: (file) =>
+      answer(() => {
+        const kept = files.get(file.id);
+        if (!kept) throw new Error(`file ${file.id} has no bytes`);
+        return `data:${file.contentType};base64,${Buffer.from(kept.content).toString('base64')}`;
+      }),
+  };
+};

@@ -1,0 +1,57 @@
+import type { AccountMoves } from '../../../shared/domain/billing.ts';
+import type { AccountId } from '../../../shared/domain/ids.ts';
+
+/** An account's money, as the table's account item holds it (kopecks). */
+export interface AccountMoney {
+  balanceKopecks: number;
+  availableKopecks: number;
+}
+
+/** A month's spend, as the table's spend item holds it (kopecks). */
+export interface MonthSpend {
+  spentKopecks: number;
+  committedKopecks: number;
+}
+
+/**
+ * The money of the accounts, which the account store and the prediction store share as their
+ * DynamoDB adapters share the table: the prediction store moves it as the domain decides
+ * (reservations and settlements), the account store tops it up and reads it.
+ */
+export class Ledger {
+  readonly #accounts = new Map<AccountId, AccountMoney>();
+  readonly #spend = new Map<string, MonthSpend>();
+
+  open(id: AccountId, balanceKopecks: number): void {
+    this.#accounts.set(id, { balanceKopecks, availableKopecks: balanceKopecks });
+  }
+
+  /** The account's money; undefined when there is no such account. */
+  account(id: AccountId): Readonly<AccountMoney> | undefined {
+    return this.#accounts.get(id);
+  }
+
+  spend(id: AccountId, month: string): Readonly<MonthSpend> {
+    return this.#spend.get(`${id}#${month}`) ?? { spentKopecks: 0, committedKopecks: 0 };
+  }
+
+  /** Adds each move to what is kept, as the adapter's ADD does (an account missing is created, as there). */
+  apply(id: AccountId, moves: AccountMoves): void {
+    const account = this.#accounts.get(id) ?? { balanceKopecks: 0, availableKopecks: 0 };
+    account.balanceKopecks += moves.balanceKopecks;
+    account.availableKopecks += moves.availableKopecks;
+    this.#accounts.set(id, account);
+    const key = `${id}#${moves.month}`;
+    const spend = this.#spend.get(key) ?? { spentKopecks: 0, committedKopecks: 0 };
+    spend.spentKopecks += moves.spentKopecks;
+    spend.committedKopecks += moves.committedKopecks;
+    this.#spend.set(key, spend);
+  }
+
+  topUp(id: AccountId, kopecks: number): void {
+    const account = this.#accounts.get(id);
+    if (!account) throw new Error(`account ${id} does not exist`);
+    account.balanceKopecks += kopecks;
+    account.availableKopecks += kopecks;
+  }
+}

@@ -1,0 +1,51 @@
+import { randomIds } from '../../../shared/domain/ids.ts';
+import { findModel } from '../../../shared/models/registry.ts';
+import { inMemoryAccountStore } from './account-store.ts';
+import { fakeClock, type FakeClock } from './clock.ts';
+import { inMemoryDeliveryLog } from './delivery-log.ts';
+import { inMemoryOutputStore } from './output-store.ts';
+import { inMemoryPredictionStore } from './prediction-store.ts';
+import { inMemoryWebhookNotifier } from './webhook-notifier.ts';
+import { inMemoryWebhookPoster } from './webhook-poster.ts';
+import { inMemoryWorkflowClient } from './workflow-client.ts';
+
+/** The state machine ARN of a catalog model, as the stack names them (one per model). */
+export const inMemoryStateMachineArnOf = (model: string): string | undefined =>
+  findModel(model) === undefined
+    ? undefined
+    : `arn:aws:states:us-east-1:000000000000:stateMachine:${model.replace(/[^\w-]/g, '-')}`;
+
+/**
+ * Every port a use case takes, in memory, sharing one clock and one set of accounts: what the
+ * use-case tests run on, in milliseconds, with no emulator. `pauses` records what the use cases
+ * slept for (they never really sleep).
+ */
+export const inMemoryService = (clock: FakeClock = fakeClock(), retentionSeconds?: number) => {
+  const accounts = inMemoryAccountStore();
+  const pauses: number[] = [];
+  const receiver = inMemoryWebhookPoster();
+  return {
+    clock,
+    accounts,
+    store: inMemoryPredictionStore({
+      ledger: accounts.ledger,
+      now: () => clock.now(),
+      ...(retentionSeconds === undefined ? {} : { retentionSeconds }),
+    }),
+    workflow: inMemoryWorkflowClient(),
+    stateMachineArnOf: inMemoryStateMachineArnOf,
+    notifier: inMemoryWebhookNotifier(),
+    outputs: inMemoryOutputStore(),
+    deliveries: inMemoryDeliveryLog(retentionSeconds),
+    receiver,
+    post: receiver.post,
+    ids: randomIds,
+    pauses,
+    sleep: (ms: number) => {
+      pauses.push(ms);
+      return Promise.resolve();
+    },
+  };
+};
+
+export type InMemoryService = ReturnType<typeof inMemoryService>;

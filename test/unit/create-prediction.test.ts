@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { asAccountId } from '../../shared/domain/ids.ts';
+import { requireModel } from '../../shared/models/registry.ts';
+import { createPredictionUseCase, type CreateRequest } from '../../shared/use-cases/create-prediction.ts';
+import { inMemoryService } from '../support/in-memory/service.ts';
+
+const echo = requireModel('prognoz/echo');
+/** What an echo prediction holds: 30 seconds at 0.01 ₽. */
+const HOLD = 30;
+
+const setUp = async (account: { balanceKopecks?: number; monthlyLimitKopecks?: number | null } = {}) => {
+  const service = inMemoryService();
+  const owner = asAccountId('acct-create');
+  await service.accounts.createAccount(owner, service.clock.now(), { balanceKopecks: 100, ...account });
+  const request: CreateRequest = { model: echo, owner, input: { text: 'hi' }, webhook: null };
+  const arn = service.stateMachineArnOf(echo.id) ?? '';
+  const held = async () => (await service.accounts.getAccount(owner, service.clock.now()))?.heldKopecks;
+  const listed = async () => (await service.store.listOwned(owner, { toward: 'older', limit: 100 })).predictions;
+  return {
+    service,
+    owner,
+    request,
+    arn,
+    held,
+    listed,
+    create: (r: CreateRequest) => createPredictionUseCase(service, r),
+  };
+};
+
+describe('creating a prediction', () => {
+  it('records it with its hold and starts its workflow, which queues it', async () => {
+    const { service, request, arn, held, create } = await setUp();
+    const created = await create(request);
+    if (!created.ok || created.value.kind !== 'created') throw new Error(`not created: ${JSON.stringify(created)}`);
+    const { prediction, start } = created.value;
+    expect(start).toEqual({ kind: 'queued' });
+    expect(prediction).toMatchObject({ status: 'starting', input: { text: 'hi', repeat: 1 }, hold: { kopecks: HOLD } });
+    expect(await service.store.get(prediction.id)).toMatchObject({ status: 'queued' });
+    expect(service.workflow.executions(arn).get(prediction.id)).toEqual({
+      input: { predictionId: prediction.id },
+      status: 'RUNNING',
+    });
+    expect(await held()).toBe(HOLD);
+  });
+
+  it('is refused when the funds cannot cover the hold, and nothing is made or started', async () => {
+    const { service, request, arn, held, listed, create } = await setUp({ balanceKopecks: HOLD - 1 });
+    const created = await create(request);
+    expect(created.ok ? created.value : created.error.code).toBe('insufficient_funds');
+    expect(await listed()).toEqual([]);
+    expect(service.workflow.executions(arn).size).toBe(0);
+    expect(await held()).toBe(0);
+  });
+
+  it("is refused past the month's limit", async () => {
+    const { request, held, listed, create } = await setUp({ balanceKopecks: 1000, monthlyLimitKopecks: HOLD + 10 });
+    expect((await create(request)).ok).toBe(true);
+    const second = await create(request);
+    expect(second.ok ? second.value : second.error.code).toBe('monthly_limit_reached');
+    expect(await listed()).toHaveLength(1);
+    expect(await held()).toBe(HOLD);
+  });
+
+  it('refuses an input its model does not take, holding nothing', async () => {
+    const { request, held, create } = await setUp();
+    const created = await create({ ...request, input: { repeat: 'many' } });
+    expect(created.ok ? created.value : created.error.code).toBe('invalid_input');
+    expect(await held()).toBe(0);
+  });
+
+  it('answers a repeat under the same Idempotency-Key with the first prediction, making nothing', async () => {
+    const { service, request, arn, held, listed, create } = await setUp();
+    const keyed = { ...request, idempotencyKey: 'order-42' };
+    const first = await create(keyed);
+    if (!first.ok || first.value.kind !== 'created') throw new Error('not created');
+    service.clock.advance(5000);
+    const repeat = await create(keyed);
+    expect(repeat).toEqual({
+      ok: true,
+      value: { kind: 'replayed', prediction: await service.store.get(first.value.prediction.id) },
+    });
+    expect(await listed()).toHaveLength(1);
+    expect(service.workflow.executions(arn).size).toBe(1);
+    expect(await held()).toBe(HOLD);
+    const other = await create({ ...keyed, input: { text: 'another' } });
+    expect(other.ok ? other.value : other.error.code).toBe('idempotency_key_reused');
+  });
+
+  it('retries a throttled workflow start briefly, then queues it', async () => {
+    const { service, request, create } = await setUp();
+    const throttled = () => Object.assign(new Error('slow down'), { name: 'ThrottlingException' });
+    service.workflow.refuse(throttled(), throttled());
+    const created = await create(request);
+    expect(created.ok && created.value.kind === 'created' && created.value.start).toEqual({ kind: 'queued' });
+    expect(service.pauses).toHaveLength(2);
+  });
+
+  it('leaves it starting, for the sweeper, when the workflow cannot be started now', async () => {
+    const { service, request, held, create } = await setUp();
+    service.workflow.refuse(Object.assign(new Error('no such machine'), { name: 'StateMachineDoesNotExist' }));
+    const created = await create(request);
+    if (!created.ok || created.value.kind !== 'created') throw new Error('not created');
+    expect(created.value.start).toEqual({ kind: 'deferred', reason: 'StateMachineDoesNotExist: no such machine' });
+    expect(service.pauses).toEqual([]);
+    expect(await service.store.get(created.value.prediction.id)).toMatchObject({ status: 'starting' });
+    expect(await held()).toBe(HOLD);
+  });
+});

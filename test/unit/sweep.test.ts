@@ -1,0 +1,140 @@
+import { describe, expect, it } from 'vitest';
+import { ENDINGS } from '../../shared/domain/endings.ts';
+import { asAccountId } from '../../shared/domain/ids.ts';
+import { EFFECTS_GRACE_MS, START_GRACE_MS, START_LIMIT_MS } from '../../shared/domain/phases.ts';
+import { phaseLimitsOf, requireModel } from '../../shared/models/registry.ts';
+import { applyEvent } from '../../shared/use-cases/apply-event.ts';
+import { createPredictionUseCase } from '../../shared/use-cases/create-prediction.ts';
+import { removeExpiredData, sweep, sweepOne } from '../../shared/use-cases/sweep.ts';
+import { inMemoryService } from '../support/in-memory/service.ts';
+
+const echo = requireModel('prognoz/echo');
+const limits = phaseLimitsOf(echo);
+const S = 1000;
+const RETENTION_SECONDS = 3600;
+
+const throttled = () => Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
+
+/**
+ * A fresh in-memory service with one echo prediction; `refusedStarts` makes its workflow's first
+ * starts fail as a throttled engine would, so the create leaves it `starting` for the sweeper.
+ */
+const withPrediction = async (options: { refusedStarts?: number; cancelAfterSeconds?: number } = {}) => {
+  const service = inMemoryService(undefined, RETENTION_SECONDS);
+  const owner = asAccountId('acct-sweep');
+  await service.accounts.createAccount(owner, service.clock.now(), { balanceKopecks: 1000 });
+  service.workflow.refuse(...Array.from({ length: options.refusedStarts ?? 0 }, throttled));
+  const created = await createPredictionUseCase(service, {
+    model: echo,
+    owner,
+    input: { text: 'hi' },
+    webhook: 'https://example.com/hook',
+    cancelAfterSeconds: options.cancelAfterSeconds ?? null,
+  });
+  if (!created.ok || created.value.kind !== 'created') throw new Error('not created');
+  const { id } = created.value.prediction;
+  const arn = service.stateMachineArnOf(echo.id) ?? '';
+  const execution = () => service.workflow.executions(arn).get(id);
+  const held = async () => (await service.accounts.getAccount(owner, service.clock.now()))?.heldKopecks;
+  return { service, id, arn, execution, held, start: created.value.start };
+};
+
+describe('the sweeper', () => {
+  it('starts a prediction whose create could not start its workflow, once its start is overdue', async () => {
+    const { service, id, execution, start } = await withPrediction({ refusedStarts: 4 });
+    expect(start.kind).toBe('deferred');
+    expect(await sweepOne(service, id)).toBe('not_due');
+    service.clock.advance(START_GRACE_MS);
+    expect(await sweepOne(service, id)).toBe('started');
+    expect(execution()?.status).toBe('RUNNING');
+    expect(await service.store.get(id)).toMatchObject({ status: 'queued' });
+  });
+
+  it('keeps trying to start it while the engine refuses, and fails it with why after the start limit', async () => {
+    const { service, id, held } = await withPrediction({ refusedStarts: 4 + 4 + 4 });
+    service.clock.advance(START_GRACE_MS);
+    expect(await sweepOne(service, id)).toBe('deferred');
+    service.clock.advance(START_LIMIT_MS);
+    expect(await sweepOne(service, id)).toBe('ended');
+    expect(await service.store.get(id)).toMatchObject({ status: 'failed', error: ENDINGS.notStarted, effects: [] });
+    expect(await held()).toBe(0);
+    expect(service.notifier.queued).toEqual([{ predictionId: id, status: 'failed' }]);
+  });
+
+  it('fails a prediction whose execution ended before the prediction did', async () => {
+    const { service, id, arn } = await withPrediction({ refusedStarts: 4 });
+    // A start that took while its caller saw it fail, and an execution that has ended since.
+    await service.workflow.start(arn, { predictionId: id });
+    service.workflow.end(arn, id, 'FAILED');
+    service.clock.advance(START_GRACE_MS);
+    expect(await sweepOne(service, id)).toBe('ended');
+    expect(await service.store.get(id)).toMatchObject({ status: 'failed', error: ENDINGS.workflowEnded('FAILED') });
+  });
+
+  it('fails a running prediction whose lost worker no one replaced, after its run, a lease and a queue wait', async () => {
+    const { service, id } = await withPrediction();
+    await applyEvent(service.store, id, { type: 'claimed', atMs: service.clock.now(), claim: 'c1' });
+    service.clock.advance((limits.runSeconds + limits.leaseSeconds + limits.queueSeconds) * S - 1);
+    expect(await sweepOne(service, id)).toBe('not_due');
+    service.clock.advance(1);
+    expect(await sweepOne(service, id)).toBe('ended');
+    expect(await service.store.get(id)).toMatchObject({
+      status: 'failed',
+      error: ENDINGS.lostNotResumed(limits.queueSeconds),
+    });
+  });
+
+  it("fails a queued prediction no worker took up within the model's queue limit, and stops its execution", async () => {
+    const { service, id, execution } = await withPrediction();
+    service.clock.advance(limits.queueSeconds * S - 1);
+    expect(await sweepOne(service, id)).toBe('not_due');
+    service.clock.advance(1);
+    expect(await sweepOne(service, id)).toBe('ended');
+    expect(await service.store.get(id)).toMatchObject({
+      status: 'failed',
+      error: ENDINGS.noCapacity(limits.queueSeconds),
+    });
+    expect(execution()?.status).toBe('ABORTED');
+  });
+
+  it('cancels a running prediction past its deadline only once its worker has had a lease to do it', async () => {
+    const { service, id } = await withPrediction({ cancelAfterSeconds: 60 });
+    await applyEvent(service.store, id, { type: 'claimed', atMs: service.clock.now(), claim: 'c1' });
+    service.clock.advance(60 * S);
+    expect(await sweepOne(service, id)).toBe('not_due');
+    service.clock.advance(limits.leaseSeconds * S);
+    expect(await sweepOne(service, id)).toBe('ended');
+    const ended = await service.store.get(id);
+    expect(ended).toMatchObject({ status: 'canceled', error: ENDINGS.deadline(ended?.deadlineAt ?? '') });
+  });
+
+  it('does what an ended prediction still owes once its ender has had its grace', async () => {
+    const { service, id, execution } = await withPrediction();
+    await applyEvent(service.store, id, { type: 'canceled', atMs: service.clock.now(), by: 'api' });
+    service.clock.advance(EFFECTS_GRACE_MS);
+    expect(await sweepOne(service, id)).toBe('settled');
+    expect(service.notifier.queued).toEqual([{ predictionId: id, status: 'canceled' }]);
+    expect(execution()?.status).toBe('ABORTED');
+    expect(await service.store.get(id)).toMatchObject({ effects: [], sweepAtMs: null });
+  });
+
+  it('sweeps every due prediction once, counting what it did', async () => {
+    const due = await withPrediction();
+    const { service } = due;
+    service.clock.advance(limits.queueSeconds * S);
+    expect(await sweep(service)).toEqual({ looked: 1, actions: { ended: 1 } });
+    expect(await sweep(service)).toEqual({ looked: 0, actions: {} });
+  });
+
+  it("removes an ended prediction's data at the end of its retention, and keeps its record", async () => {
+    const { service, id } = await withPrediction();
+    await applyEvent(service.store, id, { type: 'canceled', atMs: service.clock.now(), by: 'api' });
+    service.clock.advance(EFFECTS_GRACE_MS);
+    expect(await sweepOne(service, id)).toBe('settled');
+    service.clock.advance(RETENTION_SECONDS * S - EFFECTS_GRACE_MS - 1);
+    expect(await removeExpiredData(service)).toBe(0);
+    service.clock.advance(1);
+    expect(await removeExpiredData(service)).toBe(1);
+    expect(await service.store.get(id)).toMatchObject({ status: 'canceled', input: {}, dataRemoved: true });
+  });
+});
