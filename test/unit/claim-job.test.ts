@@ -1,33 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { ENDINGS } from '../../shared/domain/endings.ts';
-import { asAccountId, type PredictionId } from '../../shared/domain/ids.ts';
+import type { PredictionId } from '../../shared/domain/ids.ts';
 import { EFFECTS_GRACE_MS } from '../../shared/domain/phases.ts';
 import type { TerminalPrediction } from '../../shared/domain/prediction.ts';
-import { phaseLimitsOf, requireModel } from '../../shared/models/registry.ts';
+import { phaseLimitsOf } from '../../shared/models/registry.ts';
 import { applyEvent } from '../../shared/use-cases/apply-event.ts';
 import { claimJob, type ClaimDeps } from '../../shared/use-cases/claim-job.ts';
-import { createPredictionUseCase } from '../../shared/use-cases/create-prediction.ts';
+import { createEchoPrediction, echo } from '../support/in-memory/echo-prediction.ts';
 import { inMemoryService } from '../support/in-memory/service.ts';
 
-const echo = requireModel('prognoz/echo');
 const limits = phaseLimitsOf(echo);
 const S = 1000;
 
 /** A worker's view of a fresh in-memory service with one echo prediction, created and queued. */
 const withJob = async (options: { cancelAfterSeconds?: number } = {}) => {
   const service = inMemoryService();
-  const owner = asAccountId('acct-claim');
-  await service.accounts.createAccount(owner, service.clock.now(), { balanceKopecks: 1000 });
-  const created = await createPredictionUseCase(service, {
-    model: echo,
-    owner,
-    input: { text: 'hi' },
-    webhook: 'https://example.com/hook',
-    cancelAfterSeconds: options.cancelAfterSeconds ?? null,
-  });
-  if (!created.ok || created.value.kind !== 'created') throw new Error('not created');
-  expect(created.value.start).toEqual({ kind: 'queued' });
-  const id = created.value.prediction.id;
+  const { id, start, held } = await createEchoPrediction(service, options);
+  expect(start).toEqual({ kind: 'queued' });
   const stopped: TerminalPrediction[] = [];
   const logged: string[] = [];
   let lost = 0;
@@ -48,7 +37,6 @@ const withJob = async (options: { cancelAfterSeconds?: number } = {}) => {
     log: (message) => logged.push(message),
     countLost: () => lost++,
   };
-  const held = async () => (await service.accounts.getAccount(owner, service.clock.now()))?.heldKopecks;
   return { service, id, deps, stopped, logged, held, lost: () => lost };
 };
 

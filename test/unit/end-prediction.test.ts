@@ -1,38 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { asAccountId } from '../../shared/domain/ids.ts';
 import type { WebhookEvent } from '../../shared/domain/prediction.ts';
-import { requireModel } from '../../shared/models/registry.ts';
 import { applyEvent } from '../../shared/use-cases/apply-event.ts';
-import { createPredictionUseCase } from '../../shared/use-cases/create-prediction.ts';
 import { endPrediction, stoppingExecutions } from '../../shared/use-cases/end-prediction.ts';
+import { createEchoPrediction } from '../support/in-memory/echo-prediction.ts';
 import { inMemoryService } from '../support/in-memory/service.ts';
 
-const echo = requireModel('prognoz/echo');
 const WEBHOOK = 'https://example.com/hook';
 
 /** A created echo prediction, queued, and claimed by a worker a second later (still held: 30 kopecks). */
 const running = async (options: { webhookEvents?: WebhookEvent[] | null } = {}) => {
   const service = inMemoryService();
-  const owner = asAccountId('acct-end');
-  await service.accounts.createAccount(owner, service.clock.now(), { balanceKopecks: 100 });
-  const created = await createPredictionUseCase(service, {
-    model: echo,
-    owner,
-    input: { text: 'hi' },
+  const { id, account, execution } = await createEchoPrediction(service, {
+    balanceKopecks: 100,
     webhook: WEBHOOK,
     webhookEvents: options.webhookEvents ?? null,
   });
-  if (!created.ok || created.value.kind !== 'created') throw new Error('not created');
-  const { id } = created.value.prediction;
   service.clock.advance(1000);
   const claimed = await applyEvent(service.store, id, { type: 'claimed', atMs: service.clock.now(), claim: 'c1' });
   if (!claimed.ok) throw claimed.error;
   const deps = stoppingExecutions(service, 'the prediction has ended');
   const money = async () => {
-    const account = await service.accounts.getAccount(owner, service.clock.now());
-    return { balance: account?.balanceKopecks, held: account?.heldKopecks, spent: account?.spentThisMonthKopecks };
+    const now = await account();
+    return { balance: now?.balanceKopecks, held: now?.heldKopecks, spent: now?.spentThisMonthKopecks };
   };
-  const execution = () => service.workflow.executions(service.stateMachineArnOf(echo.id) ?? '').get(id);
   return { service, id, deps, money, execution };
 };
 

@@ -1,14 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ENDINGS } from '../../shared/domain/endings.ts';
-import { asAccountId } from '../../shared/domain/ids.ts';
 import { EFFECTS_GRACE_MS, START_GRACE_MS, START_LIMIT_MS } from '../../shared/domain/phases.ts';
-import { phaseLimitsOf, requireModel } from '../../shared/models/registry.ts';
+import { phaseLimitsOf } from '../../shared/models/registry.ts';
 import { applyEvent } from '../../shared/use-cases/apply-event.ts';
-import { createPredictionUseCase } from '../../shared/use-cases/create-prediction.ts';
 import { removeExpiredData, sweep, sweepOne } from '../../shared/use-cases/sweep.ts';
+import { createEchoPrediction, echo } from '../support/in-memory/echo-prediction.ts';
 import { inMemoryService } from '../support/in-memory/service.ts';
 
-const echo = requireModel('prognoz/echo');
 const limits = phaseLimitsOf(echo);
 const S = 1000;
 const RETENTION_SECONDS = 3600;
@@ -21,22 +19,8 @@ const throttled = () => Object.assign(new Error('Rate exceeded'), { name: 'Throt
  */
 const withPrediction = async (options: { refusedStarts?: number; cancelAfterSeconds?: number } = {}) => {
   const service = inMemoryService(undefined, RETENTION_SECONDS);
-  const owner = asAccountId('acct-sweep');
-  await service.accounts.createAccount(owner, service.clock.now(), { balanceKopecks: 1000 });
   service.workflow.refuse(...Array.from({ length: options.refusedStarts ?? 0 }, throttled));
-  const created = await createPredictionUseCase(service, {
-    model: echo,
-    owner,
-    input: { text: 'hi' },
-    webhook: 'https://example.com/hook',
-    cancelAfterSeconds: options.cancelAfterSeconds ?? null,
-  });
-  if (!created.ok || created.value.kind !== 'created') throw new Error('not created');
-  const { id } = created.value.prediction;
-  const arn = service.stateMachineArnOf(echo.id) ?? '';
-  const execution = () => service.workflow.executions(arn).get(id);
-  const held = async () => (await service.accounts.getAccount(owner, service.clock.now()))?.heldKopecks;
-  return { service, id, arn, execution, held, start: created.value.start };
+  return { service, ...(await createEchoPrediction(service, options)) };
 };
 
 describe('the sweeper', () => {
