@@ -1,6 +1,6 @@
 import type { PredictionId } from '../domain/ids.ts';
 import { ENDINGS } from '../domain/endings.ts';
-import { endingOwed, sweepDeadline } from '../domain/phases.ts';
+import { endingOwed, sweepDeadline, type OwedEnding } from '../domain/phases.ts';
 import { isTerminal } from '../domain/prediction.ts';
 import { owedEndingEvent } from '../domain/transition.ts';
 import { phaseLimitsOf, requireModel } from '../models/registry.ts';
@@ -14,16 +14,14 @@ export interface SweepDeps extends StartDeps {
 
 export type SweepAction = 'gone' | 'not_due' | 'settled' | 'started' | 'deferred' | 'ended';
 
-const fail = async (deps: SweepDeps, id: PredictionId, error: string): Promise<SweepAction> => {
-  await endUnlessEnded(stoppingExecutions(deps, error), id, {
-    type: 'failed',
-    atMs: deps.clock.now(),
-    error,
-    runtimeMs: null,
-    by: 'sweeper',
-  });
+/** Gives a prediction the ending it is owed, stopping its execution with the reason. */
+const end = async (deps: SweepDeps, id: PredictionId, owed: OwedEnding): Promise<SweepAction> => {
+  await endUnlessEnded(stoppingExecutions(deps, owed.error), id, owedEndingEvent(owed, deps.clock.now(), 'sweeper'));
   return 'ended';
 };
+
+const fail = (deps: SweepDeps, id: PredictionId, error: string): Promise<SweepAction> =>
+  end(deps, id, { type: 'failed', error });
 
 /**
  * Looks at one prediction whose sweep deadline passed and moves it on: what an ended one owes is
@@ -41,10 +39,7 @@ export const sweepOne = async (deps: SweepDeps, id: PredictionId): Promise<Sweep
   }
   const limits = phaseLimitsOf(requireModel(prediction.model));
   const owed = endingOwed(prediction, limits, nowMs);
-  if (owed !== null) {
-    await endUnlessEnded(stoppingExecutions(deps, owed.error), id, owedEndingEvent(owed, nowMs, 'sweeper'));
-    return 'ended';
-  }
+  if (owed !== null) return end(deps, id, owed);
   if (prediction.status === 'pending' || prediction.status === 'starting') {
     const start = await startWorkflow(deps, prediction);
     if (start.kind === 'ended') return fail(deps, id, ENDINGS.workflowEnded(start.executionStatus));
