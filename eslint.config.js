@@ -26,6 +26,15 @@ export default tseslint.config(
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
       '@typescript-eslint/no-unnecessary-condition': 'off',
       '@typescript-eslint/no-confusing-void-expression': 'off',
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "ImportDeclaration[source.value='zod'][importKind='value'] > :matches(ImportSpecifier[imported.name='z'][importKind='value'], ImportDefaultSpecifier)",
+          message:
+            "import { z } from 'zod' brings the whole `z` object, which esbuild cannot shake: all of zod (its locales too) lands in every Lambda bundle. Write import * as z from 'zod'",
+        },
+      ],
     },
   },
   {

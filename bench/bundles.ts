@@ -1,6 +1,7 @@
 import { build } from 'esbuild';
 import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { bundleBreakdown, type BundleBreakdown } from './bundle-breakdown.ts';
 import { LAMBDA_BUNDLING, REPO_ROOT } from '../infra/constructs/prognoz-function.ts';
 import {
   metadataOf,
@@ -18,6 +19,8 @@ export interface FunctionBundle {
   readonly memoryMiB: number;
   /** The function's environment as deployed, its references to resources given stand-in names. */
   readonly environment: Record<string, string>;
+  /** What weighs in it, from esbuild's metafile. */
+  readonly breakdown: BundleBreakdown;
 }
 
 const standInNames = {
@@ -54,7 +57,8 @@ export const bundleFunctions = async (outDir: string, template?: CfnTemplate): P
   const bundles: FunctionBundle[] = [];
   for (const fn of lambdaFunctions(template)) {
     const file = path.join(outDir, `${fn.entry.replaceAll('/', '_').replace(/\.ts$/, '')}.mjs`);
-    await build({
+    const { metafile } = await build({
+      absWorkingDir: REPO_ROOT,
       entryPoints: [path.join(REPO_ROOT, fn.entry)],
       outfile: file,
       bundle: true,
@@ -63,11 +67,20 @@ export const bundleFunctions = async (outDir: string, template?: CfnTemplate): P
       target: LAMBDA_BUNDLING.target,
       minify: LAMBDA_BUNDLING.minify,
       sourcemap: true,
+      sourcesContent: LAMBDA_BUNDLING.sourcesContent,
       external: [...LAMBDA_BUNDLING.externalModules],
       banner: { js: LAMBDA_BUNDLING.banner },
       logLevel: 'error',
+      metafile: true,
     });
-    bundles.push({ ...fn, file, bytes: statSync(file).size });
+    bundles.push({ ...fn, file, bytes: statSync(file).size, breakdown: bundleBreakdown(metafile) });
   }
   return bundles;
 };
+
+/** The largest of `bundles`: the one whose breakdown the bench and `npm run bundle-sizes` print. */
+export const largestBundle = <B extends Pick<FunctionBundle, 'bytes'>>(bundles: readonly B[]): B | undefined =>
+  bundles.reduce<B | undefined>(
+    (largest, bundle) => (largest === undefined || bundle.bytes > largest.bytes ? bundle : largest),
+    undefined,
+  );

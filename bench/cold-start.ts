@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import type { FunctionBundle } from './bundles.ts';
+import type { BundleBreakdown } from './bundle-breakdown.ts';
+import { largestBundle, type FunctionBundle } from './bundles.ts';
 import { median } from './stats.ts';
 
 export interface ColdStart {
@@ -18,6 +19,8 @@ export interface ColdStartReport {
   /** The same fresh process importing nothing: Node's own start, the floor of every figure. */
   readonly bareNodeMs: number;
   readonly functions: readonly ColdStart[];
+  /** What weighs in the largest bundle; absent from reports written before it was recorded. */
+  readonly largestBundle?: { readonly entry: string; readonly breakdown: BundleBreakdown };
 }
 
 // The globals the Lambda Node.js runtime gives response-streaming handlers, before any import.
@@ -74,5 +77,11 @@ export const measureColdStarts = async (bundles: readonly FunctionBundle[], runs
       processMs: median(samples.map((s) => s.processMs)),
     });
   }
-  return { runs, bareNodeMs: median(bare), functions };
+  const largest = largestBundle(bundles);
+  return {
+    runs,
+    bareNodeMs: median(bare),
+    functions,
+    ...(largest === undefined ? {} : { largestBundle: { entry: largest.entry, breakdown: largest.breakdown } }),
+  };
 };

@@ -1,5 +1,5 @@
 import type { Node } from 'constructs';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The CDK context keys a deployer sets (`cdk deploy -c key=value`, or cdk.json's "context"). */
 export const CONTEXT_KEYS = {

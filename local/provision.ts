@@ -17,7 +17,8 @@ import {
 } from '@aws-sdk/client-cognito-identity-provider';
 import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { s3, sqs } from '../shared/adapters/aws-clients.ts';
+import { sqs } from '../shared/adapters/aws-clients.ts';
+import { s3 } from '../shared/adapters/s3-client.ts';
 import { resolveIntrinsics, resourcesOfType, type CfnTemplate, type LocalBindings } from './template.ts';
 
 /** What the template declares, made in the emulators: each resource's local name (a queue's URL and ARN), by logical id. */
@@ -32,7 +33,7 @@ export interface LocalResources {
 export const provisionResources = async (template: CfnTemplate): Promise<LocalResources> => ({
   tables: await provisionTables(template, new DynamoDBClient({})),
   queues: await provisionQueues(template, sqs()),
-  buckets: await provisionBuckets(template, s3()),
+  buckets: await provisionBuckets(template, await s3()),
   userPools: await provisionUserPools(template, new CognitoIdentityProviderClient({})),
 });
 

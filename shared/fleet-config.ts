@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Fleet } from './ports/fleet-control.ts';
 
 /** The path of a stack's fleet parameters, which the sweeper is told (SWEEPER_ENV.fleetsPath). */

@@ -1,5 +1,5 @@
 import { networkInterfaces } from 'node:os';
-import { z } from 'zod';
+import * as z from 'zod';
 import { WORKER_ENV } from '../shared/config/worker.ts';
 
 /** The part of the ECS task metadata endpoint v4's container response read here (AWS's documented shape). */

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { z } from 'zod';
+import * as z from 'zod';
 import { collectCappedBody } from '../shared/adapters/capped-body.ts';
 import { ENDINGS, OUTPUT_LIMITS } from '../shared/domain/endings.ts';
 import type { CallbackAddress } from './callback-address.ts';

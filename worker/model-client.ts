@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ModelDefinition } from '../shared/models/definition.ts';
 import type { CogCallbacks, CogSnapshot } from './cog-callbacks.ts';
 

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
+import * as z from 'zod';
 import { err, ok, type Result } from '../../shared/domain/result.ts';
 import { isLoopbackHost } from '../../shared/domain/webhook-url.ts';
 

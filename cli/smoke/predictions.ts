@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import { predictionViewSchema, type PredictionView } from '../../shared/api/prediction-view.ts';
 import { isTerminalStatus } from '../../shared/domain/prediction.ts';
 import { expectStatus, type Reply, type SmokeClient } from './client.ts';

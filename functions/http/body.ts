@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import { PrognozError } from '../../shared/domain/errors.ts';
 
 export type ParsedBody =

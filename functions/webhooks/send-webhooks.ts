@@ -2,7 +2,7 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { dynamoAccountStore } from '../../shared/adapters/account-store.ts';
 import { dynamo } from '../../shared/adapters/aws-clients.ts';
 import { dynamoDeliveryLog } from '../../shared/adapters/delivery-log.ts';
-import { s3OutputStore } from '../../shared/adapters/output-store.ts';
+import { s3OutputReader } from '../../shared/adapters/output-reader.ts';
 import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts';
 import { sqsRetryLater } from '../../shared/adapters/webhook-queue.ts';
 import { guardedPoster } from '../../shared/adapters/webhook-transport.ts';
@@ -22,7 +22,7 @@ interface Sender {
 }
 
 const senderOf = (config: WebhookSenderConfig, clock: Clock): Sender => {
-  const outputs = s3OutputStore(config.outputBucket);
+  const outputs = s3OutputReader(config.outputBucket);
   const retryLater = sqsRetryLater(config.webhookQueueUrl);
   return {
     deps: {

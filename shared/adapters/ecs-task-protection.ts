@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { MAX_PROTECTION_MINUTES, type TaskProtection } from '../ports/task-protection.ts';
 
 /**

@@ -1,12 +1,12 @@
-import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { z } from 'zod';
+import * as z from 'zod';
 import { formatTimestamp, parseTimestamp } from '../domain/clock.ts';
 import { asAccountId, parseFileId, type FileId } from '../domain/ids.ts';
 import { isExpired, type StoredFile } from '../domain/stored-file.ts';
 import type { FileStore } from '../ports/file-store.ts';
-import { dynamo, s3 } from './aws-clients.ts';
+import { dynamo } from './aws-clients.ts';
+import { s3Or, s3Sdk } from './s3-client.ts';
 import { fileKey } from './table-keys.ts';
 
 /** Under its owner, so that an account's files can be found (and removed) in the bucket alone. */
@@ -65,7 +65,8 @@ const fromItem = (item: Record<string, unknown>): StoredFile => {
 };
 
 export interface FileStoreClients {
-  readonly s3: S3Client;
+  /** Default: the process's own, loaded at the first use of a file's bytes. */
+  readonly s3?: S3Client;
   readonly dynamo: DynamoDBDocumentClient;
 }
 
@@ -73,31 +74,46 @@ export interface FileStoreClients {
 export const s3DynamoFileStore = (
   tableName: string,
   bucket: string,
-  clients: FileStoreClients = { s3: s3(), dynamo: dynamo() },
+  clients: FileStoreClients = { dynamo: dynamo() },
   now: () => number = Date.now,
-): FileStore => ({
-  async save(file, content) {
-    await clients.s3.send(
-      new PutObjectCommand({ Bucket: bucket, Key: fileObjectKey(file), Body: content, ContentType: file.contentType }),
-    );
-    await clients.dynamo.send(
-      new PutCommand({ TableName: tableName, Item: toItem(file), ConditionExpression: 'attribute_not_exists(pk)' }),
-    );
-  },
-  async find(id) {
-    const { Item } = await clients.dynamo.send(new GetCommand({ TableName: tableName, Key: fileKey(id) }));
-    if (!Item) return null;
-    const file = fromItem(Item);
-    return isExpired(file, now()) ? null : file;
-  },
-  async remove(file) {
-    // The record first: bytes without a record are invisible, and the lifecycle rule takes them.
-    await clients.dynamo.send(new DeleteCommand({ TableName: tableName, Key: fileKey(file.id) }));
-    await clients.s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: fileObjectKey(file) }));
-  },
-  downloadUrl(file, expiresInSeconds) {
-    return getSignedUrl(clients.s3, new GetObjectCommand({ Bucket: bucket, Key: fileObjectKey(file) }), {
-      expiresIn: expiresInSeconds,
-    });
-  },
-});
+): FileStore => {
+  const s3 = s3Or(clients.s3);
+  return {
+    async save(file, content) {
+      const [{ PutObjectCommand }, client] = await Promise.all([s3Sdk(), s3()]);
+      await client.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: fileObjectKey(file),
+          Body: content,
+          ContentType: file.contentType,
+        }),
+      );
+      await clients.dynamo.send(
+        new PutCommand({ TableName: tableName, Item: toItem(file), ConditionExpression: 'attribute_not_exists(pk)' }),
+      );
+    },
+    async find(id) {
+      const { Item } = await clients.dynamo.send(new GetCommand({ TableName: tableName, Key: fileKey(id) }));
+      if (!Item) return null;
+      const file = fromItem(Item);
+      return isExpired(file, now()) ? null : file;
+    },
+    async remove(file) {
+      // The record first: bytes without a record are invisible, and the lifecycle rule takes them.
+      await clients.dynamo.send(new DeleteCommand({ TableName: tableName, Key: fileKey(file.id) }));
+      const [{ DeleteObjectCommand }, client] = await Promise.all([s3Sdk(), s3()]);
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: fileObjectKey(file) }));
+    },
+    async downloadUrl(file, expiresInSeconds) {
+      const [{ GetObjectCommand }, { getSignedUrl }, client] = await Promise.all([
+        s3Sdk(),
+        import('@aws-sdk/s3-request-presigner'),
+        s3(),
+      ]);
+      return getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: fileObjectKey(file) }), {
+        expiresIn: expiresInSeconds,
+      });
+    },
+  };
+};

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AccountSummary } from '../ports/account-store.ts';
 import { formatRoubles, parseRoubles } from '../domain/money.ts';
 

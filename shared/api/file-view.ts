@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { formatTimestamp } from '../domain/clock.ts';
 import type { StoredFile } from '../domain/stored-file.ts';
 import type { FileStore } from '../ports/file-store.ts';

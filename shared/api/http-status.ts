@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ERROR_CODES, type ErrorCode } from '../domain/errors.ts';
 
 /** The one mapping from domain error codes to HTTP statuses. */

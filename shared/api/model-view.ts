@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { jsonSchemaOf, type ModelDefinition } from '../models/registry.ts';
 
 const modelUrlsSchema = z.object({

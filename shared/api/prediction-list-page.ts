@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Prediction } from '../domain/prediction.ts';
 import type { ListPosition, OwnedPredictionsPage } from '../ports/prediction-store.ts';
 import { listPageUrl, type ListFilters } from './prediction-list.ts';

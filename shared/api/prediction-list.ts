@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { PrognozError } from '../domain/errors.ts';
 import { parsePredictionId } from '../domain/ids.ts';
 import { ACTIVE_STATUSES, TERMINAL_STATUSES, type PredictionStatus } from '../domain/prediction.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CANCEL_AFTER_FORMAT, MAX_CANCEL_AFTER_SECONDS, MIN_CANCEL_AFTER_SECONDS } from '../domain/deadline.ts';
 import { ACTIVE_STATUSES, TERMINAL_STATUSES, WEBHOOK_EVENTS } from '../domain/prediction.ts';
 import { SYNC_WAIT } from './routes.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { TokenSummary } from '../ports/account-store.ts';
 import { TOKEN_USE_RECORDED_EVERY_MS } from '../domain/tokens.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseEnvironment, SHARED_ENV, VALUES, type Environment } from './environment.ts';
 
 /** The variables of the API's authorizer (functions/authorizer.ts). */

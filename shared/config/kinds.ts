@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { apiEnvironment } from './api.ts';
 import { authorizerEnvironment } from './authorizer.ts';
 import { finalizeEnvironment } from './finalize.ts';

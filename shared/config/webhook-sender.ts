@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { RETRY_POLICY } from '../workflow/webhook-policy.ts';
 import { parseEnvironment, retentionSecondsOf, SHARED_ENV, VALUES, type Environment } from './environment.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseEnvironment, retentionSecondsOf, SHARED_ENV, VALUES, type Environment } from './environment.ts';
 
 /** The variables of a model's worker (worker/main.ts). */

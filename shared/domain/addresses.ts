@@ -77,16 +77,23 @@ const compile = (family: Family, entry: { range: string; verdict?: string; ipv4A
   );
 };
 
-/** Longest prefix first, so the first match is the one that decides. */
-const RANGES: readonly Range[] = [
-  ...table.ipv4.map((entry) => compile(4, entry)),
-  ...table.ipv6.map((entry) => compile(6, entry)),
-  ...table.ipv6Embedding.map((entry) => compile(6, entry)),
-].sort((a, b) => b.prefix - a.prefix);
+let compiled: readonly Range[] | undefined;
+
+/**
+ * Longest prefix first, so the first match is the one that decides. Compiled at the first check
+ * rather than at import: every API function imports this module, and few of their requests check
+ * an address (bench §4).
+ */
+const ranges = (): readonly Range[] =>
+  (compiled ??= [
+    ...table.ipv4.map((entry) => compile(4, entry)),
+    ...table.ipv6.map((entry) => compile(6, entry)),
+    ...table.ipv6Embedding.map((entry) => compile(6, entry)),
+  ].sort((a, b) => b.prefix - a.prefix));
 
 const judge = (family: Family, value: bigint): AddressVerdict => {
   const width = WIDTH[family];
-  const range = RANGES.find(
+  const range = ranges().find(
     (r) => r.family === family && value >> BigInt(width - r.prefix) === r.base >> BigInt(width - r.prefix),
   );
   if (range === undefined) return 'public';

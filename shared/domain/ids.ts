@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 
 declare const predictionIdBrand: unique symbol;
 /** A UUID-shaped prediction id. Only `parsePredictionId` and id generators make one. */

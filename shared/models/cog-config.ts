@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { CogConfigError, keyLabel, type CogIssue, type CogKeyPath } from './cog-config-error.ts';
 import { parseLocatedYaml } from './yaml-locations.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { FileInput } from './definition.ts';
 import { httpUrl } from './fields.ts';
 

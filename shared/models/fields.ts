@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * A file input: an http(s) URL. `data:` URLs and every other scheme are rejected (interface: Requests).

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 const decimal = z.string().regex(/^\d+(\.\d{1,6})?$/, 'must be a decimal number of roubles, as a string (e.g. "0.05")');
 

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import manifestJson from '../../models/manifest.json' with { type: 'json' };
 import derivedJson from '../../models/schemas.json' with { type: 'json' };
 import type { FieldIssue } from '../domain/errors.ts';

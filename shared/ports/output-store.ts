@@ -10,6 +10,9 @@ export interface OutputStore {
   openFile(key: string, range?: string): Promise<OpenedFile | null>;
 }
 
+/** What the functions that only read outputs need (the API, the webhook sender): the worker alone writes them. */
+export type OutputReader = Pick<OutputStore, 'get' | 'openFile'>;
+
 export interface OutputFile {
   readonly contentType: string;
   readonly bytes: Uint8Array;

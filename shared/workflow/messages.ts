@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { predictionIdSchema } from '../domain/ids.ts';
 import { TERMINAL_STATUSES } from '../domain/prediction.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { describe, expect, it } from 'vitest';
 import { contractOf } from '../../shared/models/cog-schema.ts';
 import { parseCogConfig } from '../../shared/models/cog-config.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ZodOpenApiRequestBodyObject } from 'zod-openapi';
 import type { ErrorCode } from '../../domain/errors.ts';
 import { predictionFinishedBodySchema } from '../http-status.ts';

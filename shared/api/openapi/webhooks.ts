@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ZodOpenApiPathItemObject } from 'zod-openapi';
 import { predictionViewSchema } from '../prediction-view.ts';
 
