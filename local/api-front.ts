@@ -8,6 +8,7 @@ import { docsFileAt, type DocsFile } from '../shared/api/docs-site.ts';
 import { EDGE_LIMITS } from '../shared/api/edge-limits.ts';
 import { AUTHORIZER_ENTRY, UNMATCHED_ENTRY, isPublicRoute, matchRoute, type RouteMatch } from '../shared/api/routes.ts';
 import { MAX_UPLOAD_BYTES, MULTIPART_OVERHEAD_BYTES } from '../shared/api/uploads.ts';
+import { authorizerCache, identityOf, type AuthorizerCaching } from './authorizer-cache.ts';
 import { serveConsole, type LocalConsole } from './console-site.ts';
 import { answerClientError, answerConnect, answerError, answerUnmetExpectation, owesAnswer } from './edge-answers.ts';
 import { authorizerEventOf, proxyEventOf, type FrontRequest } from './gateway-event.ts';
@@ -23,6 +24,8 @@ export interface ApiFrontOptions {
   readonly port: number;
   /** The template's function that runs an entry (a route's, the authorizer's, the unmatched route's). */
   readonly functionAt: (entry: string) => LocalFunction;
+  /** How the template has API Gateway cache the authorizer's answers (local/authorizer-cache.ts). */
+  readonly authorizerCaching: AuthorizerCaching;
   readonly host?: string;
   /** Extra JSON endpoints under /_local/ (process list, health), outside the API. */
   readonly localEndpoints: Readonly<Record<string, () => unknown>>;
@@ -30,6 +33,12 @@ export interface ApiFrontOptions {
   readonly console?: LocalConsole;
   /** Answers HTTPS on the same port too, with this key and certificate (output file URLs are https). */
   readonly tls?: { readonly key: string; readonly cert: string };
+}
+
+/** What the authorizer answers that the handlers see (its policy allows the whole stage: functions/authorizer.ts). */
+interface AuthorizerDecision {
+  readonly principalId: string;
+  readonly context?: Record<string, unknown>;
 }
 
 /** Uploads get Replicate's 100 MiB here (on AWS, Lambda's 6 MB of event bounds them first: shared/api/uploads.ts). */
@@ -82,16 +91,20 @@ const sinkOf = (res: ServerResponse): ResponseSink => {
 
 /**
  * The API Gateway of the local runtime: it builds the same REST proxy events API Gateway builds,
- * runs the same authorizer, and calls the same handlers that the CDK deploys. It holds every
+ * runs the same authorizer (its answers cached per identity for as long as the template says), and
+ * calls the same handlers that the CDK deploys. It holds every
  * request to the edge's limits (shared/api/edge-limits.ts), answers whatever it refuses in the
  * API's error shape, and treats a client that leaves as the end of that request only.
  */
 export const startApiFront = async (options: ApiFrontOptions): Promise<{ url: string; server: Server }> => {
   let inFlight = 0;
+  const decisions = authorizerCache<AuthorizerDecision>(options.authorizerCaching.ttlSeconds);
   const localEndpoints: Readonly<Record<string, () => unknown>> = {
     ...options.localEndpoints,
     // How many API requests a handler is working on now: 0 at rest, callers gone or not.
     requests: () => ({ in_flight: inFlight }),
+    // As `aws apigateway flush-stage-authorizers-cache` does on AWS: a revoked token is refused from the next request.
+    'flush-authorizer-cache': () => ({ flushed: decisions.flush() }),
   };
 
   const invoke = async (request: FrontRequest, body: Buffer, res: ServerResponse): Promise<void> => {
@@ -100,10 +113,11 @@ export const startApiFront = async (options: ApiFrontOptions): Promise<{ url: st
     let authorizer: Record<string, unknown> | null = null;
     // A public route (a prediction's stream, reached by its capability URL) has no authorizer, as on AWS.
     if (match.kind === 'found' && !isPublicRoute(match.route)) {
-      const decision = (await invokeLocal(options.functionAt(AUTHORIZER_ENTRY), authorizerEventOf(request))) as {
-        principalId: string;
-        context?: Record<string, unknown>;
-      };
+      const event = authorizerEventOf(request);
+      const decision = await decisions.answer(
+        identityOf(options.authorizerCaching, event.headers ?? {}),
+        async () => (await invokeLocal(options.functionAt(AUTHORIZER_ENTRY), event)) as AuthorizerDecision,
+      );
       authorizer = { principalId: decision.principalId, ...decision.context };
     }
     const entry = match.kind === 'found' ? match.route.entry : UNMATCHED_ENTRY;

@@ -1,7 +1,10 @@
 import type { Server } from 'node:http';
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { startFauxqs } from 'fauxqs';
 import { startCognitoEmulator } from './cognito-emulator.ts';
 import { startDynamoDbLocal } from './dynamodb-local.ts';
+import { keyAttributesOf } from './dynamodb-item-keys.ts';
+import { dynamoRequestOrder } from './dynamodb-request-order.ts';
 import { CAPACITY_OPERATIONS, localMeter } from './meter.ts';
 import { LOCAL_REGION } from './paths.ts';
 import { startServiceProxy } from './service-proxy.ts';
@@ -17,7 +20,7 @@ export interface Emulators {
 
 /**
  * DynamoDB Local, and fauxqs for SQS and S3, each behind a proxy that meters the calls (and,
- * for DynamoDB Local, passes them one at a time: see service-proxy.ts); moto for Cognito.
+ * for DynamoDB Local, orders those on the same items: local/dynamodb-request-order.ts); moto for Cognito.
  */
 export const startEmulators = async (options: { readonly dataDir?: string }): Promise<Emulators> => {
   const cleanups: (() => Promise<unknown>)[] = [];
@@ -27,8 +30,15 @@ export const startEmulators = async (options: { readonly dataDir?: string }): Pr
   try {
     const dynamoLocal = await startDynamoDbLocal(options.dataDir ? { dataDir: options.dataDir } : {});
     cleanups.push(() => dynamoLocal.stop());
+    // Reads key schemas from DynamoDB Local itself, unmetered: the service never asks this.
+    const direct = new DynamoDBClient({
+      endpoint: dynamoLocal.endpoint,
+      region: LOCAL_REGION,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    cleanups.push(() => Promise.resolve(direct.destroy()));
     const dynamoProxy = await startServiceProxy(dynamoLocal.endpoint, {
-      serialize: true,
+      order: dynamoRequestOrder(keyAttributesReader(direct)),
       prepare: askForConsumedCapacity,
       observe: (operation, request, response, status) =>
         localMeter.dynamoCall(operation, parseJson(request), status === 200 ? parseJson(response) : {}),
@@ -37,12 +47,10 @@ export const startEmulators = async (options: { readonly dataDir?: string }): Pr
     const fauxqs = await startFauxqs({ port: 0, logger: false, defaultRegion: LOCAL_REGION });
     cleanups.push(() => fauxqs.stop());
     const sqsProxy = await startServiceProxy(fauxqs.address, {
-      serialize: false,
       observe: (action, _request, response) => localMeter.sqsCall(action, parseJson(response)),
     });
     cleanups.push(() => closeServer(sqsProxy.server));
     const s3Proxy = await startServiceProxy(fauxqs.address, {
-      serialize: false,
       operationOf: s3Operation,
       observe: (operation) => localMeter.s3Call(operation),
     });
@@ -69,6 +77,12 @@ export const startEmulators = async (options: { readonly dataDir?: string }): Pr
     await stop();
     throw error;
   }
+};
+
+/** A table's key attributes, as DescribeTable tells them. */
+const keyAttributesReader = (client: DynamoDBClient) => async (table: string) => {
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: table }));
+  return keyAttributesOf(table, Table?.KeySchema ?? []);
 };
 
 /** S3's REST calls named as the API names them, for the meter. */

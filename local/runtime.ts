@@ -11,6 +11,7 @@ import { systemClock } from '../shared/domain/clock.ts';
 import { catalogModels, EXTRA_CATALOG_ENV, WITHHELD_MODELS_ENV } from '../shared/models/registry.ts';
 import { buildConsole } from '../web/build.ts';
 import { startApiFront } from './api-front.ts';
+import { authorizerCachingOf } from './authorizer-cache.ts';
 import { bindTemplate, type BoundTemplate } from './bind.ts';
 import { prepareBroughtModels, type BroughtModel } from './brought-models.ts';
 import { closeServer, startEmulators } from './emulators.ts';
@@ -165,6 +166,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     const front = await startApiFront({
       port: options.port,
       functionAt: bound.functionAt,
+      authorizerCaching: authorizerCachingOf(template),
       tls,
       console: { build: consoleBuild, config: { signIn: { endpoint: cognitoEndpoint, clientId: signIn.clientId } } },
       localEndpoints: {

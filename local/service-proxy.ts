@@ -2,12 +2,11 @@ import { Agent, createServer, request, type Server } from 'node:http';
 
 export interface ServiceProxyOptions {
   /**
-   * One request at a time, in arrival order. DynamoDB serializes conflicting writes to an item
-   * (concurrent transactions on it are refused or ordered); DynamoDB Local, under concurrent
-   * requests, lets conditional writes interleave, so limits that rely on conditions (funds,
-   * rates) could be overrun locally.
+   * Decides when each request is forwarded (`forward` once its turn comes; called as it arrives,
+   * so it sees requests in arrival order): local/dynamodb-request-order.ts. Each is forwarded at
+   * once when absent.
    */
-  readonly serialize: boolean;
+  readonly order?: (operation: string, body: Buffer, forward: () => Promise<void>) => Promise<void>;
   /** May rewrite a request's body before it is forwarded (operation from X-Amz-Target). */
   readonly prepare?: (operation: string, body: Buffer) => Buffer;
   /** Names a request's operation for services whose requests carry no X-Amz-Target (S3's REST calls). */
@@ -27,7 +26,6 @@ export const startServiceProxy = async (
   const upstream = new URL(target);
   // Connections to the emulator are kept open: a new one per call costs more than the call.
   const agent = new Agent({ keepAlive: true });
-  let queue: Promise<void> = Promise.resolve();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -62,8 +60,7 @@ export const startServiceProxy = async (
           });
           outgoing.end(body);
         });
-      if (options.serialize) queue = queue.then(forward);
-      else void forward();
+      void (options.order ? options.order(operation, body, forward) : forward());
     });
   });
   server.on('close', () => agent.destroy());

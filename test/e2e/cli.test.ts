@@ -10,7 +10,7 @@ import {
   UserNotFoundException,
 } from '@aws-sdk/client-cognito-identity-provider';
 import { dynamoAccountStore } from '../../shared/adapters/account-store.ts';
-import { call, localDynamo, runtime } from '../support/api.ts';
+import { call, flushAuthorizerCache, localDynamo, runtime } from '../support/api.ts';
 import { ownerCognito, signIn } from '../support/owners.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -73,6 +73,8 @@ describe('npx prognoz (the admin command line)', () => {
     ]);
 
     expect(await prognoz('tokens', 'revoke', created.id, issued.id)).toEqual({ id: issued.id, revoked: true });
+    // Refused once API Gateway's cached answer for it is gone (its TTL, or a flush as here).
+    await flushAuthorizerCache();
     const refused = await call('account', { token: issued.token });
     expect(refused.status).toBe(401);
 

@@ -9,7 +9,7 @@ import { asAccountId } from '../../shared/domain/ids.ts';
 import { addOwner } from '../../shared/use-cases/add-owner.ts';
 import { launchBrowser, screenshot, watchedPage, type WatchedPage } from '../support/browser.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { call, createPrediction, localDynamo, runtime, untilTerminal } from '../support/api.ts';
+import { call, createPrediction, flushAuthorizerCache, localDynamo, runtime, untilTerminal } from '../support/api.ts';
 import { receiverForFile, startReceiver } from '../support/receiver.ts';
 import { ownerCognito } from '../support/owners.ts';
 import { png } from '../support/images.ts';
@@ -224,7 +224,7 @@ describe('the web console', () => {
     await expect.poll(() => page.locator('.summary .status').textContent(), { timeout: 20_000 }).toBe('canceled');
   });
 
-  it('creates a token shown once, which the API takes until it is revoked (then 401)', async () => {
+  it('creates a token shown once, which the API takes until it is revoked (then 401, once the authorizer cache lets go)', async () => {
     await page.goto(`${origin()}/account`);
     await page.getByLabel("New token's name").fill('from the console');
     await page.getByRole('button', { name: 'Create token' }).click();
@@ -236,6 +236,7 @@ describe('the web console', () => {
     await screenshot(page, '07-account');
     await row.getByRole('button', { name: /^Revoke/ }).click();
     await expect.poll(() => row.textContent()).toContain('revoked');
+    await flushAuthorizerCache();
     expect((await call('account', { token })).status).toBe(401);
   });
 
