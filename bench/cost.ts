@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PredictionView } from '../shared/api/prediction-view.ts';
-import type { MeterSnapshot } from '../local/meter.ts';
+import type { DynamoUsage, MeterSnapshot } from '../local/meter.ts';
 import { EMPTY_RECEIVE } from '../local/meter.ts';
 import { isTerminalStatus } from '../shared/domain/prediction.ts';
 import { apiCall, type ApiTarget } from '../test/support/http-client.ts';
@@ -16,6 +16,8 @@ export interface CallsPerPrediction {
   readonly dynamoCalls: Record<string, number>;
   readonly dynamoReadUnits: number;
   readonly dynamoWriteUnits: number;
+  /** Calls and units by operation and the kinds of item touched (`UpdateItem PREDICTION`): where the units go. */
+  readonly dynamoByItem: Record<string, DynamoUsage>;
   readonly sqsRequests: Record<string, number>;
   readonly s3Requests: Record<string, number>;
   readonly stateTransitions: number;
@@ -39,6 +41,26 @@ const S3_READS = new Set(['GetObject', 'HeadObject', 'HeadBucket']);
 const sum = (values: Iterable<number>) => [...values].reduce((a, b) => a + b, 0);
 const perEach = (counts: Record<string, number>, n: number): Record<string, number> =>
   Object.fromEntries(Object.entries(counts).map(([key, value]) => [key, value / n] as const));
+
+const dynamoMinus = (
+  after: Record<string, DynamoUsage>,
+  before: Record<string, DynamoUsage>,
+): Record<string, DynamoUsage> =>
+  Object.fromEntries(
+    Object.entries(after)
+      .map(([op, usage]) => {
+        const was = before[op] ?? { calls: 0, readUnits: 0, writeUnits: 0 };
+        return [
+          op,
+          {
+            calls: usage.calls - was.calls,
+            readUnits: usage.readUnits - was.readUnits,
+            writeUnits: usage.writeUnits - was.writeUnits,
+          },
+        ] as const;
+      })
+      .filter(([, usage]) => usage.calls !== 0),
+  );
 
 /** after − before, key by key. */
 export const meterDelta = (after: MeterSnapshot, before: MeterSnapshot): MeterSnapshot => {
@@ -64,21 +86,8 @@ export const meterDelta = (after: MeterSnapshot, before: MeterSnapshot): MeterSn
         )
         .filter(([, usage]) => usage.invocations !== 0),
     ),
-    dynamodb: Object.fromEntries(
-      Object.entries(after.dynamodb)
-        .map(([op, usage]) => {
-          const was = before.dynamodb[op] ?? { calls: 0, readUnits: 0, writeUnits: 0 };
-          return [
-            op,
-            {
-              calls: usage.calls - was.calls,
-              readUnits: usage.readUnits - was.readUnits,
-              writeUnits: usage.writeUnits - was.writeUnits,
-            },
-          ] as const;
-        })
-        .filter(([, usage]) => usage.calls !== 0),
-    ),
+    dynamodb: dynamoMinus(after.dynamodb, before.dynamodb),
+    dynamodbByItem: dynamoMinus(after.dynamodbByItem, before.dynamodbByItem),
     sqs: minus(after.sqs, before.sqs),
     s3: minus(after.s3, before.s3),
     stepFunctions: {
@@ -111,6 +120,16 @@ export const callsPerPrediction = (
     ),
     dynamoReadUnits: sum(Object.values(delta.dynamodb).map((usage) => usage.readUnits)) / predictions,
     dynamoWriteUnits: sum(Object.values(delta.dynamodb).map((usage) => usage.writeUnits)) / predictions,
+    dynamoByItem: Object.fromEntries(
+      Object.entries(delta.dynamodbByItem).map(([call, usage]) => [
+        call,
+        {
+          calls: usage.calls / predictions,
+          readUnits: usage.readUnits / predictions,
+          writeUnits: usage.writeUnits / predictions,
+        },
+      ]),
+    ),
     sqsRequests: perEach(sqs, predictions),
     s3Requests: perEach(delta.s3, predictions),
     stateTransitions: delta.stepFunctions.transitions / predictions,
@@ -227,6 +246,16 @@ export const measureCosts = async (
         const { id } = await create(target, { text: 'cost', sleep: 0, webhook: hook });
         await settle(origin);
         while (deliveries.length === before) await sleep(25);
+        await expectStatus(target, id, 'succeeded');
+      },
+    },
+    {
+      scenario: 'succeeded, 100 KB input',
+      description:
+        'as the first, with an input of 100 KB (a long text, which the echo model returns: an output of 100 KB, in the outputs bucket as large outputs are)',
+      once: async () => {
+        const { id } = await create(target, { text: 'x'.repeat(100_000), repeat: 1, sleep: 0 });
+        await settle(origin);
         await expectStatus(target, id, 'succeeded');
       },
     },

@@ -1,11 +1,13 @@
 import type { AwsPrices } from './aws-prices.ts';
+import { renderBundleBreakdown } from './bundle-breakdown.ts';
 import type { ColdStartReport } from './cold-start.ts';
 import type { ControlPlaneResult, SyncResult } from './control-plane.ts';
 import type { ScenarioCost } from './cost.ts';
 import type { PhasePeaks } from './memory.ts';
-import type { Summary } from './stats.ts';
 import type { LongResult, TranscriptionResult } from './transcription.ts';
 import type { OutputFilesResult } from './output-files.ts';
+import { dynamoUnitsByCall } from './report-dynamo.ts';
+import { n, p50p99, table } from './markdown.ts';
 
 export interface BenchReport {
   readonly date: string;
@@ -24,21 +26,6 @@ export interface BenchReport {
   readonly memory: { controlPlane: PhasePeaks; transcription: PhasePeaks };
 }
 
-/** Three significant digits, no exponent for the sizes that appear here. */
-const n = (value: number | null | undefined, digits = 3): string => {
-  if (value === null || value === undefined || !Number.isFinite(value)) return '—';
-  if (value === 0) return '0';
-  const magnitude = Math.floor(Math.log10(Math.abs(value)));
-  const decimals = Math.max(0, digits - 1 - magnitude);
-  return value.toFixed(Math.min(decimals, 8));
-};
-const p50p99 = (s: Summary) => `${n(s.p50)} / ${n(s.p99)}`;
-const table = (head: readonly string[], rows: readonly (readonly string[])[]) =>
-  [
-    `| ${head.join(' | ')} |`,
-    `|${head.map(() => '---').join('|')}|`,
-    ...rows.map((row) => `| ${row.join(' | ')} |`),
-  ].join('\n');
 const counts = (record: Record<string, number>) =>
   Object.entries(record)
     .sort(([a], [b]) => a.localeCompare(b))
@@ -217,6 +204,7 @@ export const renderReport = (r: BenchReport): string => {
       c.functions.map((f) => [`\`${f.entry}\``, n(f.bundleKiB), String(f.memoryMiB), n(f.loadInitMs), n(f.processMs)]),
     ),
   );
+  if (c.largestBundle) out.push('', ...renderBundleBreakdown(c.largestBundle.entry, c.largestBundle.breakdown));
 
   const prices = r.costs.prices;
   out.push('', '## 5. Cost model — dollars per 1,000 predictions, GPU excluded', '');
@@ -280,6 +268,7 @@ export const renderReport = (r: BenchReport): string => {
       `- **${sc.scenario}** (${sc.description}; ${sc.predictions} predictions): Lambda ${counts(p.lambdaInvocations)}; DynamoDB ${counts(p.dynamoCalls)}; SQS ${counts(p.sqsRequests)}; S3 ${counts(p.s3Requests)}.`,
     );
   }
+  out.push('', ...dynamoUnitsByCall(r.costs.scenarios));
 
   out.push('', '## 6. Memory — peak RSS, MiB', '');
   out.push('The kernel’s own high-water mark (VmHWM), reset at the start of each phase.', '');

@@ -3,6 +3,7 @@
  * `npm run bench` can price a prediction from calls that really happened rather than from a
  * model of them. Served at /_local/meter; a caller diffs two snapshots.
  */
+import { itemSize } from './dynamodb/item-size.ts';
 
 export interface DynamoUsage {
   calls: number;
@@ -22,6 +23,8 @@ export interface MeterSnapshot {
   /** Invocations by function entry (the source file the template names). */
   readonly lambda: Record<string, LambdaUsage>;
   readonly dynamodb: Record<string, DynamoUsage>;
+  /** The same calls by operation and the kinds of item they touch (`UpdateItem PREDICTION`): where the units go. */
+  readonly dynamodbByItem: Record<string, DynamoUsage>;
   /** SQS requests by action; a long poll that returned nothing is counted apart. */
   readonly sqs: Record<string, number>;
   /** S3 requests by operation. */
@@ -39,6 +42,7 @@ const emptySnapshot = (): MeterSnapshot => ({
   api: {},
   lambda: {},
   dynamodb: {},
+  dynamodbByItem: {},
   sqs: {},
   s3: {},
   stepFunctions: { executions: 0, transitions: 0, api: {} },
@@ -53,31 +57,78 @@ type Json = Record<string, unknown>;
 /**
  * DynamoDB Local reports consumed capacity for single-item operations as DynamoDB does, but not
  * for transactions (one Put in a transaction reports 4 units, two Puts also 4). Transactions are
- * therefore priced by DynamoDB's rule: two units per item per 1 KB written (4 KB read), the
- * size taken from the item as the request or answer carries it.
+ * therefore priced by DynamoDB's rule: two units per item per 1 KB written (4 KB read), each
+ * item's size as DynamoDB measures it (`itemSize`) from the item the request or answer carries
+ * (for an Update, its key and the values it sets: a lower bound, as the item's other attributes
+ * count too). Index writes within a transaction are not counted.
  */
 export const transactionUnits = (
   operation: string,
   request: Json,
   response: Json,
 ): { readUnits: number; writeUnits: number } => {
-  const units = (value: unknown, unitBytes: number) =>
-    2 * Math.max(1, Math.ceil(Buffer.byteLength(JSON.stringify(value ?? {})) / unitBytes));
+  const units = (item: Json | undefined, unitBytes: number) =>
+    2 * Math.max(1, Math.ceil(itemSize((item ?? {}) as Record<string, Json>) / unitBytes));
   if (operation === 'TransactWriteItems') {
     const items = (request.TransactItems ?? []) as Json[];
     return {
       readUnits: 0,
-      writeUnits: items.reduce((sum, item) => sum + units(Object.values(item)[0], TRANSACT_WRITE_UNIT_BYTES), 0),
+      writeUnits: items.reduce((sum, entry) => sum + units(writtenItem(entry), TRANSACT_WRITE_UNIT_BYTES), 0),
     };
   }
   const answers = (response.Responses ?? []) as Json[];
   return {
-    readUnits: answers.reduce((sum, answer) => sum + units(answer.Item, TRANSACT_READ_UNIT_BYTES), 0),
+    readUnits: answers.reduce(
+      (sum, answer) => sum + units(answer.Item as Json | undefined, TRANSACT_READ_UNIT_BYTES),
+      0,
+    ),
     writeUnits: 0,
   };
 };
 
+/** What one entry of a write transaction writes: a Put's item, else its key and the values it names. */
+const writtenItem = (entry: Json): Json => {
+  const inner = (Object.values(entry)[0] ?? {}) as Json;
+  if (inner.Item) return inner.Item as Json;
+  return { ...(inner.Key as Json | undefined), ...(inner.ExpressionAttributeValues as Json | undefined) };
+};
+
 const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem']);
+
+/** The units DynamoDB Local reports for a call that is not a transaction. */
+const consumedUnits = (operation: string, response: Json): { readUnits: number; writeUnits: number } => {
+  const consumed = response.ConsumedCapacity;
+  const entries = (Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) as Json[];
+  const total = entries.reduce((sum, entry) => sum + Number(entry.CapacityUnits ?? 0), 0);
+  return WRITES.has(operation) ? { readUnits: 0, writeUnits: total } : { readUnits: total, writeUnits: 0 };
+};
+
+const stringOf = (value: unknown): string =>
+  typeof value === 'object' && value !== null && 'S' in value ? String(value.S) : '';
+
+/**
+ * What kind of item a key names, from the table's key formats: the sort key's kind where it has
+ * one (an account's `SPEND#…` beside its `ACCOUNT`), else the partition key's (`RATE#…`).
+ */
+const kindOfKey = (key: Json | undefined): string => {
+  const sortKind = /^[A-Z]+/.exec(stringOf(key?.sk))?.[0];
+  return sortKind ?? /^[A-Z]+/.exec(stringOf(key?.pk))?.[0] ?? '?';
+};
+
+/** The kinds of item a call touches, joined (`ACCOUNT+SPEND+PREDICTION`); an index for a query. */
+export const itemKinds = (operation: string, request: Json): string => {
+  if (operation === 'Query' || operation === 'Scan') {
+    return typeof request.IndexName === 'string' ? request.IndexName : 'table';
+  }
+  if (operation === 'TransactWriteItems' || operation === 'TransactGetItems') {
+    const parts = ((request.TransactItems ?? []) as Json[]).map((entry) => {
+      const inner = (Object.values(entry)[0] ?? {}) as Json;
+      return kindOfKey((inner.Key ?? inner.Item) as Json | undefined);
+    });
+    return parts.join('+');
+  }
+  return kindOfKey((request.Key ?? request.Item) as Json | undefined);
+};
 
 export class CallMeter {
   private readonly counts = emptySnapshot();
@@ -94,19 +145,21 @@ export class CallMeter {
 
   /** One DynamoDB call, with its request and answer (which carries ConsumedCapacity when asked). */
   dynamoCall(operation: string, request: Json, response: Json): void {
-    const usage = (this.counts.dynamodb[operation] ??= { calls: 0, readUnits: 0, writeUnits: 0 });
-    usage.calls += 1;
-    if (operation.startsWith('Transact')) {
-      const units = transactionUnits(operation, request, response);
+    const units = operation.startsWith('Transact')
+      ? transactionUnits(operation, request, response)
+      : consumedUnits(operation, response);
+    for (const usage of [
+      (this.counts.dynamodb[operation] ??= { calls: 0, readUnits: 0, writeUnits: 0 }),
+      (this.counts.dynamodbByItem[`${operation} ${itemKinds(operation, request)}`] ??= {
+        calls: 0,
+        readUnits: 0,
+        writeUnits: 0,
+      }),
+    ]) {
+      usage.calls += 1;
       usage.readUnits += units.readUnits;
       usage.writeUnits += units.writeUnits;
-      return;
     }
-    const consumed = response.ConsumedCapacity;
-    const entries: Json[] = Array.isArray(consumed) ? (consumed as Json[]) : consumed ? [consumed as Json] : [];
-    const total = entries.reduce((sum, entry) => sum + Number(entry.CapacityUnits ?? 0), 0);
-    if (WRITES.has(operation)) usage.writeUnits += total;
-    else usage.readUnits += total;
   }
 
   sqsCall(action: string, response: Json): void {

@@ -17,11 +17,12 @@ import { ModelBusy, ModelTimeout, ModelUnavailable, type ModelClient, type Model
 import { InputFetchFailed, prepareInputs, removeRunFolder, runFolder, type Download } from './run-inputs.ts';
 import { freshWatch, stepRun } from './run-events.ts';
 import type { Processing } from '../shared/use-cases/claim-job.ts';
+import { inputOf } from '../shared/use-cases/read-input.ts';
 
 export interface RunDeps {
   readonly model: ModelDefinition;
   readonly store: PredictionStore;
-  readonly outputs: Pick<OutputStore, 'put' | 'putFile'>;
+  readonly outputs: Pick<OutputStore, 'put' | 'putFile' | 'get'>;
   readonly modelServer: ModelClient;
   /** Where the run's file inputs are fetched to (a folder the model server sees too), and how. */
   readonly inputs: { readonly dir: string; readonly download: Download };
@@ -74,6 +75,7 @@ const HAND_BACK_WAIT_MS = 10_000;
 export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise<RunOutcome> => {
   const { id, claim } = prediction;
   const limits = phaseLimitsOf(deps.model);
+  const given = await inputOf(prediction, deps.outputs);
   let stopped = false;
   /** The ending the prediction came to be owed while it ran (its deadline): the run was stopped for it. */
   let owedAtStop: OwedEnding | null = null;
@@ -81,7 +83,7 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
   let watch = freshWatch();
   // Stops the fetching of file inputs, as a cancel to the model server stops its run.
   const stopRun = new AbortController();
-  const scrub = secretScrubber(deps.model.secrets, prediction.input);
+  const scrub = secretScrubber(deps.model.secrets, given);
   // The files the run returns, kept in the outputs bucket as they come (an iterator's pieces) and at its end.
   const files = new RunFiles(deps.outputs, id, claim);
   let filesOverflow: OutputFilesTooLarge | null = null;
@@ -178,7 +180,7 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
   const answerDue = runDeadline(prediction.startedAt, limits);
   const folder = runFolder(deps.inputs.dir, id);
   const running = async (): Promise<ModelResponse | Error> => {
-    const input = await prepareInputs(deps.model.files, prediction.input, folder, deps.inputs.download, stopRun.signal);
+    const input = await prepareInputs(deps.model.files, given, folder, deps.inputs.download, stopRun.signal);
     return stopRun.signal.aborted
       ? new InputFetchFailed('stopped before the run began')
       : await deps.modelServer.predict(id, input, Math.max(1000, answerDue - deps.clock.now() + ANSWER_GRACE_MS));

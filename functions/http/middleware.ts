@@ -86,9 +86,10 @@ export const rateLimit = (
     const { limiter: counters, defaultPerSecond, now } = limiter();
     const perSecond = Number(context.ratePerSecond ?? defaultPerSecond) || defaultPerSecond;
     const decision = await counters.take(
+      `ACCOUNT#${accountOf(event)}`,
       [
         { key: `TOKEN#${context.tokenId ?? 'unknown'}`, limit: perSecond },
-        { key: `ACCOUNT#${accountOf(event)}`, limit: perSecond * 2 },
+        { key: 'ACCOUNT', limit: perSecond * 2 },
       ],
       now(),
     );

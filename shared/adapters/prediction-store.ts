@@ -9,7 +9,7 @@ import {
   paginateScan,
 } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import { insufficientFunds, monthlyLimitReached, reservationOf, settlementOf } from '../domain/billing.ts';
 import type { PredictionId } from '../domain/ids.ts';
 import type { PriorClaim } from '../domain/idempotency.ts';
@@ -241,7 +241,7 @@ export const dynamoPredictionStore = (
         new UpdateCommand({
           TableName: tableName,
           Key: predictionKey(id),
-          UpdateExpression: `SET input_json = :empty, logs = :blank, data_removed = :removed REMOVE #input, #output, output_json, output_key, output_bytes, streamed, ${SWEEP_INDEX.partition}, ${SWEEP_INDEX.sort}`,
+          UpdateExpression: `SET input_json = :empty, logs = :blank, data_removed = :removed REMOVE #input, input_key, input_bytes, #output, output_json, output_key, output_bytes, streamed, ${SWEEP_INDEX.partition}, ${SWEEP_INDEX.sort}`,
           // The domain's `dataExpired` at `nowMs`, checked in the write itself.
           ConditionExpression:
             'data_expires_at_ms <= :now AND (attribute_not_exists(data_removed) OR data_removed = :kept)',

@@ -14,27 +14,31 @@ export const rateWindowAt = (nowMs: number): { readonly window: number; readonly
 
 /**
  * Fixed one-second windows counted in DynamoDB, so that the limit holds across every API
- * instance (and in the local runtime alike). Counters expire by TTL a minute later.
+ * instance (and in the local runtime alike). A scope's counters share one item per window, so a
+ * request costs one conditional write, whatever it is held to. Counters expire by TTL a minute later.
  */
 export const dynamoRateLimiter = (tableName: string, client: DynamoDBDocumentClient = dynamo()): RateLimiter => ({
-  async take(buckets, nowMs) {
+  async take(scope, counters, nowMs) {
     const { window, retryAfterSeconds } = rateWindowAt(nowMs);
-    for (const { key, limit } of buckets) {
-      try {
-        await client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: rateWindowKey(key, window),
-            UpdateExpression: 'ADD requests :one SET expires_at = :expires',
-            ConditionExpression: 'attribute_not_exists(requests) OR requests < :limit',
-            ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':expires': Math.floor(nowMs / 1000) + 60 },
-          }),
-        );
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) return { allowed: false, retryAfterSeconds };
-        throw error;
-      }
+    const names = Object.fromEntries(counters.map(({ key }, i) => [`#c${i}`, key]));
+    const limits = Object.fromEntries(counters.map(({ limit }, i) => [`:l${i}`, limit]));
+    try {
+      await client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: rateWindowKey(scope, window),
+          UpdateExpression: `ADD ${counters.map((_, i) => `#c${i} :one`).join(', ')} SET expires_at = :expires`,
+          ConditionExpression: counters
+            .map((_, i) => `(attribute_not_exists(#c${i}) OR #c${i} < :l${i})`)
+            .join(' AND '),
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ':one': 1, ':expires': Math.floor(nowMs / 1000) + 60, ...limits },
+        }),
+      );
+      return { allowed: true, retryAfterSeconds };
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return { allowed: false, retryAfterSeconds };
+      throw error;
     }
-    return { allowed: true, retryAfterSeconds };
   },
 });

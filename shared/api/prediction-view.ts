@@ -1,5 +1,5 @@
 import { parseTimestamp } from '../domain/clock.ts';
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   ACTIVE_STATUSES,
   isTerminal,
@@ -12,6 +12,7 @@ import type { OutputStore } from '../ports/output-store.ts';
 import { redactSecrets } from '../domain/secrets.ts';
 import { findModel } from '../models/registry.ts';
 import { withFileUrls } from './output-urls.ts';
+import { withInputRead } from '../use-cases/read-input.ts';
 
 const timestamp = (description: string) => z.iso.datetime().describe(description);
 
@@ -127,12 +128,21 @@ export const outputOf = async (prediction: Prediction, outputs: Pick<OutputStore
   return withFileUrls(output, prediction);
 };
 
-/** The view with the output read in, for every response and webhook that shows a prediction. */
+/** The view with the input and output read in, for every response and webhook that shows a prediction. */
 export const presentPrediction = async (
   prediction: Prediction,
   outputs: Pick<OutputStore, 'get'>,
   options: Omit<ViewOptions, 'output'>,
-): Promise<PredictionView> => toPredictionView(prediction, { ...options, output: await outputOf(prediction, outputs) });
+): Promise<PredictionView> => {
+  const [read, output] = await Promise.all([withInputRead(prediction, outputs), outputOf(prediction, outputs)]);
+  return toPredictionView(read, { ...options, output });
+};
+
+/** An input as a view shows it: one kept by reference must have been read in first (`withInputRead`). */
+const shownInput = (prediction: Prediction): Readonly<Record<string, unknown>> => {
+  if (prediction.input.kind === 'inline') return prediction.input.value;
+  throw new Error(`prediction ${prediction.id}: its input (${prediction.input.key}) was not read in`);
+};
 
 export const toPredictionView = (prediction: Prediction, options: ViewOptions): PredictionView => {
   const terminal = isTerminal(prediction);
@@ -140,7 +150,7 @@ export const toPredictionView = (prediction: Prediction, options: ViewOptions): 
     id: prediction.id,
     model: prediction.model,
     // Secret inputs (cog.Secret) are never shown: not to the caller, not in a webhook, not in a list.
-    input: redactSecrets(prediction.input, findModel(prediction.model)?.secrets ?? []),
+    input: redactSecrets(shownInput(prediction), findModel(prediction.model)?.secrets ?? []),
     status: prediction.status,
     output: prediction.status === 'succeeded' ? (options.output ?? null) : null,
     error: prediction.status === 'failed' || prediction.status === 'canceled' ? prediction.error : null,

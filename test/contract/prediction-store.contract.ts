@@ -194,7 +194,12 @@ export const describePredictionStoreContract = (name: string, make: MakePredicti
         expect(await store.get(ended.id)).toEqual(ended);
         clock.set(endedAt + RETENTION_SECONDS * 1000);
         const kept = await store.get(ended.id);
-        expect(kept).toMatchObject({ status: 'succeeded', input: {}, logs: '', dataRemoved: true });
+        expect(kept).toMatchObject({
+          status: 'succeeded',
+          input: { kind: 'inline', value: {} },
+          logs: '',
+          dataRemoved: true,
+        });
         expect(kept?.status === 'succeeded' && kept.output).toEqual({ kind: 'inline', value: null });
         expect((await store.listOwned(owner, { toward: 'older', limit: 10 })).predictions).toEqual([kept]);
         expect(await store.statusOf(ended.id)).toEqual({ status: 'succeeded', claim: null });
@@ -217,7 +222,27 @@ export const describePredictionStoreContract = (name: string, make: MakePredicti
         expect(await store.removeData(ended.id, expiry)).toBe(false);
         expect(await store.dataDue(expiry, 100)).toEqual([]);
         // Read before its expiry (by this clock), it is removed all the same.
-        expect(await store.get(ended.id)).toMatchObject({ status: 'failed', input: {}, dataRemoved: true });
+        expect(await store.get(ended.id)).toMatchObject({
+          status: 'failed',
+          input: { kind: 'inline', value: {} },
+          dataRemoved: true,
+        });
+      });
+
+      it('keeps a large input as its reference through every write, and drops the reference with the data', async () => {
+        const { store, clock, owner, inserted } = await setUp();
+        const input = { kind: 'object', key: 'inputs/kept.json', bytes: 100_000 } as const;
+        const created = await inserted({ ...startingPrediction({ owner, nowMs: clock.now() }), input });
+        expect((await store.get(created.id))?.input).toEqual(input);
+        const running = processing(created, clock.now());
+        await store.replace(running, created);
+        const ended = succeeded(running, clock.now());
+        await store.replace(ended, running);
+        expect(await store.get(ended.id)).toEqual(ended);
+        expect((await store.listOwned(owner, { toward: 'older', limit: 10 })).predictions[0]?.input).toEqual(input);
+        const expiry = clock.now() + RETENTION_SECONDS * 1000;
+        expect(await store.removeData(ended.id, expiry)).toBe(true);
+        expect((await store.get(ended.id))?.input).toEqual({ kind: 'inline', value: {} });
       });
     });
 

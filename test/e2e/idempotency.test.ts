@@ -281,7 +281,7 @@ describe('a create under an Idempotency-Key', () => {
         id: newPredictionId(),
         model: echoModel.id,
         owner,
-        input: { text: 'conflict' },
+        input: { kind: 'inline', value: { text: 'conflict' } },
         webhook: null,
         nowMs: Date.now(),
         hold: holdFor(echoModel, Date.now()),

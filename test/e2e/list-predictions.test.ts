@@ -42,7 +42,7 @@ const finished = (owner: AccountId, i: number, startMs: number): TerminalPredict
     id: newPredictionId(),
     model: i % 4 === 0 ? WHISPER : ECHO,
     owner,
-    input: { text: `seeded ${i}` },
+    input: { kind: 'inline', value: { text: `seeded ${i}` } },
     webhook: null,
     apiBase: runtime().apiUrl.replace(/\/$/, ''),
     nowMs: createdAtMs,

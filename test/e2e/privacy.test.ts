@@ -108,7 +108,7 @@ describe('privacy', () => {
         id,
         model: 'prognoz/echo',
         owner: asAccountId(runtime().accountId),
-        input: { text: 'soon gone' },
+        input: { kind: 'inline', value: { text: 'soon gone' } },
         webhook: null,
         nowMs: now,
         hold: { kopecks: 0, month: new Date(now).toISOString().slice(0, 7) },

@@ -73,6 +73,15 @@ interface LocalQueues {
 const localQueues = async (): Promise<LocalQueues> =>
   (await (await fetch(`${runtime().origin}/_local/queues`)).json()) as LocalQueues;
 
+/**
+ * Drops the authorizer answers the local API front has cached, as `aws apigateway
+ * flush-stage-authorizers-cache` does on AWS: the next request of every token runs the authorizer.
+ */
+export const flushAuthorizerCache = async (): Promise<void> => {
+  const response = await fetch(`${runtime().origin}/_local/flush-authorizer-cache`);
+  if (!response.ok) throw new Error(`flushing the authorizer cache answered ${response.status}`);
+};
+
 /** An SQS client on the test runtime's fauxqs, unmetered. */
 export const localSqs = (): SQSClient =>
   new SQSClient({
@@ -127,7 +136,7 @@ export const insertPrediction = async (
       id,
       model: 'prognoz/echo',
       owner,
-      input: { text: 'stranded', repeat: 1, sleep: 0, fail: false },
+      input: { kind: 'inline', value: { text: 'stranded', repeat: 1, sleep: 0, fail: false } },
       webhook: options.webhook ?? null,
       cancelAfterSeconds: options.cancelAfterSeconds ?? null,
       nowMs,

@@ -31,7 +31,7 @@ export const startingPrediction = (spec: NewSpec): Prediction =>
     id: spec.id ?? newPredictionId(),
     model: spec.model ?? MODEL,
     owner: spec.owner,
-    input: { text: 'contract' },
+    input: { kind: 'inline', value: { text: 'contract' } },
     webhook: spec.webhook ?? null,
     nowMs: spec.nowMs,
     hold: { kopecks: spec.holdKopecks ?? 30, month: monthOf(spec.nowMs) },

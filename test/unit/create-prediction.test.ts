@@ -1,7 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { asAccountId } from '../../shared/domain/ids.ts';
 import { requireModel } from '../../shared/models/registry.ts';
 import { createPredictionUseCase, type CreateRequest } from '../../shared/use-cases/create-prediction.ts';
+import { INPUT_INLINE_BYTES } from '../../shared/domain/prediction.ts';
+import { inputObjectKey } from '../../shared/ports/input-store.ts';
+import { inputOf } from '../../shared/use-cases/read-input.ts';
 import { inMemoryService } from '../support/in-memory/service.ts';
 
 const echo = requireModel('prognoz/echo');
@@ -34,7 +38,11 @@ describe('creating a prediction', () => {
     if (!created.ok || created.value.kind !== 'created') throw new Error(`not created: ${JSON.stringify(created)}`);
     const { prediction, start } = created.value;
     expect(start).toEqual({ kind: 'queued' });
-    expect(prediction).toMatchObject({ status: 'starting', input: { text: 'hi', repeat: 1 }, hold: { kopecks: HOLD } });
+    expect(prediction).toMatchObject({
+      status: 'starting',
+      input: { kind: 'inline', value: { text: 'hi', repeat: 1 } },
+      hold: { kopecks: HOLD },
+    });
     expect(await service.store.get(prediction.id)).toMatchObject({ status: 'queued' });
     expect(service.workflow.executions(arn).get(prediction.id)).toEqual({
       input: { predictionId: prediction.id },
@@ -104,5 +112,30 @@ describe('creating a prediction', () => {
     expect(service.pauses).toEqual([]);
     expect(await service.store.get(created.value.prediction.id)).toMatchObject({ status: 'starting' });
     expect(await held()).toBe(HOLD);
+  });
+
+  it('keeps a large input in the bucket by reference, so that the prediction stays small', async () => {
+    const { service, request, create } = await setUp();
+    const text = 'x'.repeat(INPUT_INLINE_BYTES);
+    const created = await create({ ...request, input: { text } });
+    if (!created.ok || created.value.kind !== 'created') throw new Error(`not created: ${JSON.stringify(created)}`);
+    const stored = await service.store.get(created.value.prediction.id);
+    if (stored?.input.kind !== 'object') throw new Error(`the input is ${JSON.stringify(stored?.input)}`);
+    expect(stored.input.bytes).toBeGreaterThan(INPUT_INLINE_BYTES);
+    expect(await inputOf(stored, service.outputs)).toMatchObject({ text, repeat: 1 });
+    // Just under the line, it stays in the prediction.
+    const small = await create({ ...request, input: { text: 'x'.repeat(INPUT_INLINE_BYTES - 100) } });
+    expect(small.ok && small.value.prediction.input.kind).toBe('inline');
+  });
+
+  it('leaves no stored input behind when it refuses the create', async () => {
+    const { service, request } = await setUp({ balanceKopecks: 0 });
+    const id = randomUUID();
+    const refused = await createPredictionUseCase(
+      { ...service, ids: () => id },
+      { ...request, input: { text: 'x'.repeat(10_000) } },
+    );
+    expect(refused.ok ? refused.value : refused.error.code).toBe('insufficient_funds');
+    await expect(service.outputs.get(inputObjectKey(id))).rejects.toThrow(/no output/);
   });
 });

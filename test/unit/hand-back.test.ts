@@ -18,7 +18,7 @@ const queued = () =>
       id: newPredictionId(() => '11111111-2222-4333-8444-555555555555'),
       model: 'prognoz/echo',
       owner: asAccountId('acct'),
-      input: { text: 'hi' },
+      input: { kind: 'inline', value: { text: 'hi' } },
       webhook: null,
       nowMs: T0,
       hold: { kopecks: 30, month: '2026-11' },

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { AWS_PRICES } from '../../bench/aws-prices.ts';
 import { callsPerPrediction, dollarsPerThousand, meterDelta } from '../../bench/cost.ts';
 import { median, percentile, summarize } from '../../bench/stats.ts';
-import { CallMeter, EMPTY_RECEIVE, transactionUnits } from '../../local/meter.ts';
+import { itemSize } from '../../local/dynamodb/item-size.ts';
+import { CallMeter, EMPTY_RECEIVE, itemKinds, transactionUnits } from '../../local/meter.ts';
 
 describe('the local runtime call meter', () => {
   it('prices a transaction by DynamoDB’s rule: 2 units per item per KB written', () => {
@@ -22,6 +23,32 @@ describe('the local runtime call meter', () => {
       readUnits: 4,
       writeUnits: 0,
     });
+  });
+
+  it('sizes an item as DynamoDB bills it: names and values, numbers by their digits, maps and lists with their overhead', () => {
+    expect(itemSize({ pk: { S: 'PREDICTION#1' } })).toBe(2 + 12);
+    expect(itemSize({ n: { N: '12345' }, z: { N: '0' }, b: { BOOL: true }, x: { NULL: true } })).toBe(
+      1 + 4 + 1 + 2 + 2 + 2,
+    );
+    expect(itemSize({ m: { M: { a: { S: 'xy' } } } })).toBe(1 + 3 + 1 + 1 + 2);
+    expect(itemSize({ l: { L: [{ S: 'ab' }, { N: '7' }] } })).toBe(1 + 3 + (1 + 2) + (1 + 2));
+    expect(itemSize({ s: { S: 'é' } })).toBe(1 + 2);
+  });
+
+  it('names the kinds of item a call touches, from the table’s key formats', () => {
+    const key = (pk: string, sk: string) => ({ pk: { S: pk }, sk: { S: sk } });
+    expect(itemKinds('GetItem', { Key: key('ACCOUNT#a', 'SPEND#2026-11') })).toBe('SPEND');
+    expect(itemKinds('UpdateItem', { Key: key('RATE#TOKEN#t', '1764072000') })).toBe('RATE');
+    expect(itemKinds('PutItem', { Item: key('PREDICTION#p', 'PREDICTION') })).toBe('PREDICTION');
+    expect(
+      itemKinds('TransactWriteItems', {
+        TransactItems: [
+          { Update: { Key: key('ACCOUNT#a', 'ACCOUNT') } },
+          { Put: { Item: key('PREDICTION#p', 'PREDICTION') } },
+        ],
+      }),
+    ).toBe('ACCOUNT+PREDICTION');
+    expect(itemKinds('Query', { IndexName: 'by-owner' })).toBe('by-owner');
   });
 
   it('reads single-item capacity from the answer, as writes or reads by operation', () => {
@@ -91,6 +118,10 @@ describe('the cost model', () => {
       dynamoCalls: { GetItem: 1, TransactWriteItems: 1 },
       dynamoReadUnits: 1,
       dynamoWriteUnits: 4,
+      dynamoByItem: {
+        'GetItem ?': { calls: 1, readUnits: 1, writeUnits: 0 },
+        'TransactWriteItems ?+?': { calls: 1, readUnits: 0, writeUnits: 4 },
+      },
       sqsRequests: { SendMessage: 1 },
       s3Requests: { PutObject: 1, GetObject: 2 },
       stateTransitions: 5,

@@ -24,7 +24,7 @@ const fresh = (cancelAfterSeconds: number | null = null): Prediction =>
     id: newPredictionId(),
     model: 'prognoz/echo',
     owner: asAccountId('acct'),
-    input: {},
+    input: { kind: 'inline', value: {} },
     webhook: null,
     cancelAfterSeconds,
     nowMs: T0,

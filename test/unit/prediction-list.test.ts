@@ -26,7 +26,7 @@ const started = (createdAtMs: number, overrides: Partial<{ apiBase: string | nul
     id: newPredictionId(),
     model: 'prognoz/echo',
     owner: OWNER,
-    input: { text: 'hi' },
+    input: { kind: 'inline', value: { text: 'hi' } },
     webhook: null,
     nowMs: createdAtMs,
     hold: { kopecks: 300, month: '2026-11' },
@@ -236,7 +236,10 @@ describe('a page of the list', () => {
   });
 
   it('stops short of the size limit and goes on after the last prediction it shows', () => {
-    const big = (i: number) => ({ ...started(AT - i * 1000), input: { text: 'x'.repeat(1_000_000) } });
+    const big = (i: number) => ({
+      ...started(AT - i * 1000),
+      input: { kind: 'inline' as const, value: { text: 'x'.repeat(1_000_000) } },
+    });
     const predictions = [0, 1, 2, 3, 4, 5].map(big);
 
     const body = listBody({ predictions, older: null, newer: null }, BASE, {});
@@ -248,7 +251,7 @@ describe('a page of the list', () => {
   });
 
   it('always shows at least one prediction, however large', () => {
-    const huge = { ...started(AT), input: { text: 'x'.repeat(100) } };
+    const huge = { ...started(AT), input: { kind: 'inline' as const, value: { text: 'x'.repeat(100) } } };
     const body = listBody({ predictions: [huge, started(AT - 1)], older: null, newer: null }, BASE, {}, 10);
     expect(body.results.map((r) => r.id)).toEqual([huge.id]);
     expect(body.next).not.toBeNull();

@@ -24,7 +24,7 @@ const fresh = (
     id: newPredictionId(() => '11111111-2222-4333-8444-555555555555'),
     model: 'prognoz/echo',
     owner: asAccountId('acct'),
-    input: { text: 'hi' },
+    input: { kind: 'inline', value: { text: 'hi' } },
     webhook: 'https://example.com/hook',
     webhookEvents: options.webhookEvents ?? null,
     apiBase: 'https://api.example.com/prod/api/v1',

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { outputFileName, outputObjectKey } from '../../../shared/adapters/output-store.ts';
+import { inputObjectKey, type InputStore } from '../../../shared/ports/input-store.ts';
 import { outputFileKey, type OutputStore } from '../../../shared/ports/output-store.ts';
 import { answer } from './answer.ts';
 
@@ -21,10 +22,22 @@ const rangeOf = (range: string, size: number): { start: number; end: number } | 
   return start > end || start >= size ? null : { start, end: Math.min(end, size - 1) };
 };
 
-/** The outputs bucket in memory, under the same keys as the S3 adapter's. */
-export const inMemoryOutputStore = (): OutputStore => {
+/** The outputs bucket in memory, under the same keys as the S3 adapter's; its inputs too (`inputs`). */
+export const inMemoryOutputStore = (): OutputStore & { readonly inputs: InputStore } => {
   const objects = new Map<string, Kept>();
   return {
+    inputs: {
+      put: (predictionId, json) =>
+        answer(() => {
+          const key = inputObjectKey(predictionId);
+          objects.set(key, { contentType: 'application/json', bytes: Buffer.from(json, 'utf8') });
+          return key;
+        }),
+      remove: (key) =>
+        answer(() => {
+          objects.delete(key);
+        }),
+    },
     put: (predictionId, claim, json) =>
       answer(() => {
         const key = outputObjectKey(predictionId, claim);

@@ -6,14 +6,13 @@ import { answer } from './answer.ts';
 export const inMemoryRateLimiter = (): RateLimiter => {
   const counts = new Map<string, number>();
   return {
-    take: (buckets, nowMs) =>
+    take: (scope, counters, nowMs) =>
       answer(() => {
         const { window, retryAfterSeconds } = rateWindowAt(nowMs);
-        for (const { key, limit } of buckets) {
-          const counted = counts.get(`${key}#${window}`) ?? 0;
-          if (counted >= limit) return { allowed: false, retryAfterSeconds };
-          counts.set(`${key}#${window}`, counted + 1);
-        }
+        const keyOf = (key: string) => `${scope}#${window}#${key}`;
+        if (counters.some(({ key, limit }) => (counts.get(keyOf(key)) ?? 0) >= limit))
+          return { allowed: false, retryAfterSeconds };
+        for (const { key } of counters) counts.set(keyOf(key), (counts.get(keyOf(key)) ?? 0) + 1);
         return { allowed: true, retryAfterSeconds };
       }),
   };
