@@ -31,6 +31,7 @@ import {
 } from './constructs/process-bindings.ts';
 import { PrognozFunction } from './constructs/prognoz-function.ts';
 import { Sweeper } from './constructs/sweeper.ts';
+import { WaiterQueues } from './constructs/waiter-queues.ts';
 import { WebhookDelivery } from './constructs/webhook-delivery.ts';
 import { WorkflowArns } from './constructs/workflow-arns.ts';
 
@@ -63,12 +64,13 @@ export class PrognozStack extends Stack {
     const data = new DataStore(this, 'Data');
     const { table, bucket } = data;
     const webhooks = new WebhookDelivery(this, 'Webhooks', { table, bucket });
+    const waiterQueues = new WaiterQueues(this);
 
     const finalize = new PrognozFunction(this, 'Finalize', {
       entry: 'functions/workflow/finalize.ts',
       timeout: Duration.seconds(20),
     }).fn;
-    bindFinalize(finalize, { table, webhookQueue: webhooks.queue });
+    bindFinalize(finalize, { table, webhookQueue: webhooks.queue, waiterQueues });
 
     // Public subnets and no NAT gateway: model instances reach AWS APIs and file inputs directly,
     // accept no inbound traffic, and nothing costs money while the fleet is scaled to zero.
@@ -100,6 +102,7 @@ export class PrognozStack extends Stack {
           table,
           bucket,
           webhookQueue: webhooks.queue,
+          waiterQueues,
           finalize,
           alarmTopic,
           clusterName: fleetClusterName(this.stackName, model),
@@ -114,6 +117,7 @@ export class PrognozStack extends Stack {
       table,
       webhookQueue: webhooks.queue,
       workflows: workflowArns,
+      waiterQueues,
       deadJobQueues,
       fleets: [...models].map(([modelId, stack]) => ({
         modelId,
@@ -122,7 +126,13 @@ export class PrognozStack extends Stack {
         service: stack.fleet.service,
       })),
     });
-    const apiResources: ApiResources = { table, bucket, webhookQueue: webhooks.queue, workflows: workflowArns };
+    const apiResources: ApiResources = {
+      table,
+      bucket,
+      webhookQueue: webhooks.queue,
+      workflows: workflowArns,
+      waiterQueues,
+    };
     // Every authenticated route counts its requests (rate limits) and may keep a request for
     // diagnostics, so each writes to the table; none reaches beyond it unless told here.
     const routeFunction = (
@@ -148,13 +158,20 @@ export class PrognozStack extends Stack {
       'create-prediction': routeFunction(
         'create-prediction',
         'CreatePrediction',
-        { ...DATA, startsWorkflows: true, executionActions: ['states:DescribeExecution'] },
+        {
+          ...DATA,
+          keepsInputs: true,
+          startsWorkflows: true,
+          waitsForEndings: true,
+          executionActions: ['states:DescribeExecution'],
+        },
         Duration.seconds(SYNC_WAIT.handlerTimeoutSeconds),
       ),
       'get-prediction': routeFunction('get-prediction', 'GetPrediction'),
       'cancel-prediction': routeFunction('cancel-prediction', 'CancelPrediction', {
         ...DATA,
         sendsWebhooks: true,
+        endsPredictions: true,
         executionActions: ['states:StopExecution'],
       }),
       'get-model': routeFunction('get-model', 'GetModel'),

@@ -1,4 +1,5 @@
 import { dynamo } from '../shared/adapters/aws-clients.ts';
+import { sqsEndingTeller } from '../shared/adapters/ending-notices.ts';
 import { dynamoPredictionStore } from '../shared/adapters/prediction-store.ts';
 import { sqsWebhookNotifier } from '../shared/adapters/webhook-queue.ts';
 import { sfnWorkflowClient } from '../shared/adapters/workflow-client.ts';
@@ -24,6 +25,7 @@ export const recoverInterrupted = async (
     {
       store,
       notifier: sqsWebhookNotifier(config.webhookQueueUrl),
+      endingTeller: sqsEndingTeller((message, fields) => log(`${message}: ${JSON.stringify(fields)}`)),
       workflow: sfnWorkflowClient(),
       stateMachineArnOf: config.stateMachineArnOf,
     },

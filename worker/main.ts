@@ -7,6 +7,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dynamo, sqs } from '../shared/adapters/aws-clients.ts';
 import { taskProtectionOf } from '../shared/adapters/ecs-task-protection.ts';
+import { sqsEndingTeller } from '../shared/adapters/ending-notices.ts';
 import { s3OutputStore } from '../shared/adapters/output-store.ts';
 import { dynamoPredictionStore } from '../shared/adapters/prediction-store.ts';
 import { sqsWebhookNotifier } from '../shared/adapters/webhook-queue.ts';
@@ -49,6 +50,7 @@ const download = (url: string, file: string, signal: AbortSignal) =>
 const store = dynamoPredictionStore(config.tableName, dynamo(), config.retentionSeconds, () => clock.now());
 const outputs = s3OutputStore(config.outputBucket);
 const notifier = sqsWebhookNotifier(config.webhookQueueUrl);
+const endingTeller = sqsEndingTeller((message, fields) => logger.warn(message, fields));
 const callbacks = sfnTaskCallbacks();
 
 const guard = scaleInGuard({
@@ -83,6 +85,7 @@ const handle = async (
   const effects: EffectDeps = {
     store,
     notifier,
+    endingTeller,
     stopExecution: (prediction) => callbacks.succeed(message.taskToken, { status: prediction.status }),
   };
   const id = message.predictionId;

@@ -3,7 +3,7 @@ import { PrognozError } from '../../shared/domain/errors.ts';
 import { parseCancelAfter } from '../../shared/domain/deadline.ts';
 import { coerceFormInput, findModel } from '../../shared/models/registry.ts';
 import { createPredictionUseCase } from '../../shared/use-cases/create-prediction.ts';
-import { waitForPrediction } from '../../shared/use-cases/wait-for-prediction.ts';
+import { waitForPrediction, waiterAddress } from '../../shared/use-cases/wait-for-prediction.ts';
 import { parseBody } from './body.ts';
 import { callerGone } from './caller.ts';
 import { readCreateAsk } from './create-request.ts';
@@ -39,6 +39,13 @@ export const handler = httpHandler(
       });
     }
     const input = ask.inputIsForm ? coerceFormInput(model, ask.input as Record<string, string>) : ask.input;
+    const waiter = wait.sync
+      ? await waiterAddress(deps.endingInbox, (error) =>
+          logger.error('no inbox for ending notices: this wait reads the prediction on its own', {
+            error: String(error),
+          }),
+        )
+      : null;
 
     const created = await createPredictionUseCase(deps, {
       model,
@@ -48,6 +55,7 @@ export const handler = httpHandler(
       webhookEvents: ask.webhookEvents,
       cancelAfterSeconds,
       apiBase: apiBaseOf(event),
+      waiter,
       idempotencyKey,
     });
     if (!created.ok) throw created.error;

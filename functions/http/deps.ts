@@ -3,11 +3,13 @@ import { dynamoAccountStore } from '../../shared/adapters/account-store.ts';
 import { dynamo } from '../../shared/adapters/aws-clients.ts';
 import { type AccountStore } from '../../shared/ports/account-store.ts';
 import { dynamoDeliveryLog } from '../../shared/adapters/delivery-log.ts';
+import { sqsEndingInbox, sqsEndingTeller } from '../../shared/adapters/ending-notices.ts';
+import type { EndingInbox, EndingTeller } from '../../shared/ports/ending-notices.ts';
 import { type DeliveryLog } from '../../shared/ports/delivery-log.ts';
 import { s3DynamoFileStore } from '../../shared/adapters/file-store.ts';
 import { type FileStore } from '../../shared/ports/file-store.ts';
-import { s3OutputStore } from '../../shared/adapters/output-store.ts';
-import { type OutputStore } from '../../shared/ports/output-store.ts';
+import { s3OutputReader } from '../../shared/adapters/output-reader.ts';
+import { type OutputReader } from '../../shared/ports/output-store.ts';
 import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts';
 import { type PredictionStore } from '../../shared/ports/prediction-store.ts';
 import { checkWebhookHost } from '../../shared/adapters/webhook-transport.ts';
@@ -21,13 +23,18 @@ import { type WebhookNotifier } from '../../shared/ports/webhook-notifier.ts';
 import { sfnWorkflowClient } from '../../shared/adapters/workflow-client.ts';
 import { type WorkflowClient } from '../../shared/ports/workflow-client.ts';
 import type { Clock } from '../../shared/domain/clock.ts';
+import type { InputStore } from '../../shared/ports/input-store.ts';
+import { s3InputStore } from '../../shared/adapters/input-store.ts';
 import { randomIds, type IdGenerator } from '../../shared/domain/ids.ts';
 import type { ApiConfig } from '../../shared/config/api.ts';
+import { logger } from './logger.ts';
 
 /** What the API handlers need, built once per function from its configuration. */
 export interface ApiDeps {
   readonly store: PredictionStore;
-  readonly outputs: OutputStore;
+  readonly outputs: OutputReader;
+  /** Where a create keeps a large input (the outputs bucket); it is read back through `outputs`. */
+  readonly inputs: InputStore;
   /** Uploaded files (POST /files), kept as long as predictions are: `retentionSeconds`. */
   readonly files: FileStore;
   readonly retentionSeconds: number;
@@ -39,6 +46,10 @@ export interface ApiDeps {
   readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly addressPolicy: AddressPolicy;
   readonly notifier: WebhookNotifier;
+  /** This process's inbox for the ends of the predictions it waits for (a synchronous create); made at its first use. */
+  readonly endingInbox: EndingInbox;
+  /** Tells a waiting request that its prediction ended (a cancel). */
+  readonly endingTeller: EndingTeller;
   readonly accounts: AccountStore;
   readonly deliveries: DeliveryLog;
   /** Why a webhook's host may not be called, or null (resolves it). */
@@ -54,7 +65,8 @@ export const apiDeps = (config: ApiConfig, clock: Clock): ApiDeps => {
   const { tableName, outputBucket, addressPolicy, retentionSeconds } = config;
   return {
     store: dynamoPredictionStore(tableName, dynamo(), retentionSeconds, () => clock.now()),
-    outputs: s3OutputStore(outputBucket),
+    outputs: s3OutputReader(outputBucket),
+    inputs: s3InputStore(outputBucket),
     files: s3DynamoFileStore(tableName, outputBucket),
     retentionSeconds,
     workflow: sfnWorkflowClient(),
@@ -64,6 +76,12 @@ export const apiDeps = (config: ApiConfig, clock: Clock): ApiDeps => {
     sleep: (ms, signal) => sleep(ms, undefined, { signal }).catch(() => undefined),
     addressPolicy,
     notifier: sqsWebhookNotifier(config.webhookQueueUrl),
+    endingInbox: sqsEndingInbox({
+      namePrefix: config.waiterQueuePrefix,
+      now: () => clock.now(),
+      report: (message, fields) => logger.warn(message, fields),
+    }),
+    endingTeller: sqsEndingTeller((message, fields) => logger.warn(message, fields)),
     accounts: dynamoAccountStore(tableName),
     deliveries: dynamoDeliveryLog(tableName, dynamo(), retentionSeconds),
     checkWebhookHost: (url) => checkWebhookHost(url, addressPolicy),

@@ -1,6 +1,7 @@
 import type { SQSBatchResponse } from 'aws-lambda';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { z } from 'zod';
+import * as z from 'zod';
+import { sqsEndingInboxes, sqsEndingTeller } from '../../shared/adapters/ending-notices.ts';
 import { ssmFleetDirectory } from '../../shared/adapters/fleet-directory.ts';
 import { ecsFleetServices } from '../../shared/adapters/fleet-services.ts';
 import { sqsJobQueues } from '../../shared/adapters/job-queues.ts';
@@ -10,12 +11,14 @@ import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
 import { sfnWorkflowClient } from '../../shared/adapters/workflow-client.ts';
 import { SWEEPER_ENV, sweeperConfigFromEnv, type SweeperConfig } from '../../shared/config/sweeper.ts';
 import { systemClock, type Clock } from '../../shared/domain/clock.ts';
+import type { EndingInboxes } from '../../shared/ports/ending-notices.ts';
 import type { FleetDirectory } from '../../shared/ports/fleet-control.ts';
 import { predictionIdSchema } from '../../shared/domain/ids.ts';
 import {
   endDeadJob,
   reconcileExecution,
   removeExpiredData,
+  removeOldInboxes,
   sweep,
   type SweepDeps,
 } from '../../shared/use-cases/sweep.ts';
@@ -52,6 +55,8 @@ interface Waking {
 
 interface Sweeper {
   readonly deps: SweepDeps;
+  /** The waiter queues of the deployment's synchronous waits. */
+  readonly endingInboxes: EndingInboxes;
   /** Null where the stack lists no fleets (the local runtime, whose workers always run). */
   readonly waking: Waking | null;
 }
@@ -65,9 +70,11 @@ const sweeperOf = (config: SweeperConfig, clock: Clock): Sweeper => {
       workflow: sfnWorkflowClient(),
       stateMachineArnOf: config.stateMachineArnOf,
       notifier: sqsWebhookNotifier(config.webhookQueueUrl),
+      endingTeller: sqsEndingTeller((message, fields) => logger.warn(message, fields)),
       clock,
       sleep: (ms) => sleep(ms),
     },
+    endingInboxes: sqsEndingInboxes(config.waiterQueuePrefix),
     waking:
       config.fleetsPath === null
         ? null
@@ -92,7 +99,18 @@ const wakeWaitingFleets = async (waking: Waking | null): Promise<void> => {
   }
 };
 
-const handle = async ({ deps, waking }: Sweeper, event: unknown): Promise<SQSBatchResponse | undefined> => {
+/** Removes the old waiter queues; a failure is logged, and the sweep goes on. */
+const removeOldWaiterQueues = async ({ deps, endingInboxes }: Sweeper): Promise<void> => {
+  try {
+    const removed = await removeOldInboxes({ endingInboxes, clock: deps.clock });
+    if (removed > 0) logger.info('removed the waiter queues of processes that have ended', { removed });
+  } catch (error) {
+    logger.error('the old waiter queues could not be removed', { error: String(error) });
+  }
+};
+
+const handle = async (sweeper: Sweeper, event: unknown): Promise<SQSBatchResponse | undefined> => {
+  const { deps, waking } = sweeper;
   if (scheduled.safeParse(event).success) {
     await wakeWaitingFleets(waking);
     const report = await sweep(deps, 500, (id, error) =>
@@ -101,6 +119,7 @@ const handle = async ({ deps, waking }: Sweeper, event: unknown): Promise<SQSBat
     if (report.looked > 0) logger.info('swept', { ...report });
     const removed = await removeExpiredData(deps);
     if (removed > 0) logger.info('removed the data of predictions past their retention period', { removed });
+    await removeOldWaiterQueues(sweeper);
     return undefined;
   }
   const ended = executionEnded.safeParse(event);

@@ -1,15 +1,18 @@
 import { dynamo } from '../../shared/adapters/aws-clients.ts';
+import { sqsEndingTeller } from '../../shared/adapters/ending-notices.ts';
 import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts';
 import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
 import { finalizeConfigFromEnv, type FinalizeConfig } from '../../shared/config/finalize.ts';
 import { systemClock, type Clock } from '../../shared/domain/clock.ts';
 import { finalizePrediction } from '../../shared/use-cases/finalize-prediction.ts';
 import { finalizeInput, type FinalizeOutput } from '../../shared/workflow/messages.ts';
+import { logger } from '../http/logger.ts';
 import { lambdaEntry, once } from '../lambda-entry.ts';
 
 const finalizeDeps = (config: FinalizeConfig, clock: Clock): Parameters<typeof finalizePrediction>[0] => ({
   store: dynamoPredictionStore(config.tableName, dynamo(), config.retentionSeconds, () => clock.now()),
   notifier: sqsWebhookNotifier(config.webhookQueueUrl),
+  endingTeller: sqsEndingTeller((message, fields) => logger.warn(message, fields)),
   clock,
 });
 

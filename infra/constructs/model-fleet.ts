@@ -15,6 +15,7 @@ import { FleetCapacity } from './fleet-capacity.ts';
 import { backlogScalingSteps } from './fleet-scaling.ts';
 import { FleetTask, predictorFolderOf } from './fleet-task.ts';
 import { bindWorker } from './process-bindings.ts';
+import type { WaiterQueues } from './waiter-queues.ts';
 
 export {
   predictorFolderOf,
@@ -35,6 +36,8 @@ export interface ModelFleetProps {
   readonly bucket: IBucket;
   /** The worker queues the webhooks of the predictions it ends. */
   readonly webhookQueue: IQueue;
+  /** The worker tells the waiters of the predictions it ends. */
+  readonly waiterQueues: WaiterQueues;
   readonly stateMachine: IStateMachine;
   /** Override the registry's minimum warm tasks (CDK context `prognoz:minWarmTasks`). */
   readonly minWarmTasks?: number;

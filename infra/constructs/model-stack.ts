@@ -11,6 +11,7 @@ import { notifyingAlarm } from './alarms.ts';
 import { ModelFleet } from './model-fleet.ts';
 import { ModelQueue } from './model-queue.ts';
 import { PredictionWorkflow } from './prediction-workflow.ts';
+import type { WaiterQueues } from './waiter-queues.ts';
 
 export interface ModelStackProps extends NestedStackProps {
   readonly model: ModelDefinition;
@@ -18,6 +19,7 @@ export interface ModelStackProps extends NestedStackProps {
   readonly table: ITable;
   readonly bucket: IBucket;
   readonly webhookQueue: IQueue;
+  readonly waiterQueues: WaiterQueues;
   readonly finalize: IFunction;
   /** Where the model's alarms notify. */
   readonly alarmTopic: ITopic;
@@ -56,6 +58,7 @@ export class ModelStack extends NestedStack {
       table: props.table,
       bucket: props.bucket,
       webhookQueue: props.webhookQueue,
+      waiterQueues: props.waiterQueues,
       stateMachine: this.workflow.stateMachine,
       ...(props.minWarmTasks === undefined ? {} : { minWarmTasks: props.minWarmTasks }),
     });

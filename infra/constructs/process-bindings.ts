@@ -1,6 +1,6 @@
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { ContainerDefinition } from 'aws-cdk-lib/aws-ecs';
-import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -13,8 +13,10 @@ import type { PROCESS_ENVIRONMENTS, ProcessKind } from '../../shared/config/kind
 import { SWEEPER_ENV } from '../../shared/config/sweeper.ts';
 import { WEBHOOK_SENDER_ENV } from '../../shared/config/webhook-sender.ts';
 import { WORKER_ENV } from '../../shared/config/worker.ts';
+import { INPUTS_PREFIX } from '../../shared/ports/input-store.ts';
 import { grantObjectRead } from './data-store.ts';
 import { tag } from './metadata.ts';
+import type { WaiterQueues } from './waiter-queues.ts';
 import type { OwnerSignIn } from './owner-sign-in.ts';
 import type { WorkflowArns } from './workflow-arns.ts';
 
@@ -41,6 +43,7 @@ export interface ApiResources {
   readonly bucket: IBucket;
   readonly webhookQueue: IQueue;
   readonly workflows: WorkflowArns;
+  readonly waiterQueues: WaiterQueues;
 }
 
 /** What a route does with its resources, beyond knowing where they are: each route gets only its own. */
@@ -49,9 +52,15 @@ export interface ApiAccess {
   readonly data?: boolean;
   /** Writes objects (uploads). */
   readonly putsObjects?: boolean;
+  /** Keeps large inputs in the bucket (writes and removes them, under INPUTS_PREFIX only). */
+  readonly keepsInputs?: boolean;
   readonly deletesObjects?: boolean;
   /** Queues webhooks (the ends it makes). */
   readonly sendsWebhooks?: boolean;
+  /** Waits for the ends of the predictions it makes (Prefer: wait), on a queue of its own. */
+  readonly waitsForEndings?: boolean;
+  /** Ends predictions (a cancel): tells their waiters. */
+  readonly endsPredictions?: boolean;
   readonly startsWorkflows?: boolean;
   /** Calls on workflow executions, such as states:DescribeExecution. */
   readonly executionActions?: readonly string[];
@@ -63,14 +72,21 @@ export const bindApiFunction = (fn: LambdaFunction, on: ApiResources, access: Ap
     [API_ENV.webhookQueueUrl]: on.webhookQueue.queueUrl,
     [API_ENV.outputBucket]: on.bucket.bucketName,
     [API_ENV.stateMachinePrefix]: on.workflows.arnPrefix,
+    [API_ENV.waiterQueuePrefix]: on.waiterQueues.namePrefix,
   });
   if (access.data) {
     on.table.grantReadWriteData(fn);
     grantObjectRead(on.bucket, fn);
   }
   if (access.putsObjects) on.bucket.grantPut(fn);
+  if (access.keepsInputs) {
+    on.bucket.grantPut(fn, `${INPUTS_PREFIX}*`);
+    on.bucket.grantDelete(fn, `${INPUTS_PREFIX}*`);
+  }
   if (access.deletesObjects) on.bucket.grantDelete(fn);
   if (access.sendsWebhooks) on.webhookQueue.grantSendMessages(fn);
+  if (access.waitsForEndings) on.waiterQueues.grantWait(fn);
+  if (access.endsPredictions) on.waiterQueues.grantTell(fn);
   if (access.startsWorkflows) on.workflows.grantStart(fn);
   if (access.executionActions?.length) on.workflows.grantExecution(fn, ...access.executionActions);
 };
@@ -94,7 +110,7 @@ export const bindAuthorizer = (
 
 export const bindFinalize = (
   fn: LambdaFunction,
-  on: { readonly table: ITable; readonly webhookQueue: IQueue },
+  on: { readonly table: ITable; readonly webhookQueue: IQueue; readonly waiterQueues: WaiterQueues },
 ): void => {
   configure(fn, 'finalize', {
     [FINALIZE_ENV.tableName]: on.table.tableName,
@@ -102,6 +118,7 @@ export const bindFinalize = (
   });
   on.table.grantReadWriteData(fn);
   on.webhookQueue.grantSendMessages(fn);
+  on.waiterQueues.grantTell(fn);
 };
 
 export const bindWebhookSender = (
@@ -121,15 +138,23 @@ export const bindWebhookSender = (
 /** The sweeper's resources (the fleets it wakes are bound by the Sweeper construct, for AWS only). */
 export const bindSweeper = (
   fn: LambdaFunction,
-  on: { readonly table: ITable; readonly webhookQueue: IQueue; readonly workflows: WorkflowArns },
+  on: {
+    readonly table: ITable;
+    readonly webhookQueue: IQueue;
+    readonly workflows: WorkflowArns;
+    readonly waiterQueues: WaiterQueues;
+  },
 ): void => {
   configure(fn, 'sweeper', {
     [SWEEPER_ENV.tableName]: on.table.tableName,
     [SWEEPER_ENV.webhookQueueUrl]: on.webhookQueue.queueUrl,
     [SWEEPER_ENV.stateMachinePrefix]: on.workflows.arnPrefix,
+    [SWEEPER_ENV.waiterQueuePrefix]: on.waiterQueues.namePrefix,
   });
   on.table.grantReadWriteData(fn);
   on.webhookQueue.grantSendMessages(fn);
+  on.waiterQueues.grantTell(fn);
+  on.waiterQueues.grantRemoveOld(fn);
   on.workflows.grantStart(fn);
   on.workflows.grantExecution(fn, 'states:StopExecution', 'states:DescribeExecution');
 };
@@ -141,6 +166,8 @@ export interface WorkerResources {
   readonly webhookQueue: IQueue;
   readonly bucket: IBucket;
   readonly stateMachine: IStateMachine;
+  /** The worker tells the waiters of the predictions it ends. */
+  readonly waiterQueues: WaiterQueues;
 }
 
 export const bindWorker = (worker: ContainerDefinition, role: IGrantable, on: WorkerResources): void => {
@@ -154,6 +181,13 @@ export const bindWorker = (worker: ContainerDefinition, role: IGrantable, on: Wo
   on.queue.grantConsumeMessages(role);
   on.table.grantReadWriteData(role);
   on.bucket.grantPut(role);
+  // The large inputs the API kept by reference, and nothing else of the bucket: outputs are only written.
+  Grant.addToPrincipal({
+    grantee: role,
+    actions: ['s3:GetObject'],
+    resourceArns: [on.bucket.arnForObjects(`${INPUTS_PREFIX}*`)],
+  });
   on.webhookQueue.grantSendMessages(role);
+  on.waiterQueues.grantTell(role);
   on.stateMachine.grantTaskResponse(role);
 };

@@ -16,6 +16,7 @@ import { resourceNameOf } from '../../shared/models/definition.ts';
 import { tag } from './metadata.ts';
 import { bindSweeper } from './process-bindings.ts';
 import { PrognozFunction } from './prognoz-function.ts';
+import type { WaiterQueues } from './waiter-queues.ts';
 import type { WorkflowArns } from './workflow-arns.ts';
 
 /** A model's fleet as the sweeper sees it: the queue its jobs wait on, and the service that runs them. */
@@ -31,6 +32,8 @@ export interface SweeperProps {
   readonly webhookQueue: IQueue;
   /** Every prediction workflow: the sweeper starts, stops and describes their executions. */
   readonly workflows: WorkflowArns;
+  /** The synchronous waits' queues: the sweeper tells their waiters of the ends it makes, and removes the old ones. */
+  readonly waiterQueues: WaiterQueues;
   /** The model queues' dead-letter queues: their jobs' predictions are ended. */
   readonly deadJobQueues: readonly IQueue[];
   /**

@@ -48,6 +48,13 @@ export const NAG_SUPPRESSIONS: readonly NagSuppression[] = [
   },
   {
     rule: 'AwsSolutions-IAM5',
+    items: /^Resource::<[^>]*DataOutputs[^>]*>\/inputs\/\*$/,
+    where: anyOf(functionPolicy, fleetTaskPolicy),
+    reason:
+      "Large inputs kept by reference (inputObjectKey: `inputs/<prediction id>.json`): the create function writes and removes them, the model's worker reads them; their keys are prediction ids made at run time, so the grant names the prefix with `/*`, narrower than the bucket's.",
+  },
+  {
+    rule: 'AwsSolutions-IAM5',
     items: /^Action::s3:Abort\*$/,
     where: anyOf(functionPolicy, fleetTaskPolicy),
     reason:
@@ -67,6 +74,20 @@ export const NAG_SUPPRESSIONS: readonly NagSuppression[] = [
     where: functionPolicy,
     reason:
       "WorkflowArns grants start, describe and stop on the workflows by their names' prefix (the stack's name and '-'): the main stack's functions then need no change, and no reference into each model's nested stack, when a model comes or goes. It also covers the workflows of another stack whose name begins with this one's and '-', in the same account and region: deploy stacks under names that are not prefixes of one another.",
+  },
+  {
+    rule: 'AwsSolutions-IAM5',
+    items: /^Resource::arn:<AWS::Partition>:sqs:<AWS::Region>:<AWS::AccountId>:[\w-]+-waiter-\*$/,
+    where: anyOf(functionPolicy, fleetTaskPolicy),
+    reason:
+      "WaiterQueues grants on the waiter queues by their names' prefix (the stack's name and '-waiter-'): each waiting process (a create function's execution environment) makes its own queue at run time, so no name is known when deploying. It also covers the waiter queues of another stack whose name begins with this one's and '-waiter-', in the same account and region.",
+  },
+  {
+    rule: 'AwsSolutions-IAM5',
+    items: /^Resource::\*$/,
+    where: allOf(functionPolicy, wildcardResourceOnlyFor(['sqs:ListQueues'])),
+    reason:
+      "The sweeper finds the old waiter queues by their names' prefix: sqs:ListQueues has no resource-level permission (Service Authorization Reference, Amazon SQS). It lists names only; the deletes are granted on the waiter queues alone.",
   },
 
   // — The models' workflows (Step Functions) —

@@ -1,6 +1,12 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { predictionIdSchema, type AccountId } from '../domain/ids.ts';
-import { SIDE_EFFECTS, WEBHOOK_EVENTS, type Prediction, type StoredOutput } from '../domain/prediction.ts';
+import {
+  SIDE_EFFECTS,
+  WEBHOOK_EVENTS,
+  type Prediction,
+  type StoredInput,
+  type StoredOutput,
+} from '../domain/prediction.ts';
 import type { Retention } from '../domain/retention.ts';
 import { ownerIndexKey, predictionKey, sweepIndexKey } from './table-keys.ts';
 
@@ -16,6 +22,9 @@ const base = {
   input_json: z.string().optional(),
   // Items written before input_json existed hold the input as a map.
   input: z.record(z.string(), z.unknown()).optional(),
+  // A large input is in the outputs bucket, and the item holds its key.
+  input_key: z.string().optional(),
+  input_bytes: z.number().int().nonnegative().optional(),
   webhook: z.string().nullable(),
   source: z.literal('api'),
   created_at: z.string(),
@@ -28,6 +37,8 @@ const base = {
   webhook_events: z.array(z.enum(WEBHOOK_EVENTS)).nullish(),
   api_base: z.string().nullish(),
   stream_key: z.string().nullish(),
+  // Only where a request waited for its end (Prefer: wait): absent otherwise, which keeps the item small.
+  waiter: z.string().optional(),
   deadline_at: z.string().nullish(),
   logs: z.string().default(''),
 };
@@ -75,6 +86,22 @@ const outputFields = (output: StoredOutput): Record<string, unknown> =>
     ? { output_json: JSON.stringify(output.value) }
     : { output_key: output.key, output_bytes: output.bytes };
 
+const inputFields = (input: StoredInput): Record<string, unknown> =>
+  input.kind === 'inline'
+    ? { input_json: JSON.stringify(input.value) }
+    : { input_key: input.key, input_bytes: input.bytes };
+
+const inputOfItem = (i: {
+  input_json?: string;
+  input?: Record<string, unknown>;
+  input_key?: string;
+  input_bytes?: number;
+}): StoredInput => {
+  if (i.input_key !== undefined) return { kind: 'object', key: i.input_key, bytes: i.input_bytes ?? 0 };
+  const value = i.input_json === undefined ? (i.input ?? {}) : (JSON.parse(i.input_json) as Record<string, unknown>);
+  return { kind: 'inline', value };
+};
+
 export const toItem = (p: Prediction): Record<string, unknown> => {
   const common = {
     ...predictionKey(p.id),
@@ -85,13 +112,14 @@ export const toItem = (p: Prediction): Record<string, unknown> => {
     id: p.id,
     model: p.model,
     owner: p.owner,
-    input_json: JSON.stringify(p.input),
+    ...inputFields(p.input),
     webhook: p.webhook,
     webhook_events: p.webhookEvents,
     source: p.source,
     created_at: p.createdAt,
     api_base: p.apiBase,
     stream_key: p.streamKey,
+    ...(p.waiter === null ? {} : { waiter: p.waiter }),
     deadline_at: p.deadlineAt,
     logs: p.logs,
     hold_kopecks: p.hold.kopecks,
@@ -132,13 +160,14 @@ export const fromItem = (item: Record<string, unknown>): Prediction => {
     id: i.id,
     model: i.model,
     owner: i.owner as AccountId,
-    input: i.input_json === undefined ? (i.input ?? {}) : (JSON.parse(i.input_json) as Record<string, unknown>),
+    input: inputOfItem(i),
     webhook: i.webhook,
     webhookEvents: i.webhook_events ?? null,
     source: i.source,
     createdAt: i.created_at,
     apiBase: i.api_base ?? null,
     streamKey: i.stream_key ?? null,
+    waiter: i.waiter ?? null,
     deadlineAt: i.deadline_at ?? null,
     logs: i.logs,
     hold: { kopecks: i.hold_kopecks, month: i.hold_month },

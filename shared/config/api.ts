@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AddressPolicy } from '../domain/addresses.ts';
 import {
   parseEnvironment,
@@ -18,6 +18,7 @@ export const API_ENV = {
   stateMachinePrefix: SHARED_ENV.stateMachinePrefix,
   retentionDays: SHARED_ENV.retentionDays,
   allowLoopback: SHARED_ENV.allowLoopback,
+  waiterQueuePrefix: SHARED_ENV.waiterQueuePrefix,
   /** Requests a second per token unless the account has its own rate (the account as a whole gets twice that). */
   ratePerSecond: 'PROGNOZ_RATE_LIMIT_PER_SECOND',
 } as const;
@@ -32,6 +33,7 @@ export const apiEnvironment = z.object({
   [API_ENV.stateMachinePrefix]: VALUES.stateMachinePrefix,
   [API_ENV.retentionDays]: VALUES.retentionDays,
   [API_ENV.allowLoopback]: VALUES.flag,
+  [API_ENV.waiterQueuePrefix]: VALUES.waiterQueuePrefix,
   [API_ENV.ratePerSecond]: VALUES.decimal.pipe(z.number().positive()).default(DEFAULT_RATE_PER_SECOND),
 });
 
@@ -45,6 +47,8 @@ export interface ApiConfig {
   /** Which addresses webhooks and file inputs may name. */
   readonly addressPolicy: AddressPolicy;
   readonly ratePerSecond: number;
+  /** The names' prefix of the queue a synchronous create waits on (architecture: Synchronous waits). */
+  readonly waiterQueuePrefix: string;
 }
 
 export const apiConfigFromEnv = (env: Environment): ApiConfig => {
@@ -57,5 +61,6 @@ export const apiConfigFromEnv = (env: Environment): ApiConfig => {
     retentionSeconds: retentionSecondsOf(parsed[API_ENV.retentionDays]),
     addressPolicy: { allowLoopback: parsed[API_ENV.allowLoopback] },
     ratePerSecond: parsed[API_ENV.ratePerSecond],
+    waiterQueuePrefix: parsed[API_ENV.waiterQueuePrefix],
   };
 };

@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import * as z from 'zod';
+import { MAX_WAITER_QUEUE_PREFIX } from '../adapters/waiter-queue-names.ts';
 import { DEFAULT_RETENTION_SECONDS } from '../domain/retention.ts';
 import { WORKFLOW_NAMES } from '../models/definition.ts';
 import { findModel } from '../models/registry.ts';
@@ -24,6 +25,8 @@ export const SHARED_ENV = {
   retentionDays: 'PROGNOZ_RETENTION_DAYS',
   /** Webhooks and file inputs may go to loopback addresses (the local runtime sets it). */
   allowLoopback: 'PROGNOZ_ALLOW_LOOPBACK',
+  /** The names' prefix of the queues synchronous waits are told of their predictions' ends in (WAITER_QUEUE_NAMES). */
+  waiterQueuePrefix: 'PROGNOZ_WAITER_QUEUE_PREFIX',
 } as const;
 
 const DECIMAL = /^\d+(\.\d+)?$/;
@@ -34,6 +37,11 @@ export const VALUES = {
   name: z.string().min(1),
   url: z.url(),
   stateMachinePrefix: z.string().regex(/^arn:[\w-]+:states:[\w-]+:\d{12}:stateMachine:[\w-]*$/),
+  /** The waiter queues' prefix: letters, digits, `-` and `_`, with room left for what a name adds. */
+  waiterQueuePrefix: z
+    .string()
+    .regex(/^[\w-]+$/, 'must be letters, digits, `-` or `_`')
+    .max(MAX_WAITER_QUEUE_PREFIX),
   /** `true` or `false`, false when unset. */
   flag: z
     .enum(['true', 'false'])

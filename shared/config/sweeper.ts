@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   parseEnvironment,
   retentionSecondsOf,
@@ -15,6 +15,7 @@ export const SWEEPER_ENV = {
   webhookQueueUrl: SHARED_ENV.webhookQueueUrl,
   stateMachinePrefix: SHARED_ENV.stateMachinePrefix,
   retentionDays: SHARED_ENV.retentionDays,
+  waiterQueuePrefix: SHARED_ENV.waiterQueuePrefix,
   /**
    * The Parameter Store path under which each fleet it wakes has a parameter (shared/fleet-config.ts).
    * A path, not the fleets themselves: a fleet's queue URL, cluster and service take some 350
@@ -29,6 +30,7 @@ export const sweeperEnvironment = z.object({
   [SWEEPER_ENV.webhookQueueUrl]: VALUES.url,
   [SWEEPER_ENV.stateMachinePrefix]: VALUES.stateMachinePrefix,
   [SWEEPER_ENV.retentionDays]: VALUES.retentionDays,
+  [SWEEPER_ENV.waiterQueuePrefix]: VALUES.waiterQueuePrefix,
   [SWEEPER_ENV.fleetsPath]: z
     .string()
     .regex(/^(\/[\w.-]+)+$/, 'must be a Parameter Store path, such as /Prognoz/fleets')
@@ -40,6 +42,8 @@ export interface SweeperConfig {
   readonly webhookQueueUrl: string;
   readonly stateMachineArnOf: StateMachineArnOf;
   readonly retentionSeconds: number;
+  /** The names' prefix of the waiter queues, which it removes once old. */
+  readonly waiterQueuePrefix: string;
   /** The path of the fleets it wakes; null where none is set (the local runtime). */
   readonly fleetsPath: string | null;
 }
@@ -51,6 +55,7 @@ export const sweeperConfigFromEnv = (env: Environment): SweeperConfig => {
     webhookQueueUrl: parsed[SWEEPER_ENV.webhookQueueUrl],
     stateMachineArnOf: stateMachineArnOfPrefix(parsed[SWEEPER_ENV.stateMachinePrefix]),
     retentionSeconds: retentionSecondsOf(parsed[SWEEPER_ENV.retentionDays]),
+    waiterQueuePrefix: parsed[SWEEPER_ENV.waiterQueuePrefix],
     fleetsPath: parsed[SWEEPER_ENV.fleetsPath] ?? null,
   };
 };

@@ -30,12 +30,31 @@ export type StoredOutput =
   | { readonly kind: 'inline'; readonly value: unknown }
   | { readonly kind: 'object'; readonly key: string; readonly bytes: number };
 
+/**
+ * Where a prediction's input lives: in the prediction itself when small, else as an object in the
+ * outputs bucket, so that every later write of the prediction stays small (architecture: Data).
+ */
+export type StoredInput =
+  | { readonly kind: 'inline'; readonly value: Readonly<Record<string, unknown>> }
+  | { readonly kind: 'object'; readonly key: string; readonly bytes: number };
+
+/**
+ * The largest input (its JSON) kept in the prediction itself. Each KB of an item costs a write
+ * unit on every later write of it (five or more in a prediction's life, transactions counting
+ * twice), which past ~2 KB is more than an object's PUT and its reads cost.
+ */
+export const INPUT_INLINE_BYTES = 2048;
+
+/** Where an input of `json` goes: inline up to INPUT_INLINE_BYTES, else under `key` in the bucket. */
+export const inputPlacement = (json: string): 'inline' | 'object' =>
+  new TextEncoder().encode(json).length <= INPUT_INLINE_BYTES ? 'inline' : 'object';
+
 export interface PredictionBase {
   readonly id: PredictionId;
   readonly model: string;
   readonly owner: AccountId;
-  /** The validated input, defaults filled in. */
-  readonly input: Readonly<Record<string, unknown>>;
+  /** The validated input, defaults filled in: inline, or a reference to it. */
+  readonly input: StoredInput;
   readonly webhook: string | null;
   /** The webhook events asked for; null is the spec's default, the end only. */
   readonly webhookEvents: readonly WebhookEvent[] | null;
@@ -45,6 +64,8 @@ export interface PredictionBase {
   readonly apiBase: string | null;
   /** The secret in its stream URL: the stream is opened without a token (as Replicate's clients do). */
   readonly streamKey: string | null;
+  /** The inbox of the request waiting for its end (`Prefer: wait`), told when it ends; null when none waits. */
+  readonly waiter: string | null;
   /** When it is canceled if it has not ended by then (`Cancel-After`). */
   readonly deadlineAt: string | null;
   /** The model's log text so far (the tail, LOGS_KEPT_CHARS). */
@@ -156,7 +177,13 @@ export const notifiesCompletion = (prediction: Prediction): boolean => webhookWa
 
 /** An ended prediction after its retention period: what the caller sent and the model made is gone. */
 export const withDataRemoved = (prediction: TerminalPrediction): TerminalPrediction => {
-  const removed = { ...prediction, input: {}, logs: '', streamed: null, dataRemoved: true };
+  const removed = {
+    ...prediction,
+    input: { kind: 'inline', value: {} } as const,
+    logs: '',
+    streamed: null,
+    dataRemoved: true,
+  };
   return removed.status === 'succeeded' ? { ...removed, output: { kind: 'inline', value: null } } : removed;
 };
 

@@ -12,6 +12,7 @@ import {
   type PredictionBase,
   type Queued,
   type SideEffect,
+  type StoredInput,
   type StoredOutput,
   type TerminalPrediction,
   type WebhookEvent,
@@ -31,11 +32,13 @@ export interface NewPrediction {
   readonly id: PredictionId;
   readonly model: string;
   readonly owner: AccountId;
-  readonly input: Readonly<Record<string, unknown>>;
+  readonly input: StoredInput;
   readonly webhook: string | null;
   readonly webhookEvents?: readonly WebhookEvent[] | null;
   readonly apiBase?: string | null;
   readonly streamKey?: string | null;
+  /** The inbox of the request that waits for its end, if one does. */
+  readonly waiter?: string | null;
   /** `Cancel-After`, in seconds from creation. */
   readonly cancelAfterSeconds?: number | null;
   readonly nowMs: number;
@@ -58,6 +61,7 @@ export const createPrediction = (spec: NewPrediction): Prediction => {
     createdAt: formatTimestamp(spec.nowMs),
     apiBase: spec.apiBase ?? null,
     streamKey: spec.streamKey ?? null,
+    waiter: spec.waiter ?? null,
     deadlineAt: deadlineMs === null ? null : formatTimestamp(deadlineMs),
     logs: '',
     hold: spec.hold,
@@ -137,6 +141,7 @@ const base = (prediction: Prediction): PredictionBase => ({
   createdAt: prediction.createdAt,
   apiBase: prediction.apiBase,
   streamKey: prediction.streamKey,
+  waiter: prediction.waiter,
   deadlineAt: prediction.deadlineAt,
   logs: prediction.logs,
   hold: prediction.hold,

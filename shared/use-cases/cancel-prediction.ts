@@ -3,6 +3,7 @@ import type { PrognozError } from '../domain/errors.ts';
 import type { PredictionId } from '../domain/ids.ts';
 import type { TerminalPrediction } from '../domain/prediction.ts';
 import { err, ok, type Result } from '../domain/result.ts';
+import type { EndingTeller } from '../ports/ending-notices.ts';
 import type { WebhookNotifier } from '../ports/webhook-notifier.ts';
 import type { WorkflowClient } from '../ports/workflow-client.ts';
 import type { PredictionStore } from '../ports/prediction-store.ts';
@@ -11,6 +12,7 @@ import { endPrediction, stoppingExecutions } from './end-prediction.ts';
 export interface CancelDeps {
   readonly store: PredictionStore;
   readonly notifier: WebhookNotifier;
+  readonly endingTeller: EndingTeller;
   readonly workflow: WorkflowClient;
   readonly stateMachineArnOf: (model: string) => string | undefined;
   readonly clock: Clock;

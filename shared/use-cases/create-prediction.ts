@@ -1,9 +1,10 @@
 import type { AccountStore } from '../ports/account-store.ts';
+import type { InputStore } from '../ports/input-store.ts';
 import { holdFor } from '../domain/billing.ts';
 import { PrognozError } from '../domain/errors.ts';
 import { newPredictionId, type AccountId, type IdGenerator } from '../domain/ids.ts';
 import { claimIdempotencyKey, type PriorClaim } from '../domain/idempotency.ts';
-import { type Prediction, type WebhookEvent } from '../domain/prediction.ts';
+import { inputPlacement, type Prediction, type StoredInput, type WebhookEvent } from '../domain/prediction.ts';
 import { createPrediction } from '../domain/transition.ts';
 import { requestFingerprint } from '../domain/request-fingerprint.ts';
 import { err, ok, type Result } from '../domain/result.ts';
@@ -13,6 +14,8 @@ import { startWorkflow, type StartDeps, type StartOutcome } from './start-workfl
 export interface CreateDeps extends StartDeps {
   readonly accounts: AccountStore;
   readonly ids: IdGenerator;
+  /** Where a large input is kept, so that the prediction's item stays small. */
+  readonly inputs: InputStore;
 }
 
 export interface CreateRequest {
@@ -26,13 +29,15 @@ export interface CreateRequest {
   readonly cancelAfterSeconds?: number | null;
   /** The API's address as the caller reached it, for the prediction's links. */
   readonly apiBase?: string | null;
+  /** The inbox of this process, when the caller waits for the end (`Prefer: wait`): the ender tells it. */
+  readonly waiter?: string | null;
   /** `Idempotency-Key`: a repeat of the same create under it within 24 h gets the first prediction. */
   readonly idempotencyKey?: string | null;
 }
 
 /**
- * The largest input a prediction keeps (its JSON): it lives in the prediction's table item,
- * which DynamoDB caps at 400 KB with everything else. Files travel as URLs.
+ * The largest input a prediction takes (its JSON). Past INPUT_INLINE_BYTES it is kept in the
+ * outputs bucket; a body this size is a file's work, and files travel as URLs.
  */
 export const MAX_INPUT_BYTES = 300 * 1024;
 
@@ -73,8 +78,13 @@ const answerRepeat = async (
   return ok({ kind: 'replayed', prediction });
 };
 
+/** A refused create's stored input goes; should that fail, the bucket's lifecycle removes it with the rest. */
+const forget = async (deps: CreateDeps, stored: StoredInput): Promise<void> => {
+  if (stored.kind === 'object') await deps.inputs.remove(stored.key).catch(() => undefined);
+};
+
 /**
- * Validates the input, records the prediction as `starting` with its hold on the account's funds
+ * Validates the input (kept in the outputs bucket when large), records the prediction as `starting` with its hold on the account's funds
  * (402 when they or the month's limit cannot cover it), and starts its workflow. A workflow that
  * cannot be started now leaves the prediction for the sweeper, never fails the create. Under an
  * `Idempotency-Key` already claimed, nothing is made: the same request gets the first prediction,
@@ -92,7 +102,8 @@ export const createPredictionUseCase = async (
       }),
     );
   }
-  const inputBytes = Buffer.byteLength(JSON.stringify(input.value));
+  const inputJson = JSON.stringify(input.value);
+  const inputBytes = Buffer.byteLength(inputJson);
   if (inputBytes > MAX_INPUT_BYTES) {
     return err(
       new PrognozError(
@@ -104,16 +115,22 @@ export const createPredictionUseCase = async (
   const nowMs = deps.clock.now();
   const account = await deps.accounts.getAccount(request.owner, nowMs);
   if (!account) return err(new PrognozError('invalid_token', 'the account behind this token is gone'));
+  const id = newPredictionId(deps.ids);
+  const stored: StoredInput =
+    inputPlacement(inputJson) === 'inline'
+      ? { kind: 'inline', value: input.value }
+      : { kind: 'object', key: await deps.inputs.put(id, inputJson), bytes: inputBytes };
   const prediction = createPrediction({
-    id: newPredictionId(deps.ids),
+    id,
     model: request.model.id,
     owner: request.owner,
-    input: input.value,
+    input: stored,
     webhook: request.webhook,
     webhookEvents: request.webhookEvents ?? null,
     cancelAfterSeconds: request.cancelAfterSeconds ?? null,
     apiBase: request.apiBase ?? null,
     streamKey: deps.ids(),
+    waiter: request.waiter ?? null,
     nowMs,
     hold: holdFor(request.model, nowMs),
     limits: phaseLimitsOf(request.model),
@@ -122,6 +139,7 @@ export const createPredictionUseCase = async (
     ? claimIdempotencyKey(request.idempotencyKey, fingerprintOf(request), nowMs)
     : null;
   const reserved = await deps.store.insert(prediction, account.monthlyLimitKopecks, claim);
+  if (!reserved.ok || reserved.value.kind === 'key_taken') await forget(deps, stored);
   if (!reserved.ok) return err(reserved.error);
   if (reserved.value.kind === 'key_taken') return answerRepeat(deps, reserved.value.prior, claim?.fingerprint);
   return ok({ kind: 'created', prediction, start: await startWorkflow(deps, prediction) });

@@ -1,3 +1,4 @@
+import type { EndingTeller } from '../ports/ending-notices.ts';
 import type { WebhookNotifier } from '../ports/webhook-notifier.ts';
 import type { WorkflowClient } from '../ports/workflow-client.ts';
 import type { PrognozError } from '../domain/errors.ts';
@@ -11,6 +12,8 @@ import { applyEvent } from './apply-event.ts';
 export interface EffectDeps {
   readonly store: PredictionStore;
   readonly notifier: WebhookNotifier;
+  /** Tells a waiting request that its prediction ended. */
+  readonly endingTeller: EndingTeller;
   /**
    * Ends the prediction's workflow execution: StopExecution for the API and the sweeper, the
    * task token for the worker that holds it.
@@ -28,6 +31,7 @@ export const stoppingExecutions = (
 ): EffectDeps => ({
   store: deps.store,
   notifier: deps.notifier,
+  endingTeller: deps.endingTeller,
   stopExecution: async (prediction) => {
     const arn = deps.stateMachineArnOf(prediction.model);
     if (arn !== undefined) await deps.workflow.stop(arn, prediction.id, cause);
@@ -88,7 +92,9 @@ export const endUnlessEnded = async (deps: EffectDeps, id: PredictionId, event: 
 
 /**
  * Ends a prediction with one terminal event — status, cost and released hold in one write — then
- * settles what that owes. A prediction that had already ended is returned as it stands after
+ * tells the request waiting for it, if one is (architecture: Synchronous waits), while it settles
+ * what the end owes. The notice is not owed: it is sent once, and a lost one costs the waiter
+ * latency, never its answer. A prediction that had already ended is returned as it stands after
  * its owed effects are settled, so a retried end finishes what a failed one started; for a
  * cancel that is the success case, for the others the caller sees `prediction_finished`.
  */
@@ -107,5 +113,10 @@ export const endPrediction = async (
   }
   const ended = applied.value.after;
   if (!isTerminal(ended)) throw new Error(`prediction ${id}: a ${event.type} event left it ${ended.status}`);
-  return ok(await completeEffects(deps, ended));
+  const told = ended.waiter === null ? null : deps.endingTeller.tell(ended.waiter, id);
+  try {
+    return ok(await completeEffects(deps, ended));
+  } finally {
+    await told;
+  }
 };

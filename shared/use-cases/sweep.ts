@@ -4,12 +4,15 @@ import { endingOwed, sweepDeadline, type OwedEnding } from '../domain/phases.ts'
 import { isTerminal } from '../domain/prediction.ts';
 import { owedEndingEvent } from '../domain/transition.ts';
 import { phaseLimitsOf, requireModel } from '../models/registry.ts';
+import type { Clock } from '../domain/clock.ts';
+import type { EndingInboxes, EndingTeller } from '../ports/ending-notices.ts';
 import type { WebhookNotifier } from '../ports/webhook-notifier.ts';
 import { completeEffects, completeOverdueEffects, endUnlessEnded, stoppingExecutions } from './end-prediction.ts';
 import { startWorkflow, type StartDeps } from './start-workflow.ts';
 
 export interface SweepDeps extends StartDeps {
   readonly notifier: WebhookNotifier;
+  readonly endingTeller: EndingTeller;
 }
 
 export type SweepAction = 'gone' | 'not_due' | 'settled' | 'started' | 'deferred' | 'ended';
@@ -122,3 +125,15 @@ export const reconcileExecution = (deps: SweepDeps, id: PredictionId, executionS
 /** A job the model queue dead-lettered after its receives ran out: no worker will run it. */
 export const endDeadJob = (deps: SweepDeps, id: PredictionId, receives: number): Promise<SweepAction> =>
   endIfActive(deps, id, ENDINGS.deadJob(receives));
+
+/**
+ * How long a waiting process's inbox is kept: its process, a Lambda execution environment or the
+ * local API, leaves it behind when it ends. One that lives longer makes itself a new one.
+ */
+export const INBOX_KEPT_MS = 12 * 3600_000;
+
+/** Removes the inboxes made more than INBOX_KEPT_MS ago; returns how many. */
+export const removeOldInboxes = (deps: {
+  readonly endingInboxes: EndingInboxes;
+  readonly clock: Clock;
+}): Promise<number> => deps.endingInboxes.removeMadeBefore(deps.clock.now() - INBOX_KEPT_MS);

@@ -1,3 +1,4 @@
+import type { EndingInbox } from '../ports/ending-notices.ts';
 import type { PredictionStore } from '../ports/prediction-store.ts';
 import type { Clock } from '../domain/clock.ts';
 import { isTerminal, type Prediction } from '../domain/prediction.ts';
@@ -5,17 +6,21 @@ import { isTerminal, type Prediction } from '../domain/prediction.ts';
 export interface WaitDeps {
   readonly store: PredictionStore;
   readonly clock: Clock;
-  /** Resolves after `ms`, or at once when `signal` aborts. */
-  readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** This process's inbox, whose address the prediction recorded as its waiter. */
+  readonly endingInbox: EndingInbox;
 }
 
-const FIRST_POLL_MS = 25;
-const MAX_POLL_MS = 250;
+/**
+ * How often a wait reads the prediction with no notice: a notice lost (its inbox removed, a send
+ * that failed) costs the wait this much, never its answer.
+ */
+export const SAFETY_READ_MS = 1000;
 
 /**
- * Polls with consistent reads until the prediction is terminal, the deadline passes or the caller
- * has gone (`callerGone`), then returns it as it stands: the prediction goes on either way. Polls
- * start fast (most syncs are short) and back off to 250 ms.
+ * Waits for the notice that the prediction ended (architecture: Synchronous waits), then reads it
+ * with a consistent read; reads it also every SAFETY_READ_MS and once at the deadline. Returns it
+ * as it stands when it is terminal, the deadline passes or the caller has gone (`callerGone`): the
+ * prediction goes on either way.
  */
 export const waitForPrediction = async (
   deps: WaitDeps,
@@ -25,14 +30,25 @@ export const waitForPrediction = async (
 ): Promise<Prediction> => {
   const deadline = deps.clock.now() + timeoutMs;
   let current = initial;
-  let pause = FIRST_POLL_MS;
   while (!isTerminal(current) && !callerGone?.aborted) {
-    const left = deadline - deps.clock.now();
-    if (left <= 0) break;
-    await deps.sleep(Math.min(pause, left), callerGone);
+    const nowMs = deps.clock.now();
+    if (nowMs >= deadline) break;
+    await deps.endingInbox.waitFor(current.id, Math.min(nowMs + SAFETY_READ_MS, deadline), callerGone);
     if (callerGone?.aborted) break;
-    pause = Math.min(pause * 2, MAX_POLL_MS);
     current = (await deps.store.get(current.id)) ?? current;
   }
   return current;
+};
+
+/**
+ * This process's inbox address, for a create that will wait: null when the inbox cannot be made
+ * now (`report` hears why), for the wait does without notices, at its safety reads' pace.
+ */
+export const waiterAddress = async (inbox: EndingInbox, report: (error: unknown) => void): Promise<string | null> => {
+  try {
+    return await inbox.address();
+  } catch (error) {
+    report(error);
+    return null;
+  }
 };

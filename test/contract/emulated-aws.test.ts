@@ -1,8 +1,10 @@
-import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DeleteMessageCommand, DeleteQueueCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll } from 'vitest';
 import { dynamoAccountStore } from '../../shared/adapters/account-store.ts';
 import { dynamoDeliveryLog } from '../../shared/adapters/delivery-log.ts';
+import { sqsEndingInbox, sqsEndingInboxes, sqsEndingTeller } from '../../shared/adapters/ending-notices.ts';
 import { s3DynamoFileStore } from '../../shared/adapters/file-store.ts';
 import { s3OutputStore } from '../../shared/adapters/output-store.ts';
 import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts';
@@ -13,6 +15,7 @@ import { sfnWorkflowClient } from '../../shared/adapters/workflow-client.ts';
 import { webhookMessage } from '../../shared/workflow/messages.ts';
 import { describeAccountStoreContract } from './account-store.contract.ts';
 import { describeDeliveryLogContract } from './delivery-log.contract.ts';
+import { describeEndingNoticesContract } from './ending-notices.contract.ts';
 import { startEmulatedAws, type EmulatedAws } from './emulated-aws.ts';
 import { describeFileStoreContract } from './file-store.contract.ts';
 import { describeOutputStoreContract } from './output-store.contract.ts';
@@ -75,6 +78,29 @@ describeWebhookNotifierContract('SQS', async () => {
       return Messages.map((message) => webhookMessage.parse(JSON.parse(message.Body ?? 'null')));
     },
   };
+});
+
+let waiterPrefixes = 0;
+describeEndingNoticesContract('SQS', () => {
+  const { sqs } = emulated();
+  // Each harness its own prefix: it lists and removes only its own queues.
+  const namePrefix = `contract-waiter-${++waiterPrefixes}-`;
+  let skippedMs = 0;
+  const now = () => Date.now() + skippedMs;
+  const report = () => undefined;
+  return Promise.resolve({
+    inbox: () => sqsEndingInbox({ namePrefix, now, report, client: sqs }),
+    teller: sqsEndingTeller(report, sqs),
+    inboxes: sqsEndingInboxes(namePrefix, sqs),
+    vanish: async (address) => {
+      await sqs.send(new DeleteQueueCommand({ QueueUrl: address }));
+    },
+    now,
+    elapse: (ms) => sleep(ms),
+    later: (ms) => {
+      skippedMs += ms;
+    },
+  });
 });
 
 describeWorkflowClientContract('Step Functions', () =>

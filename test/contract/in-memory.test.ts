@@ -1,5 +1,7 @@
 import { inMemoryAccountStore } from '../support/in-memory/account-store.ts';
+import { fakeClock } from '../support/in-memory/clock.ts';
 import { inMemoryDeliveryLog } from '../support/in-memory/delivery-log.ts';
+import { inMemoryEndingNotices } from '../support/in-memory/ending-notices.ts';
 import { inMemoryFileStore } from '../support/in-memory/file-store.ts';
 import { inMemoryOutputStore } from '../support/in-memory/output-store.ts';
 import { inMemoryPredictionStore } from '../support/in-memory/prediction-store.ts';
@@ -9,6 +11,7 @@ import { inMemoryWebhookNotifier } from '../support/in-memory/webhook-notifier.t
 import { inMemoryWorkflowClient } from '../support/in-memory/workflow-client.ts';
 import { describeAccountStoreContract } from './account-store.contract.ts';
 import { describeDeliveryLogContract } from './delivery-log.contract.ts';
+import { describeEndingNoticesContract } from './ending-notices.contract.ts';
 import { describeFileStoreContract } from './file-store.contract.ts';
 import { describeOutputStoreContract } from './output-store.contract.ts';
 import { describePredictionStoreContract } from './prediction-store.contract.ts';
@@ -43,4 +46,23 @@ describeRateLimiterContract('in memory', () => given(inMemoryRateLimiter()));
 describeRequestLogContract('in memory', () => {
   const log = inMemoryRequestLog();
   return given({ log, kept: log.kept });
+});
+describeEndingNoticesContract('in memory', () => {
+  const clock = fakeClock();
+  const notices = inMemoryEndingNotices(clock);
+  // A turn of the event loop: what the adapters have begun runs as far as it can.
+  const turn = () => new Promise((resolve) => setImmediate(resolve));
+  return given({
+    inbox: notices.inbox,
+    teller: notices.teller,
+    inboxes: notices.inboxes,
+    vanish: (address) => given(notices.vanish(address)),
+    now: () => clock.now(),
+    elapse: async (ms) => {
+      await turn();
+      clock.advance(ms);
+      await turn();
+    },
+    later: (ms) => clock.advance(ms),
+  });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts';
 import { systemClock } from '../../shared/domain/clock.ts';
 import { finalizePrediction } from '../../shared/use-cases/finalize-prediction.ts';
+import { sqsEndingTeller } from '../../shared/adapters/ending-notices.ts';
 import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
 import {
   call,
@@ -83,7 +84,12 @@ describe('billing', () => {
 
     const store = dynamoPredictionStore(runtime().tableName, localDynamo());
     const again = await finalizePrediction(
-      { store, notifier: sqsWebhookNotifier(await webhookQueueUrl(), localSqs()), clock: systemClock },
+      {
+        store,
+        notifier: sqsWebhookNotifier(await webhookQueueUrl(), localSqs()),
+        endingTeller: sqsEndingTeller(() => undefined, localSqs()),
+        clock: systemClock,
+      },
       finalizeInput.parse({ predictionId: done.json.id, error: { Error: 'States.Timeout', Cause: null } }),
     );
 

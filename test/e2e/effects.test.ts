@@ -1,6 +1,7 @@
 import { DescribeExecutionCommand } from '@aws-sdk/client-sfn';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { sqsEndingTeller } from '../../shared/adapters/ending-notices.ts';
 import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
 import { systemClock } from '../../shared/domain/clock.ts';
 import { EFFECTS_GRACE_MS } from '../../shared/domain/phases.ts';
@@ -71,7 +72,12 @@ describe('side effects complete on retry', () => {
     expect(receiver().accepted(id)).toEqual([]);
 
     const retried = await finalizePrediction(
-      { store: store(), notifier: sqsWebhookNotifier(await webhookQueueUrl(), localSqs()), clock: systemClock },
+      {
+        store: store(),
+        notifier: sqsWebhookNotifier(await webhookQueueUrl(), localSqs()),
+        endingTeller: sqsEndingTeller(() => undefined, localSqs()),
+        clock: systemClock,
+      },
       { predictionId: id, error: { Error: 'States.Timeout', Cause: null } },
     );
 

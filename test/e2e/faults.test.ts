@@ -3,6 +3,7 @@ import { StopExecutionCommand } from '@aws-sdk/client-sfn';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { sqsEndingTeller } from '../../shared/adapters/ending-notices.ts';
 import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
 import { systemClock } from '../../shared/domain/clock.ts';
 import { ENDINGS } from '../../shared/domain/endings.ts';
@@ -82,7 +83,12 @@ describe('waiting is not dying', () => {
         clock: systemClock,
         ids: randomUUID,
         limits,
-        effects: { store: store(), notifier, stopExecution: () => Promise.resolve() },
+        effects: {
+          store: store(),
+          notifier,
+          endingTeller: sqsEndingTeller(() => undefined, localSqs()),
+          stopExecution: () => Promise.resolve(),
+        },
         log: () => undefined,
         countLost: () => undefined,
       },
@@ -201,7 +207,10 @@ describe('deadlines hold', () => {
     await applyEvent(store(), id, { type: 'queued', atMs: Date.now() });
     const claimed = await applyEvent(store(), id, { type: 'claimed', atMs: Date.now(), claim: randomUUID() });
     if (!claimed.ok || claimed.value.after.status !== 'processing') throw new Error('not claimed');
-    const prediction = { ...claimed.value.after, input: { text: 'slow', repeat: 1, sleep: 30, fail: false } };
+    const prediction = {
+      ...claimed.value.after,
+      input: { kind: 'inline' as const, value: { text: 'slow', repeat: 1, sleep: 30, fail: false } },
+    };
     const model = await processNamed('model:prognoz/echo');
     const shortRuns = { ...echoModel, timeouts: { ...echoModel.timeouts, runSeconds: 1 } };
     const notifier = sqsWebhookNotifier(await webhookQueueUrl(), localSqs());
@@ -215,6 +224,7 @@ describe('deadlines hold', () => {
         store: store(),
         outputs: {
           put: () => Promise.reject(new Error('no output expected')),
+          get: () => Promise.reject(new Error('no stored input expected')),
           putFile: () => Promise.reject(new Error('no files expected')),
         },
         modelServer: cogModelClient(model.url ?? '', callbacks, shortRuns),
@@ -223,7 +233,12 @@ describe('deadlines hold', () => {
         checkMs: 1000,
         heartbeatMs: 2000,
         renewLease: () => Promise.resolve(),
-        effects: { store: store(), notifier, stopExecution: () => Promise.resolve() },
+        effects: {
+          store: store(),
+          notifier,
+          endingTeller: sqsEndingTeller(() => undefined, localSqs()),
+          stopExecution: () => Promise.resolve(),
+        },
         sleep: (ms) => sleep(ms),
         log: () => undefined,
       },

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { METADATA } from '../../infra/constructs/metadata.ts';
 import { ModelStack } from '../../infra/constructs/model-stack.ts';
 import { Sweeper, type SweptFleet } from '../../infra/constructs/sweeper.ts';
+import { WaiterQueues } from '../../infra/constructs/waiter-queues.ts';
 import { WorkflowArns } from '../../infra/constructs/workflow-arns.ts';
 import { SWEEPER_ENV } from '../../shared/config/sweeper.ts';
 import { parseFleetParameter } from '../../shared/fleet-config.ts';
@@ -36,6 +37,7 @@ const synthesize = (fleetsOf: (stacks: readonly ModelStack[]) => readonly SweptF
   const table = new TableV2(stack, 'Table', { partitionKey: { name: 'pk', type: AttributeType.STRING } });
   const webhookQueue = new Queue(stack, 'Webhooks');
   const workflows = new WorkflowArns(stack);
+  const waiterQueues = new WaiterQueues(stack);
   const models = MODELS.map(
     (model) =>
       new ModelStack(stack, `${resourceNameOf(model).replace(/-/g, '')}Model`, {
@@ -44,6 +46,7 @@ const synthesize = (fleetsOf: (stacks: readonly ModelStack[]) => readonly SweptF
         table,
         bucket: new Bucket(stack, `${resourceNameOf(model)}Outputs`),
         webhookQueue,
+        waiterQueues,
         finalize: LambdaFunction.fromFunctionArn(
           stack,
           `${resourceNameOf(model)}Finalize`,
@@ -59,6 +62,7 @@ const synthesize = (fleetsOf: (stacks: readonly ModelStack[]) => readonly SweptF
     table,
     webhookQueue,
     workflows,
+    waiterQueues,
     deadJobQueues: models.map((model) => model.queue.deadLetterQueue),
     ...(fleets === undefined ? {} : { fleets }),
   });

@@ -6,8 +6,9 @@ import { Vpc } from 'aws-cdk-lib/aws-ec2';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { DefinitionBody, Pass, StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ModelFleet } from '../../infra/constructs/model-fleet.ts';
+import { WaiterQueues } from '../../infra/constructs/waiter-queues.ts';
 import type { ModelDefinition } from '../../shared/models/registry.ts';
 
 /** The fixture Cog predictors (test/fixtures/cog/): `gpu-model` (gpu: true) and `cpu-model` (concurrency 4). */
@@ -54,6 +55,7 @@ export const synthFleet = (model: ModelDefinition, minWarmTasks?: number) => {
     clusterName: 'test-fleet',
     queue: new Queue(stack, 'Queue'),
     webhookQueue: new Queue(stack, 'Webhooks'),
+    waiterQueues: new WaiterQueues(stack),
     bucket: new Bucket(stack, 'Outputs'),
     table: new TableV2(stack, 'Table', { partitionKey: { name: 'pk', type: AttributeType.STRING } }),
     stateMachine: new StateMachine(stack, 'Machine', {

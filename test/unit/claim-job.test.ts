@@ -29,6 +29,7 @@ const withJob = async (options: { cancelAfterSeconds?: number } = {}) => {
     effects: {
       store: service.store,
       notifier: service.notifier,
+      endingTeller: service.endingTeller,
       stopExecution: (prediction) => {
         stopped.push(prediction);
         return Promise.resolve();

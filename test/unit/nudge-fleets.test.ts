@@ -105,6 +105,7 @@ describe(`the fleets the stack lists (${SWEEPER_ENV.fleetsPath}, and a parameter
       [SWEEPER_ENV.tableName]: 'Table',
       [SWEEPER_ENV.webhookQueueUrl]: 'https://sqs.eu-west-1.amazonaws.com/123456789012/webhooks',
       [SWEEPER_ENV.stateMachinePrefix]: 'arn:aws:states:eu-west-1:123456789012:stateMachine:Prognoz-',
+      [SWEEPER_ENV.waiterQueuePrefix]: 'Prognoz-waiter-',
       ...fleets,
     }).fleetsPath;
 

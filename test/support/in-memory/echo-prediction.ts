@@ -11,6 +11,8 @@ export interface EchoPredictionOptions {
   readonly webhook?: string | null;
   readonly webhookEvents?: readonly WebhookEvent[] | null;
   readonly cancelAfterSeconds?: number | null;
+  /** The inbox of a request that waits for its end. */
+  readonly waiter?: string | null;
 }
 
 /**
@@ -28,6 +30,7 @@ export const createEchoPrediction = async (service: InMemoryService, options: Ec
     webhook: options.webhook === undefined ? 'https://example.com/hook' : options.webhook,
     webhookEvents: options.webhookEvents ?? null,
     cancelAfterSeconds: options.cancelAfterSeconds ?? null,
+    waiter: options.waiter ?? null,
   });
   if (!created.ok || created.value.kind !== 'created') throw new Error(`not created: ${JSON.stringify(created)}`);
   const { id } = created.value.prediction;

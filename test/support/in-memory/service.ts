@@ -3,6 +3,7 @@ import { findModel } from '../../../shared/models/registry.ts';
 import { inMemoryAccountStore } from './account-store.ts';
 import { fakeClock, type FakeClock } from './clock.ts';
 import { inMemoryDeliveryLog } from './delivery-log.ts';
+import { inMemoryEndingNotices } from './ending-notices.ts';
 import { inMemoryOutputStore } from './output-store.ts';
 import { inMemoryPredictionStore } from './prediction-store.ts';
 import { inMemoryWebhookNotifier } from './webhook-notifier.ts';
@@ -24,6 +25,8 @@ export const inMemoryService = (clock: FakeClock = fakeClock(), retentionSeconds
   const accounts = inMemoryAccountStore();
   const pauses: number[] = [];
   const receiver = inMemoryWebhookPoster();
+  const endings = inMemoryEndingNotices(clock);
+  const outputs = inMemoryOutputStore();
   return {
     clock,
     accounts,
@@ -35,7 +38,14 @@ export const inMemoryService = (clock: FakeClock = fakeClock(), retentionSeconds
     workflow: inMemoryWorkflowClient(),
     stateMachineArnOf: inMemoryStateMachineArnOf,
     notifier: inMemoryWebhookNotifier(),
-    outputs: inMemoryOutputStore(),
+    /** Every process's inbox, and what reached none (`endings.lost`). */
+    endings,
+    /** The inbox of the process the use cases run in. */
+    endingInbox: endings.inbox(),
+    endingTeller: endings.teller,
+    endingInboxes: endings.inboxes,
+    outputs,
+    inputs: outputs.inputs,
     deliveries: inMemoryDeliveryLog(retentionSeconds),
     receiver,
     post: receiver.post,

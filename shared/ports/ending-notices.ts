@@ -1,0 +1,31 @@
+import type { PredictionId } from '../domain/ids.ts';
+
+/**
+ * Notices that a prediction has ended, sent by whoever ended it to the inbox of the process that
+ * waits for it (a synchronous create), so that the wait learns of the end without polling
+ * (architecture: Synchronous waits). Best-effort: a lost notice costs the waiter latency, never
+ * correctness, for the wait still reads the prediction now and then.
+ */
+
+/** The waiting process's side: one inbox per process, shared by every wait in it. */
+export interface EndingInbox {
+  /** Where enders send this process's notices; made at the first call, then the same (a new one if it vanished). */
+  address(): Promise<string>;
+  /**
+   * Resolves when a notice for `id` has arrived (since the process began listening, even before
+   * this call), at `untilMs` (epoch ms) if none has, or at once when `signal` aborts. Never rejects.
+   */
+  waitFor(id: PredictionId, untilMs: number, signal?: AbortSignal): Promise<void>;
+}
+
+/** The ender's side. */
+export interface EndingTeller {
+  /** Sends a notice that `id` ended to the inbox at `address`. Never rejects: a failure is logged, not the ender's. */
+  tell(address: string, id: PredictionId): Promise<void>;
+}
+
+/** The inboxes of a deployment as a whole, for the sweeper: a process that ends leaves its inbox behind. */
+export interface EndingInboxes {
+  /** Removes the inboxes made before `epochMs`; returns how many. A process whose inbox is removed makes another. */
+  removeMadeBefore(epochMs: number): Promise<number>;
+}

@@ -1,0 +1,80 @@
+import type { PredictionId } from '../../../shared/domain/ids.ts';
+import type { EndingInbox, EndingInboxes, EndingTeller } from '../../../shared/ports/ending-notices.ts';
+import { answer } from './answer.ts';
+import type { FakeClock } from './clock.ts';
+
+interface Inbox {
+  readonly madeAtMs: number;
+  readonly receive: (id: PredictionId) => void;
+}
+
+/**
+ * Ending notices in memory: the inboxes of any number of processes (`inbox()` is one process's),
+ * the teller that reaches them, and the deployment's view of them all; waits run on the fake
+ * clock. `vanish` removes an inbox as the sweeper would, so that a notice sent to it is lost.
+ */
+export const inMemoryEndingNotices = (clock: Pick<FakeClock, 'now' | 'sleep'>) => {
+  const inboxes = new Map<string, Inbox>();
+  let made = 0;
+  /** The notices that reached no inbox. */
+  const lost: { readonly address: string; readonly id: PredictionId }[] = [];
+
+  const inbox = (): EndingInbox => {
+    let address: string | null = null;
+    const noticed = new Set<PredictionId>();
+    const wakers = new Map<PredictionId, Set<() => void>>();
+    const receive = (id: PredictionId) => {
+      noticed.add(id);
+      for (const wake of wakers.get(id) ?? []) wake();
+    };
+    return {
+      address: () =>
+        answer(() => {
+          if (address === null || !inboxes.has(address)) {
+            address = `memory://waiter-${++made}`;
+            inboxes.set(address, { madeAtMs: clock.now(), receive });
+          }
+          return address;
+        }),
+      async waitFor(id, untilMs, signal) {
+        if (noticed.has(id) || signal?.aborted) return;
+        const woken = new AbortController();
+        const wake = () => woken.abort();
+        wakers.set(id, (wakers.get(id) ?? new Set()).add(wake));
+        const ended = signal ? AbortSignal.any([signal, woken.signal]) : woken.signal;
+        await clock.sleep(untilMs - clock.now(), ended);
+        wakers.get(id)?.delete(wake);
+      },
+    };
+  };
+
+  const teller: EndingTeller = {
+    tell: (address, id) =>
+      answer(() => {
+        const target = inboxes.get(address);
+        if (target) target.receive(id);
+        else lost.push({ address, id });
+      }),
+  };
+
+  const all: EndingInboxes = {
+    removeMadeBefore: (epochMs) =>
+      answer(() => {
+        const old = [...inboxes].filter(([, made]) => made.madeAtMs < epochMs).map(([address]) => address);
+        for (const address of old) inboxes.delete(address);
+        return old.length;
+      }),
+  };
+
+  return {
+    inbox,
+    teller,
+    inboxes: all,
+    lost,
+    vanish: (address: string) => {
+      inboxes.delete(address);
+    },
+  };
+};
+
+export type InMemoryEndingNotices = ReturnType<typeof inMemoryEndingNotices>;
