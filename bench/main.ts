@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { localTls, trustLocally } from '../local/local-tls.ts';
 import { REPO_ROOT } from '../local/paths.ts';
 import { createAccount } from './accounts.ts';
 import { AWS_PRICES } from './aws-prices.ts';
@@ -95,6 +96,9 @@ const bare = await startReadyChild<{ url: string }>(
     log: childLog('[bare]'),
   },
 );
+
+// Output file URLs are https, answered with the certificate the runtime made (or found) as it started.
+trustLocally(await localTls());
 
 let report: BenchReport;
 try {
