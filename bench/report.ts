@@ -212,7 +212,7 @@ export const renderReport = (r: BenchReport): string => {
     'Calls counted by the local runtime’s meter while it ran each scenario on the synthesized state machine (one prediction at a time): state transitions as Standard ' +
       'workflows bill them (states entered and retried), Lambda invocations and their wall time (as billed duration, at each function’s configured memory, arm64), DynamoDB ' +
       'request units (DynamoDB Local’s consumed capacity; transactions by DynamoDB’s rule of 2 units per item per KB), S3 requests, SQS requests (idle long polls left out: a cost of time, ' +
-      `not of predictions), API Gateway requests. The authorizer is counted on every request, an upper bound: API Gateway caches its answer for 60 s. Prices: ${prices.region}, checked ${prices.checked} (\`bench/aws-prices.ts\`).`,
+      `not of predictions), API Gateway requests. The authorizer runs as API Gateway's cache lets it, once a minute per token (the local API front caches its answers as the template configures): the scenarios' predictions follow one another within that minute. Prices: ${prices.region}, checked ${prices.checked} (\`bench/aws-prices.ts\`).`,
     '',
   );
   out.push(
