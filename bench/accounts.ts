@@ -25,3 +25,10 @@ export const createAccount = async (
   await accounts.addToken(account, token, Date.now());
   return token;
 };
+
+/** Funded and unthrottled: the benchmark measures the service, not its limits. */
+export const UNLIMITED_ACCOUNT: NewAccount = {
+  balanceKopecks: 10 ** 12,
+  monthlyLimitKopecks: null,
+  ratePerSecond: 1_000_000,
+};

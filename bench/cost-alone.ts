@@ -3,7 +3,7 @@
  * against a local runtime of its own. Prints its table and where the DynamoDB units go.
  */
 import { startLocalRuntime } from '../local/runtime.ts';
-import { createAccount } from './accounts.ts';
+import { createAccount, UNLIMITED_ACCOUNT } from './accounts.ts';
 import { AWS_PRICES } from './aws-prices.ts';
 import { lambdaFunctions } from './bundles.ts';
 import { measureCosts } from './cost.ts';
@@ -15,7 +15,7 @@ const runtime = await startLocalRuntime({ port: 0, log: () => undefined });
 try {
   const apiToken = await createAccount(
     { tableName: runtime.tableName, dynamoEndpoint: runtime.dynamoEndpoint },
-    { balanceKopecks: 10 ** 12, monthlyLimitKopecks: null, ratePerSecond: 1_000_000 },
+    UNLIMITED_ACCOUNT,
   );
   const origin = new URL(runtime.apiUrl).origin;
   const echoUrl = (await localProcesses(origin)).find((p) => p.name === 'model:prognoz/echo')?.url;

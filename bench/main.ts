@@ -9,7 +9,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { localTls, trustLocally } from '../local/local-tls.ts';
 import { REPO_ROOT } from '../local/paths.ts';
-import { createAccount } from './accounts.ts';
+import { createAccount, UNLIMITED_ACCOUNT } from './accounts.ts';
 import { AWS_PRICES } from './aws-prices.ts';
 import { bundleFunctions, lambdaFunctions } from './bundles.ts';
 import { measureColdStarts } from './cold-start.ts';
@@ -102,12 +102,7 @@ trustLocally(await localTls());
 
 let report: BenchReport;
 try {
-  // An account of its own, funded and unthrottled: the benchmark measures the service, not its limits.
-  const apiToken = await createAccount(runtime.ready, {
-    balanceKopecks: 10 ** 12,
-    monthlyLimitKopecks: null,
-    ratePerSecond: 1_000_000,
-  });
+  const apiToken = await createAccount(runtime.ready, UNLIMITED_ACCOUNT);
   const target = { apiUrl: runtime.ready.apiUrl, apiToken };
   const processes = await runtimeProcesses(runtime.ready.origin, runtime.pid);
   // The runtime's own processes in every phase; of the workers and model servers, the phase's model's.

@@ -4,7 +4,7 @@
  */
 import { parseModelFlag } from '../local/brought-models.ts';
 import { startLocalRuntime } from '../local/runtime.ts';
-import { createAccount } from './accounts.ts';
+import { createAccount, UNLIMITED_ACCOUNT } from './accounts.ts';
 import { FILE_MODEL, measureOutputFiles } from './output-files.ts';
 
 const runtime = await startLocalRuntime({
@@ -15,7 +15,7 @@ const runtime = await startLocalRuntime({
 try {
   const apiToken = await createAccount(
     { tableName: runtime.tableName, dynamoEndpoint: runtime.dynamoEndpoint },
-    { balanceKopecks: 10 ** 12, monthlyLimitKopecks: null, ratePerSecond: 1_000_000 },
+    UNLIMITED_ACCOUNT,
   );
   const repeats = Number(process.argv[2] ?? 10);
   console.log(JSON.stringify(await measureOutputFiles({ apiUrl: runtime.apiUrl, apiToken }, repeats), null, 2));

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { REPO_ROOT } from '../local/paths.ts';
-import { createAccount } from './accounts.ts';
+import { createAccount, UNLIMITED_ACCOUNT } from './accounts.ts';
 import { measureControlPlane, measureSyncOverhead, warmUp } from './control-plane.ts';
 import { n, p50p99, table } from './markdown.ts';
 import { startReadyChild } from './processes.ts';
@@ -26,11 +26,7 @@ const bare = await startReadyChild<{ url: string }>(
   { timeoutMs: 30_000, log: () => undefined },
 );
 try {
-  const apiToken = await createAccount(runtime.ready, {
-    balanceKopecks: 10 ** 12,
-    monthlyLimitKopecks: null,
-    ratePerSecond: 1_000_000,
-  });
+  const apiToken = await createAccount(runtime.ready, UNLIMITED_ACCOUNT);
   const target = { apiUrl: runtime.ready.apiUrl, apiToken };
   await warmUp(target, 5);
   const plane = await measureControlPlane(
