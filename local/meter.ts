@@ -86,9 +86,12 @@ export const transactionUnits = (
   };
 };
 
+/** One entry of a transaction, whatever its kind (`{ Put: … }`, `{ Update: … }`, `{ Get: … }`): its body. */
+const entryBody = (entry: Json): Json => (Object.values(entry)[0] ?? {}) as Json;
+
 /** What one entry of a write transaction writes: a Put's item, else its key and the values it names. */
 const writtenItem = (entry: Json): Json => {
-  const inner = (Object.values(entry)[0] ?? {}) as Json;
+  const inner = entryBody(entry);
   if (inner.Item) return inner.Item as Json;
   return { ...(inner.Key as Json | undefined), ...(inner.ExpressionAttributeValues as Json | undefined) };
 };
@@ -122,7 +125,7 @@ export const itemKinds = (operation: string, request: Json): string => {
   }
   if (operation === 'TransactWriteItems' || operation === 'TransactGetItems') {
     const parts = ((request.TransactItems ?? []) as Json[]).map((entry) => {
-      const inner = (Object.values(entry)[0] ?? {}) as Json;
+      const inner = entryBody(entry);
       return kindOfKey((inner.Key ?? inner.Item) as Json | undefined);
     });
     return parts.join('+');

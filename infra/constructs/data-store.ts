@@ -21,8 +21,8 @@ const ACCESS_LOG_RETENTION_DAYS = 365;
  * `bucket.grantRead` adds s3:GetObject*, s3:GetBucket* and s3:List* (tags, ACLs, versions, listings).
  * Without s3:ListBucket, S3 answers a missing key with 403 (AccessDenied), not 404 (NoSuchKey).
  */
-export const grantObjectRead = (bucket: IBucket, grantee: IGrantable): Grant =>
-  Grant.addToPrincipal({ grantee, actions: ['s3:GetObject'], resourceArns: [bucket.arnForObjects('*')] });
+export const grantObjectRead = (bucket: IBucket, grantee: IGrantable, keys = '*'): Grant =>
+  Grant.addToPrincipal({ grantee, actions: ['s3:GetObject'], resourceArns: [bucket.arnForObjects(keys)] });
 
 /**
  * The single table (architecture: Data): predictions, accounts, tokens, keyed as

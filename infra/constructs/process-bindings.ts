@@ -1,6 +1,6 @@
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { ContainerDefinition } from 'aws-cdk-lib/aws-ecs';
-import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
+import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -182,11 +182,7 @@ export const bindWorker = (worker: ContainerDefinition, role: IGrantable, on: Wo
   on.table.grantReadWriteData(role);
   on.bucket.grantPut(role);
   // The large inputs the API kept by reference, and nothing else of the bucket: outputs are only written.
-  Grant.addToPrincipal({
-    grantee: role,
-    actions: ['s3:GetObject'],
-    resourceArns: [on.bucket.arnForObjects(`${INPUTS_PREFIX}*`)],
-  });
+  grantObjectRead(on.bucket, role, `${INPUTS_PREFIX}*`);
   on.webhookQueue.grantSendMessages(role);
   on.waiterQueues.grantTell(role);
   on.stateMachine.grantTaskResponse(role);

@@ -45,9 +45,9 @@ export type StoredInput =
  */
 export const INPUT_INLINE_BYTES = 2048;
 
-/** Where an input of `json` goes: inline up to INPUT_INLINE_BYTES, else under `key` in the bucket. */
-export const inputPlacement = (json: string): 'inline' | 'object' =>
-  new TextEncoder().encode(json).length <= INPUT_INLINE_BYTES ? 'inline' : 'object';
+/** Where an input whose JSON is `bytes` long goes: inline up to INPUT_INLINE_BYTES, else in the bucket. */
+export const inputPlacement = (bytes: number): 'inline' | 'object' =>
+  bytes <= INPUT_INLINE_BYTES ? 'inline' : 'object';
 
 export interface PredictionBase {
   readonly id: PredictionId;

@@ -117,7 +117,7 @@ export const createPredictionUseCase = async (
   if (!account) return err(new PrognozError('invalid_token', 'the account behind this token is gone'));
   const id = newPredictionId(deps.ids);
   const stored: StoredInput =
-    inputPlacement(inputJson) === 'inline'
+    inputPlacement(inputBytes) === 'inline'
       ? { kind: 'inline', value: input.value }
       : { kind: 'object', key: await deps.inputs.put(id, inputJson), bytes: inputBytes };
   const prediction = createPrediction({
