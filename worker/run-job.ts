@@ -9,7 +9,7 @@ import { phaseLimitsOf } from '../shared/models/registry.ts';
 import type { OutputStore } from '../shared/ports/output-store.ts';
 import type { PredictionStore } from '../shared/ports/prediction-store.ts';
 import { applyEvent } from '../shared/use-cases/apply-event.ts';
-import { endPrediction, type EffectDeps } from '../shared/use-cases/end-prediction.ts';
+import { EffectsOwed, endPrediction, type EffectDeps } from '../shared/use-cases/end-prediction.ts';
 import type { RunEvent } from '../shared/workflow/messages.ts';
 import { secretScrubber } from '../shared/domain/secrets.ts';
 import { OutputFilesTooLarge, RunFiles } from './output-files.ts';
@@ -252,8 +252,9 @@ const retrying = async <T>(deps: RunDeps, what: string, predictionId: string, wr
       return await write();
     } catch (error) {
       const pause = END_RETRY_PAUSES_MS[attempt];
-      // Files over the limit are a limit, not a fault: trying again would only wait to say so.
-      if (pause === undefined || error instanceof OutputFilesTooLarge) throw error;
+      // Files over the limit are a limit, not a fault: trying again would only wait to say so; an
+      // end that is written and owes what failed is not written again.
+      if (pause === undefined || error instanceof OutputFilesTooLarge || error instanceof EffectsOwed) throw error;
       deps.log(`${what} failed; retrying`, { predictionId, error: String(error) });
       await deps.sleep(pause);
     }
@@ -349,15 +350,43 @@ const reportOf = async (
         }),
 });
 
-/** Writes the end and settles what it owes. */
+/**
+ * Ends the execution with the task token, then writes the end and settles what it still owes.
+ * The execution first: an end that owes nothing else (no webhook) is then written once and never
+ * touched again. A worker that dies between the two leaves the prediction `processing`: its
+ * message comes back and the run is taken up again, as after any lost worker. One whose token
+ * fails writes an end that owes the execution's end, as before.
+ */
 const finish = async (
   deps: RunDeps,
   prediction: Processing,
   event: Extract<PredictionEvent, { type: 'succeeded' | 'failed' | 'canceled' }>,
 ): Promise<RunOutcome> => {
-  const ended = await retrying(deps, 'recording the result', prediction.id, () =>
-    endPrediction(deps.effects, prediction.id, event),
-  );
+  const executionEnded = await deps.effects
+    .stopExecution({ id: prediction.id, model: prediction.model, status: event.type })
+    .then(
+      () => true,
+      (error: unknown) => {
+        deps.log('the execution could not be ended; the end owes it', {
+          predictionId: prediction.id,
+          error: String(error),
+        });
+        return false;
+      },
+    );
+  let ended: Awaited<ReturnType<typeof endPrediction>>;
+  try {
+    ended = await retrying(deps, 'recording the result', prediction.id, () =>
+      endPrediction(deps.effects, prediction.id, { ...event, executionEnded }),
+    );
+  } catch (error) {
+    if (!(error instanceof EffectsOwed)) throw error;
+    deps.log('the end is written; what it owes and could not do is left to the sweeper', {
+      predictionId: prediction.id,
+      error: String(error.errors),
+    });
+    return 'ended';
+  }
   if (ended.ok) return 'ended';
   // Canceled meanwhile, or the claim was taken over: the result no longer counts.
   if (ended.error.code === 'prediction_finished' || ended.error.code === 'claim_lost') return 'stopped';

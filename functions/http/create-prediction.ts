@@ -60,7 +60,7 @@ export const handler = httpHandler(
     });
     if (!created.ok) throw created.error;
     const accepted = created.value.prediction;
-    if (created.value.kind === 'created' && created.value.start.kind !== 'queued') {
+    if (created.value.kind === 'created' && created.value.start.kind !== 'running') {
       logger.warn('the workflow did not start; the sweeper will start it', {
         predictionId: accepted.id,
         start: created.value.start,

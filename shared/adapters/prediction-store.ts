@@ -29,6 +29,7 @@ import {
   predictionIdOfKey,
   predictionKey,
   SWEEP_INDEX,
+  sweepIndexKey,
   SWEEP_SHARDS,
   sweepShardKey,
 } from './table-keys.ts';
@@ -176,6 +177,29 @@ export const dynamoPredictionStore = (
         error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed'
       )
         return false;
+      throw error;
+    }
+  },
+  async lookAgainAt(expected, sweepAtMs) {
+    const unchanged = unchangedSince(expected);
+    const entry = sweepIndexKey(expected.id, sweepAtMs);
+    try {
+      await client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: predictionKey(expected.id),
+          UpdateExpression: `SET ${SWEEP_INDEX.partition} = :shard, ${SWEEP_INDEX.sort} = :at`,
+          ...unchanged,
+          ExpressionAttributeValues: {
+            ...unchanged.ExpressionAttributeValues,
+            ':shard': entry.sweep_shard,
+            ':at': entry.sweep_at,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
       throw error;
     }
   },

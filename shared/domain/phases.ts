@@ -8,7 +8,7 @@ import { isTerminal, type PhaseLimits, type Prediction } from './prediction.ts';
  * worker, the sweeper and the create path ask these; none decides on its own.
  */
 
-/** How long after its insert a prediction may stay `starting` before the sweeper starts it. */
+/** How long after its insert a prediction whose start was put off (`pending`) waits for the sweeper to start it. */
 export const START_GRACE_MS = 30_000;
 /** How long the sweeper keeps trying to start a prediction whose workflow never started. */
 export const START_LIMIT_MS = 10 * 60_000;
@@ -34,9 +34,13 @@ export const endingOwed = (prediction: Prediction, limits: PhaseLimits, nowMs: n
     return { type: 'canceled', error: ENDINGS.deadline(prediction.deadlineAt) };
   switch (prediction.status) {
     case 'pending':
-    case 'starting':
       return nowMs - parseTimestamp(prediction.createdAt) > START_LIMIT_MS
         ? { type: 'failed', error: ENDINGS.notStarted }
+        : null;
+    // Its create started it: it has waited in the queue since then.
+    case 'starting':
+      return nowMs >= parseTimestamp(prediction.createdAt) + limits.queueSeconds * 1000
+        ? { type: 'failed', error: ENDINGS.noCapacity(limits.queueSeconds) }
         : null;
     case 'queued':
       if (nowMs >= parseTimestamp(prediction.queuedAt) + limits.queueSeconds * 1000)
@@ -83,8 +87,11 @@ export const sweepDeadline = (prediction: Prediction, limits: PhaseLimits): numb
 const phaseDeadline = (prediction: Prediction, limits: PhaseLimits): number | null => {
   switch (prediction.status) {
     case 'pending':
-    case 'starting':
       return parseTimestamp(prediction.createdAt) + START_GRACE_MS;
+    // Only a create that died between its insert and its start leaves one unstarted: the sweeper
+    // finds that out at its queue limit, rather than look at every prediction the queue holds.
+    case 'starting':
+      return parseTimestamp(prediction.createdAt) + limits.queueSeconds * 1000;
     case 'queued':
       return parseTimestamp(prediction.queuedAt) + limits.queueSeconds * 1000;
     case 'processing':

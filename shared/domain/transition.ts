@@ -82,6 +82,8 @@ export type Ender = 'workflow' | 'worker' | 'api' | 'sweeper';
 /** What can happen to a prediction. Every change of status goes through `transition`. */
 export type PredictionEvent =
   | { readonly type: 'queued'; readonly atMs: number }
+  /** Its workflow could not be started now: the sweeper will (`pending`). */
+  | { readonly type: 'deferred'; readonly atMs: number }
   | { readonly type: 'claimed'; readonly atMs: number; readonly claim: string }
   /**
    * The worker holding `claim` stopped (or its model server did): back to the queue. `handedBack`:
@@ -94,7 +96,8 @@ export type PredictionEvent =
       readonly claim: string;
       readonly output: StoredOutput;
       readonly runtimeMs: number;
-    } & RunReport)
+    } & RunReport &
+      EndedExecution)
   | ({
       readonly type: 'failed';
       readonly atMs: number;
@@ -103,7 +106,8 @@ export type PredictionEvent =
       readonly by: Ender;
       /** When a worker reports, only for its own claim. */
       readonly claim?: string;
-    } & RunReport)
+    } & RunReport &
+      EndedExecution)
   | ({
       readonly type: 'canceled';
       readonly atMs: number;
@@ -113,7 +117,16 @@ export type PredictionEvent =
       /** When its worker ends it (at its deadline), only for its own claim and with the time it ran. */
       readonly claim?: string;
       readonly runtimeMs?: number | null;
-    } & RunReport);
+    } & RunReport &
+      EndedExecution);
+
+/**
+ * `executionEnded`: its ender ended the workflow execution before it wrote the end (the worker,
+ * with its task token), so the end does not owe that.
+ */
+interface EndedExecution {
+  readonly executionEnded?: boolean;
+}
 
 /** The event that gives a prediction the ending it is owed (`endingOwed`), by whoever found it owed. */
 export const owedEndingEvent = (
@@ -125,8 +138,8 @@ export const owedEndingEvent = (
     ? { type: 'canceled', atMs, by, error: owed.error }
     : { type: 'failed', atMs, by, error: owed.error, runtimeMs: null };
 
-const effectsOf = (prediction: Prediction, by: Ender): SideEffect[] => [
-  ...(by === 'workflow' ? [] : (['stop'] as const)),
+const effectsOf = (prediction: Prediction, by: Ender, executionEnded: boolean): SideEffect[] => [
+  ...(by === 'workflow' || executionEnded ? [] : (['stop'] as const)),
   ...(notifiesCompletion(prediction) ? (['notify'] as const) : []),
 ];
 
@@ -155,7 +168,7 @@ const finished = (
   runtimeMs: number | null,
   by: Ender,
   policy: PredictionPolicy,
-  report: RunReport = {},
+  report: RunReport & EndedExecution = {},
 ) => ({
   ...base(prediction),
   logs: report.logs === undefined ? prediction.logs : keepLogTail(report.logs),
@@ -172,7 +185,7 @@ const finished = (
         ? null
         : keepStreamed(report.streamed),
   costKopecks: runtimeMs === null ? 0 : costInKopecks(runtimeMs, policy.pricePerSecondMicro),
-  effects: effectsOf(prediction, by),
+  effects: effectsOf(prediction, by, report.executionEnded === true),
   dataRemoved: false,
 });
 
@@ -180,6 +193,16 @@ const withDeadline = (prediction: Prediction, limits: PhaseLimits): Prediction =
   ...prediction,
   sweepAtMs: sweepDeadline(prediction, limits),
 });
+
+/**
+ * The sweeper may look at a prediction earlier than it must, never later. A claim keeps the time
+ * its waiting phase had (which comes before its run's): its index entry is not moved on every
+ * claim, and the sweeper puts off the rare run still going then.
+ */
+const keepingEarlierSweep = (prediction: Prediction, earlierMs: number | null): Prediction =>
+  earlierMs === null || prediction.sweepAtMs === null || earlierMs >= prediction.sweepAtMs
+    ? prediction
+    : { ...prediction, sweepAtMs: earlierMs };
 
 const finishedError = (prediction: TerminalPrediction): PrognozError =>
   new PrognozError('prediction_finished', `prediction ${prediction.id} has already ${prediction.status}`);
@@ -214,6 +237,14 @@ export const transition = (
           limits,
         ),
       );
+    case 'deferred':
+      // From `queued` too, for a late start that was marked queued before it failed.
+      if (!(prediction.status === 'starting' || (prediction.status === 'queued' && prediction.attempts === 0))) {
+        return err(
+          new PrognozError('invalid_transition', `cannot put off the start of a ${prediction.status} prediction`),
+        );
+      }
+      return ok(withDeadline({ ...base(prediction), status: 'pending', startedAt: null }, limits));
     case 'claimed':
       if (prediction.status === 'processing') {
         return err(new PrognozError('invalid_transition', `prediction ${prediction.id} is already claimed`));
@@ -227,17 +258,20 @@ export const transition = (
         );
       }
       return ok(
-        withDeadline(
-          {
-            ...prediction,
-            status: 'processing',
-            startedAt: formatTimestamp(event.atMs),
-            claim: event.claim,
-            attempts: prediction.attempts + 1,
-            progress: null,
-            streamed: [],
-          },
-          limits,
+        keepingEarlierSweep(
+          withDeadline(
+            {
+              ...prediction,
+              status: 'processing',
+              startedAt: formatTimestamp(event.atMs),
+              claim: event.claim,
+              attempts: prediction.attempts + 1,
+              progress: null,
+              streamed: [],
+            },
+            limits,
+          ),
+          prediction.sweepAtMs,
         ),
       );
     case 'lost': {

@@ -42,6 +42,12 @@ export interface PredictionStore {
    * retention (`retentionFrom`) from now.
    */
   replace(next: Prediction, expected: Prediction): Promise<boolean>;
+  /**
+   * Moves when the sweeper next looks at an active prediction, only while it is still as
+   * `expected` was read (status, claim, attempts); nothing else of it is written, so a run's
+   * records go on beside it. False when it was not.
+   */
+  lookAgainAt(expected: Prediction, sweepAtMs: number): Promise<boolean>;
   /** Just the status and claim: what a worker checks every second to learn that its run was canceled or taken over. */
   statusOf(id: PredictionId): Promise<{ readonly status: PredictionStatus; readonly claim: string | null } | null>;
   /**

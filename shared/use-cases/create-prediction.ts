@@ -9,7 +9,7 @@ import { createPrediction } from '../domain/transition.ts';
 import { requestFingerprint } from '../domain/request-fingerprint.ts';
 import { err, ok, type Result } from '../domain/result.ts';
 import { phaseLimitsOf, validateInput, type ModelDefinition } from '../models/registry.ts';
-import { startWorkflow, type StartDeps, type StartOutcome } from './start-workflow.ts';
+import { startCreated, type StartDeps, type StartOutcome } from './start-workflow.ts';
 
 export interface CreateDeps extends StartDeps {
   readonly accounts: AccountStore;
@@ -142,5 +142,5 @@ export const createPredictionUseCase = async (
   if (!reserved.ok || reserved.value.kind === 'key_taken') await forget(deps, stored);
   if (!reserved.ok) return err(reserved.error);
   if (reserved.value.kind === 'key_taken') return answerRepeat(deps, reserved.value.prior, claim?.fingerprint);
-  return ok({ kind: 'created', prediction, start: await startWorkflow(deps, prediction) });
+  return ok({ kind: 'created', prediction, start: await startCreated(deps, prediction) });
 };

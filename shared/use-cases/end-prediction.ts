@@ -9,6 +9,9 @@ import { err, ok, type Result } from '../domain/result.ts';
 import type { PredictionStore } from '../ports/prediction-store.ts';
 import { applyEvent } from './apply-event.ts';
 
+/** What ending a prediction's execution needs to know of it. */
+export type EndingExecution = Pick<TerminalPrediction, 'id' | 'model' | 'status'>;
+
 export interface EffectDeps {
   readonly store: PredictionStore;
   readonly notifier: WebhookNotifier;
@@ -18,7 +21,7 @@ export interface EffectDeps {
    * Ends the prediction's workflow execution: StopExecution for the API and the sweeper, the
    * task token for the worker that holds it.
    */
-  readonly stopExecution: (prediction: TerminalPrediction) => Promise<void>;
+  readonly stopExecution: (prediction: EndingExecution) => Promise<void>;
 }
 
 /** Effects that end executions with StopExecution: for the API and the sweeper, which hold no task token. */
@@ -37,6 +40,14 @@ export const stoppingExecutions = (
     if (arn !== undefined) await deps.workflow.stop(arn, prediction.id, cause);
   },
 });
+
+/** The end is written but some of what it owes failed: that stays owed, for whoever settles it next. */
+export class EffectsOwed extends AggregateError {
+  constructor(predictionId: PredictionId, failures: readonly unknown[]) {
+    super(failures, `prediction ${predictionId}: side effects still owed`);
+    this.name = 'EffectsOwed';
+  }
+}
 
 /**
  * Does what an ended prediction still owes — its execution ended, its webhook queued — and
@@ -62,7 +73,7 @@ export const completeEffects = async (
   }
   const settled = withEffectsDone(prediction, done);
   if (done.length > 0) await deps.store.effectsDone(settled);
-  if (failures.length > 0) throw new AggregateError(failures, `prediction ${prediction.id}: side effects still owed`);
+  if (failures.length > 0) throw new EffectsOwed(prediction.id, failures);
   return settled;
 };
 

@@ -16,17 +16,17 @@ export interface StartDeps {
 const RETRY_PAUSES_MS = [50, 200, 500];
 
 export type StartOutcome =
-  /** Its execution runs and it is marked queued (unless a worker claimed it first). */
-  | { readonly kind: 'queued' }
-  /** StartExecution refused for now: it stays `starting`, for the sweeper to start later. */
+  /** Its execution runs: started now, or by an earlier start. */
+  | { readonly kind: 'running' }
+  /** StartExecution refused for now: the sweeper starts it later. */
   | { readonly kind: 'deferred'; readonly reason: string }
   /** An execution of its name exists but no longer runs: nothing will ever run it. */
   | { readonly kind: 'ended'; readonly executionStatus: string };
 
 /**
- * Starts a prediction's execution (named after it, so a repeated start finds the first one)
- * and marks it queued. Throttling is retried briefly; a start that still fails never fails the
- * create nor strands it: it is left `starting` for the sweeper (architecture: Scale ceilings).
+ * Starts a prediction's execution (named after it, so a repeated start finds the first one).
+ * Throttling is retried briefly; a start that still fails never fails the create nor strands it
+ * (architecture: Scale ceilings). Writes nothing: what the start means is its caller's.
  */
 export const startWorkflow = async (deps: StartDeps, prediction: Prediction): Promise<StartOutcome> => {
   const arn = deps.stateMachineArnOf(prediction.model);
@@ -48,7 +48,36 @@ export const startWorkflow = async (deps: StartDeps, prediction: Prediction): Pr
     const status = await deps.workflow.status(arn, prediction.id);
     if (status !== 'RUNNING') return { kind: 'ended', executionStatus: status };
   }
-  // A worker that already claimed it has moved it on: then there is nothing to mark.
-  await applyEvent(deps.store, prediction.id, { type: 'queued', atMs: deps.clock.now() });
-  return { kind: 'queued' };
+  return { kind: 'running' };
+};
+
+/**
+ * The create's start: a prediction whose execution runs stays `starting` and is written no more
+ * until a worker claims it (its queue time counts from its creation); one whose start failed is
+ * put off (`pending`) for the sweeper to start within START_GRACE_MS. If even that write fails,
+ * the sweeper finds it at its queue limit, with no execution, and starts it then.
+ */
+export const startCreated = async (deps: StartDeps, prediction: Prediction): Promise<StartOutcome> => {
+  const start = await startWorkflow(deps, prediction);
+  if (start.kind !== 'running') {
+    // Never fails the create: unwritten, it is found at its queue limit all the same.
+    await applyEvent(deps.store, prediction.id, { type: 'deferred', atMs: deps.clock.now() }).catch(() => undefined);
+  }
+  return start;
+};
+
+/**
+ * The sweeper's start of a prediction whose create did not start it. It is marked queued from now
+ * before its execution starts, so that the worker that takes its job finds its queue time counted
+ * from now, not from its creation; a start that fails puts it off again. 'moved' when it moved on
+ * meanwhile (ended, or claimed): there was nothing to start.
+ */
+export const startLate = async (deps: StartDeps, prediction: Prediction): Promise<StartOutcome | 'moved'> => {
+  const queued = await applyEvent(deps.store, prediction.id, { type: 'queued', atMs: deps.clock.now() });
+  // Moved on meanwhile (ended, or claimed): there is nothing to start.
+  if (!queued.ok) return 'moved';
+  const start = await startWorkflow(deps, queued.value.after);
+  if (start.kind !== 'running')
+    await applyEvent(deps.store, prediction.id, { type: 'deferred', atMs: deps.clock.now() });
+  return start;
 };

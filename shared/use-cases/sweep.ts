@@ -1,14 +1,15 @@
 import type { PredictionId } from '../domain/ids.ts';
 import { ENDINGS } from '../domain/endings.ts';
 import { endingOwed, sweepDeadline, type OwedEnding } from '../domain/phases.ts';
-import { isTerminal } from '../domain/prediction.ts';
+import { isTerminal, type Prediction } from '../domain/prediction.ts';
+import type { ExecutionStatus } from '../ports/workflow-client.ts';
 import { owedEndingEvent } from '../domain/transition.ts';
 import { phaseLimitsOf, requireModel } from '../models/registry.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { EndingInboxes, EndingTeller } from '../ports/ending-notices.ts';
 import type { WebhookNotifier } from '../ports/webhook-notifier.ts';
 import { completeEffects, completeOverdueEffects, endUnlessEnded, stoppingExecutions } from './end-prediction.ts';
-import { startWorkflow, type StartDeps } from './start-workflow.ts';
+import { startLate, type StartDeps } from './start-workflow.ts';
 
 export interface SweepDeps extends StartDeps {
   readonly notifier: WebhookNotifier;
@@ -29,7 +30,8 @@ const fail = (deps: SweepDeps, id: PredictionId, error: string): Promise<SweepAc
 /**
  * Looks at one prediction whose sweep deadline passed and moves it on: what an ended one owes is
  * done; one owed an ending (`endingOwed`: its deadline, a start that never came, the queue limit,
- * a lost run no one took up) gets it; one not yet started is started.
+ * a lost run no one took up) gets it; one not yet started is started — one whose start was put
+ * off, or one at its queue limit whose create died before it started its execution.
  */
 export const sweepOne = async (deps: SweepDeps, id: PredictionId): Promise<SweepAction> => {
   const prediction = await deps.store.get(id);
@@ -41,17 +43,34 @@ export const sweepOne = async (deps: SweepDeps, id: PredictionId): Promise<Sweep
     return 'settled';
   }
   const limits = phaseLimitsOf(requireModel(prediction.model));
-  const owed = endingOwed(prediction, limits, nowMs);
-  if (owed !== null) return end(deps, id, owed);
-  if (prediction.status === 'pending' || prediction.status === 'starting') {
-    const start = await startWorkflow(deps, prediction);
-    if (start.kind === 'ended') return fail(deps, id, ENDINGS.workflowEnded(start.executionStatus));
-    return start.kind === 'queued' ? 'started' : 'deferred';
+  // Its phase may be due later than the time it was found at: a claim keeps its waiting phase's
+  // earlier time, and a model's limits may have been raised since. It is looked at again then.
+  const dueAtMs = sweepDeadline(prediction, limits);
+  if (dueAtMs !== null && dueAtMs > nowMs) {
+    await deps.store.lookAgainAt(prediction, dueAtMs);
+    return 'not_due';
   }
-  // Due by the limits its model had when it was last moved, not by those it has now (raised since):
-  // it is looked at again when they say.
-  await deps.store.replace({ ...prediction, sweepAtMs: sweepDeadline(prediction, limits) }, prediction);
-  return 'not_due';
+  const owed = endingOwed(prediction, limits, nowMs);
+  if (prediction.status === 'pending' && owed === null) return startNow(deps, prediction);
+  if (prediction.status === 'starting' && owed?.type !== 'canceled') {
+    // At its queue limit. Its create started it, unless that create died first: then it starts now.
+    const execution = await executionOf(deps, prediction);
+    if (execution === 'MISSING') return startNow(deps, prediction);
+    if (execution !== null && execution !== 'RUNNING') return fail(deps, id, ENDINGS.workflowEnded(execution));
+  }
+  return owed === null ? 'not_due' : end(deps, id, owed);
+};
+
+const executionOf = async (deps: SweepDeps, prediction: Prediction): Promise<ExecutionStatus | null> => {
+  const arn = deps.stateMachineArnOf(prediction.model);
+  return arn === undefined ? null : deps.workflow.status(arn, prediction.id);
+};
+
+const startNow = async (deps: SweepDeps, prediction: Prediction): Promise<SweepAction> => {
+  const start = await startLate(deps, prediction);
+  if (start === 'moved') return 'not_due';
+  if (start.kind === 'ended') return fail(deps, prediction.id, ENDINGS.workflowEnded(start.executionStatus));
+  return start.kind === 'running' ? 'started' : 'deferred';
 };
 
 /** Data removals a sweep runs at once: each is one conditional write. */

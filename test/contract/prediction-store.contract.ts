@@ -308,6 +308,24 @@ export const describePredictionStoreContract = (name: string, make: MakePredicti
         expect(await store.recordRun(created.id, 'claim-1', { progress: 0.5 })).toBe(false);
         expect(await store.get(created.id)).toEqual(ended);
       });
+
+      it("has the sweeper's next look moved beside its records, only under the claim it was read with", async () => {
+        const { store, clock, owner, inserted } = await setUp();
+        const created = await inserted(startingPrediction({ owner, nowMs: clock.now() }));
+        const running = processing(created, clock.now(), 'claim-1');
+        await store.replace(running, created);
+        expect(await store.recordRun(created.id, 'claim-1', { logs: 'written meanwhile\n' })).toBe(true);
+        const later = clock.now() + 3_600_000;
+
+        expect(await store.lookAgainAt(running, later)).toBe(true);
+
+        expect(await store.get(created.id)).toMatchObject({ logs: 'written meanwhile\n', sweepAtMs: later });
+        expect(await store.due(later - 1, 100)).toEqual([]);
+        expect(await store.due(later, 100)).toEqual([created.id]);
+        expect(await store.lookAgainAt(processing(created, clock.now(), 'claim-2'), later + 1)).toBe(false);
+        await store.replace(succeeded(running, clock.now()), running);
+        expect(await store.lookAgainAt(running, later + 1)).toBe(false);
+      });
     });
 
     describe('listings', () => {

@@ -7,13 +7,13 @@ import { sqsEndingTeller } from '../../shared/adapters/ending-notices.ts';
 import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
 import { systemClock } from '../../shared/domain/clock.ts';
 import { ENDINGS } from '../../shared/domain/endings.ts';
-import { START_GRACE_MS } from '../../shared/domain/phases.ts';
 import { phaseLimitsOf } from '../../shared/models/registry.ts';
 import { applyEvent } from '../../shared/use-cases/apply-event.ts';
 import { CogCallbacks } from '../../worker/cog-callbacks.ts';
 import { cogModelClient } from '../../worker/model-client.ts';
 import { runClaimed } from '../../worker/run-job.ts';
 import { claimJob } from '../../shared/use-cases/claim-job.ts';
+import type { EffectDeps } from '../../shared/use-cases/end-prediction.ts';
 import {
   accountOf,
   createOtherAccount,
@@ -100,9 +100,9 @@ describe('waiting is not dying', () => {
 });
 
 describe('nothing stays stuck', () => {
-  it('a create that died between recording the prediction and starting its workflow is started by the sweeper, and runs', async () => {
+  it('a create that died between recording the prediction and starting its workflow is started by the sweeper at its queue limit, and runs', async () => {
     const token = await createOtherAccount({ balanceKopecks: 10_000 });
-    const id = await insertPrediction(token, { createdAgoMs: START_GRACE_MS + 1000 });
+    const id = await insertPrediction(token, { createdAgoMs: limits.queueSeconds * 1000 + 1000 });
     const done = await untilTerminal(id, 30_000, { token });
     expect(done).toMatchObject({ status: 'succeeded', output: { text: 'stranded' } });
     expect((await accountOf(token)).held).toBe(0);
@@ -200,34 +200,38 @@ describe('a lost worker loses no prediction', () => {
   });
 });
 
-describe('deadlines hold', () => {
-  it("the worker's call to its model server times out at the model's run limit: the run is stopped, the prediction ends failed, billed for the time it ran", async () => {
-    const token = await createOtherAccount({ balanceKopecks: 10_000 });
-    const id = await insertPrediction(token);
-    await applyEvent(store(), id, { type: 'queued', atMs: Date.now() });
-    const claimed = await applyEvent(store(), id, { type: 'claimed', atMs: Date.now(), claim: randomUUID() });
-    if (!claimed.ok || claimed.value.after.status !== 'processing') throw new Error('not claimed');
-    const prediction = {
-      ...claimed.value.after,
-      input: { kind: 'inline' as const, value: { text: 'slow', repeat: 1, sleep: 30, fail: false } },
-    };
-    const model = await processNamed('model:prognoz/echo');
-    const shortRuns = { ...echoModel, timeouts: { ...echoModel.timeouts, runSeconds: 1 } };
-    const notifier = sqsWebhookNotifier(await webhookQueueUrl(), localSqs());
+/** A prediction of `token`'s, claimed as a worker would, to be run here on the echo model's server. */
+const claimedHere = async (token: string, input: { text: string; sleep: number }) => {
+  const id = await insertPrediction(token);
+  await applyEvent(store(), id, { type: 'queued', atMs: Date.now() });
+  const claimed = await applyEvent(store(), id, { type: 'claimed', atMs: Date.now(), claim: randomUUID() });
+  if (!claimed.ok || claimed.value.after.status !== 'processing') throw new Error('not claimed');
+  return {
+    ...claimed.value.after,
+    input: { kind: 'inline' as const, value: { ...input, repeat: 1, fail: false } },
+  };
+};
 
-    const callbacks = new CogCallbacks();
-    await callbacks.listen(0);
-    const started = Date.now();
-    const outcome = await runClaimed(
+/** The worker's run of `prediction` on the echo model's server, with the run limit and execution end given. */
+const runHere = async (
+  prediction: Awaited<ReturnType<typeof claimedHere>>,
+  options: { runSeconds: number; stopExecution: EffectDeps['stopExecution'] },
+) => {
+  const model = await processNamed('model:prognoz/echo');
+  const callbacks = new CogCallbacks();
+  await callbacks.listen(0);
+  const definition = { ...echoModel, timeouts: { ...echoModel.timeouts, runSeconds: options.runSeconds } };
+  try {
+    return await runClaimed(
       {
-        model: shortRuns,
+        model: definition,
         store: store(),
         outputs: {
           put: () => Promise.reject(new Error('no output expected')),
           get: () => Promise.reject(new Error('no stored input expected')),
           putFile: () => Promise.reject(new Error('no files expected')),
         },
-        modelServer: cogModelClient(model.url ?? '', callbacks, shortRuns),
+        modelServer: cogModelClient(model.url ?? '', callbacks, definition),
         inputs: { dir: tmpdir(), download: () => Promise.reject(new Error('no file inputs expected')) },
         clock: systemClock,
         checkMs: 1000,
@@ -235,25 +239,63 @@ describe('deadlines hold', () => {
         renewLease: () => Promise.resolve(),
         effects: {
           store: store(),
-          notifier,
+          notifier: sqsWebhookNotifier(await webhookQueueUrl(), localSqs()),
           endingTeller: sqsEndingTeller(() => undefined, localSqs()),
-          stopExecution: () => Promise.resolve(),
+          stopExecution: options.stopExecution,
         },
         sleep: (ms) => sleep(ms),
         log: () => undefined,
       },
       prediction,
     );
+  } finally {
+    await callbacks.close();
+  }
+};
+
+describe('deadlines hold', () => {
+  it("the worker's call to its model server times out at the model's run limit: the run is stopped, the prediction ends failed, billed for the time it ran", async () => {
+    const token = await createOtherAccount({ balanceKopecks: 10_000 });
+    const prediction = await claimedHere(token, { text: 'slow', sleep: 30 });
+    const started = Date.now();
+    const outcome = await runHere(prediction, { runSeconds: 1, stopExecution: () => Promise.resolve() });
 
     expect(outcome).toBe('ended');
     expect(Date.now() - started).toBeLessThan(10_000);
-    const ended = await untilTerminal(id, 5000, { token });
+    const ended = await untilTerminal(prediction.id, 5000, { token });
     expect(ended).toMatchObject({ status: 'failed', error: ENDINGS.runTimeout(1) });
     expect(ended.runtime ?? 0).toBeGreaterThan(1);
     expect(ended.cost).toBeGreaterThan(0);
     // The model server was told to stop: it is free again at once, not 30 s later.
     for (let i = 0; i < 30 && (await modelHealth()) !== 'READY'; i++) await sleep(100);
     expect(await modelHealth()).toBe('READY');
-    await callbacks.close();
+  });
+});
+
+describe('the worker ends its execution before it writes the end', () => {
+  it('with the execution ended, an end that sends no webhook owes nothing: it is written once', async () => {
+    const token = await createOtherAccount({ balanceKopecks: 10_000 });
+    const prediction = await claimedHere(token, { text: 'first the token', sleep: 0 });
+    const ended: string[] = [];
+    const stopExecution: EffectDeps['stopExecution'] = async (which) => {
+      // The end is not written yet when the execution is ended.
+      ended.push(`${which.status} while ${(await store().get(prediction.id))?.status}`);
+    };
+
+    expect(await runHere(prediction, { runSeconds: 10, stopExecution })).toBe('ended');
+
+    expect(ended).toEqual(['succeeded while processing']);
+    expect(await store().get(prediction.id)).toMatchObject({ status: 'succeeded', effects: [], sweepAtMs: null });
+  });
+
+  it('a token that fails leaves the end owing the execution, for whoever settles it next', async () => {
+    const token = await createOtherAccount({ balanceKopecks: 10_000 });
+    const prediction = await claimedHere(token, { text: 'the token fails', sleep: 0 });
+    const stopExecution = () => Promise.reject(new Error('TaskTimedOut'));
+
+    expect(await runHere(prediction, { runSeconds: 10, stopExecution })).toBe('ended');
+
+    expect(await store().get(prediction.id)).toMatchObject({ status: 'succeeded', effects: ['stop'] });
+    expect(await untilTerminal(prediction.id, 5000, { token })).toMatchObject({ output: { text: 'the token fails' } });
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ENDINGS } from '../../shared/domain/endings.ts';
 import type { PredictionId } from '../../shared/domain/ids.ts';
 import { EFFECTS_GRACE_MS } from '../../shared/domain/phases.ts';
-import type { TerminalPrediction } from '../../shared/domain/prediction.ts';
+import type { EndingExecution } from '../../shared/use-cases/end-prediction.ts';
 import { phaseLimitsOf } from '../../shared/models/registry.ts';
 import { applyEvent } from '../../shared/use-cases/apply-event.ts';
 import { claimJob, type ClaimDeps } from '../../shared/use-cases/claim-job.ts';
@@ -12,12 +12,12 @@ import { inMemoryService } from '../support/in-memory/service.ts';
 const limits = phaseLimitsOf(echo);
 const S = 1000;
 
-/** A worker's view of a fresh in-memory service with one echo prediction, created and queued. */
+/** A worker's view of a fresh in-memory service with one echo prediction, created and started. */
 const withJob = async (options: { cancelAfterSeconds?: number } = {}) => {
   const service = inMemoryService();
   const { id, start, held } = await createEchoPrediction(service, options);
-  expect(start).toEqual({ kind: 'queued' });
-  const stopped: TerminalPrediction[] = [];
+  expect(start).toEqual({ kind: 'running' });
+  const stopped: EndingExecution[] = [];
   const logged: string[] = [];
   let lost = 0;
   let claims = 0;

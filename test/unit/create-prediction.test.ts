@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { asAccountId } from '../../shared/domain/ids.ts';
-import { requireModel } from '../../shared/models/registry.ts';
+import { START_GRACE_MS } from '../../shared/domain/phases.ts';
+import { phaseLimitsOf, requireModel } from '../../shared/models/registry.ts';
 import { createPredictionUseCase, type CreateRequest } from '../../shared/use-cases/create-prediction.ts';
 import { INPUT_INLINE_BYTES } from '../../shared/domain/prediction.ts';
 import { inputObjectKey } from '../../shared/ports/input-store.ts';
@@ -32,18 +33,20 @@ const setUp = async (account: { balanceKopecks?: number; monthlyLimitKopecks?: n
 };
 
 describe('creating a prediction', () => {
-  it('records it with its hold and starts its workflow, which queues it', async () => {
+  it('records it with its hold and starts its workflow; it is not written again until a worker claims it', async () => {
     const { service, request, arn, held, create } = await setUp();
     const created = await create(request);
     if (!created.ok || created.value.kind !== 'created') throw new Error(`not created: ${JSON.stringify(created)}`);
     const { prediction, start } = created.value;
-    expect(start).toEqual({ kind: 'queued' });
+    expect(start).toEqual({ kind: 'running' });
     expect(prediction).toMatchObject({
       status: 'starting',
       input: { kind: 'inline', value: { text: 'hi', repeat: 1 } },
       hold: { kopecks: HOLD },
     });
-    expect(await service.store.get(prediction.id)).toMatchObject({ status: 'queued' });
+    // Due for the sweeper only at its queue limit, counted from its creation.
+    expect(await service.store.get(prediction.id)).toEqual(prediction);
+    expect(prediction.sweepAtMs).toBe(service.clock.now() + phaseLimitsOf(echo).queueSeconds * 1000);
     expect(service.workflow.executions(arn).get(prediction.id)).toEqual({
       input: { predictionId: prediction.id },
       status: 'RUNNING',
@@ -94,23 +97,27 @@ describe('creating a prediction', () => {
     expect(other.ok ? other.value : other.error.code).toBe('idempotency_key_reused');
   });
 
-  it('retries a throttled workflow start briefly, then queues it', async () => {
+  it('retries a throttled workflow start briefly, then runs it', async () => {
     const { service, request, create } = await setUp();
     const throttled = () => Object.assign(new Error('slow down'), { name: 'ThrottlingException' });
     service.workflow.refuse(throttled(), throttled());
     const created = await create(request);
-    expect(created.ok && created.value.kind === 'created' && created.value.start).toEqual({ kind: 'queued' });
+    expect(created.ok && created.value.kind === 'created' && created.value.start).toEqual({ kind: 'running' });
     expect(service.pauses).toHaveLength(2);
   });
 
-  it('leaves it starting, for the sweeper, when the workflow cannot be started now', async () => {
+  it('puts it off (pending), for the sweeper to start soon, when the workflow cannot be started now', async () => {
     const { service, request, held, create } = await setUp();
     service.workflow.refuse(Object.assign(new Error('no such machine'), { name: 'StateMachineDoesNotExist' }));
     const created = await create(request);
     if (!created.ok || created.value.kind !== 'created') throw new Error('not created');
     expect(created.value.start).toEqual({ kind: 'deferred', reason: 'StateMachineDoesNotExist: no such machine' });
     expect(service.pauses).toEqual([]);
-    expect(await service.store.get(created.value.prediction.id)).toMatchObject({ status: 'starting' });
+    expect(created.value.prediction.status).toBe('starting');
+    expect(await service.store.get(created.value.prediction.id)).toMatchObject({
+      status: 'pending',
+      sweepAtMs: service.clock.now() + START_GRACE_MS,
+    });
     expect(await held()).toBe(HOLD);
   });
 

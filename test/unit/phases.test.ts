@@ -31,6 +31,7 @@ const fresh = (cancelAfterSeconds: number | null = null): Prediction =>
     hold: { kopecks: 1, month: '2026-11' },
     limits,
   });
+const pending = (prediction = fresh()) => apply(prediction, { type: 'deferred', atMs: T0 });
 const queued = (prediction = fresh()) => apply(prediction, { type: 'queued', atMs: T0 + S });
 const running = (prediction = fresh()) => apply(queued(prediction), { type: 'claimed', atMs: T0 + 2 * S, claim: 'c1' });
 
@@ -45,9 +46,17 @@ describe('the ending a prediction is owed', () => {
     }
   });
 
-  it('is a failure for a prediction whose workflow never started within the start limit', () => {
-    expect(endingOwed(fresh(), limits, T0 + START_LIMIT_MS)).toBeNull();
-    expect(endingOwed(fresh(), limits, T0 + START_LIMIT_MS + 1)).toEqual({ type: 'failed', error: ENDINGS.notStarted });
+  it('is a failure for a prediction whose start was put off and never came within the start limit', () => {
+    expect(endingOwed(pending(), limits, T0 + START_LIMIT_MS)).toBeNull();
+    expect(endingOwed(pending(), limits, T0 + START_LIMIT_MS + 1)).toEqual({
+      type: 'failed',
+      error: ENDINGS.notStarted,
+    });
+  });
+
+  it("is no capacity once a prediction its create started has waited the model's queue limit since its creation", () => {
+    expect(endingOwed(fresh(), limits, T0 + 60 * S - 1)).toBeNull();
+    expect(endingOwed(fresh(), limits, T0 + 60 * S)).toEqual({ type: 'failed', error: ENDINGS.noCapacity(60) });
   });
 
   it("is no capacity once a queued prediction has waited the model's queue limit", () => {
@@ -100,9 +109,18 @@ describe('when the sweeper looks', () => {
     expect(sweepDeadline(running(fresh(30)), limits)).toBe(T0 + 30 * S + 20 * S);
   });
 
-  it('is once the start is overdue for a new prediction, or at its deadline if that comes first', () => {
-    expect(fresh().sweepAtMs).toBe(T0 + START_GRACE_MS);
+  it('is at its queue limit for a new prediction, at the start grace for one put off, or at its deadline if that comes first', () => {
+    expect(fresh().sweepAtMs).toBe(T0 + 60 * S);
+    expect(pending().sweepAtMs).toBe(T0 + START_GRACE_MS);
     expect(fresh(10).sweepAtMs).toBe(T0 + 10 * S);
+    expect(pending(fresh(10)).sweepAtMs).toBe(T0 + 10 * S);
+  });
+
+  it('is kept by a claim when it comes first, so that the claim moves no index entry; the sweeper puts off a run still going', () => {
+    expect(apply(fresh(), { type: 'claimed', atMs: T0 + 2 * S, claim: 'c1' }).sweepAtMs).toBe(fresh().sweepAtMs);
+    expect(running().sweepAtMs).toBe(queued().sweepAtMs);
+    expect(apply(pending(), { type: 'claimed', atMs: T0 + 2 * S, claim: 'c1' }).sweepAtMs).toBe(T0 + START_GRACE_MS);
+    expect(sweepDeadline(running(), limits)).toBe(T0 + 2 * S + (300 + 20 + 60) * S);
   });
 });
 

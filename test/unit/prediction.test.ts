@@ -9,7 +9,7 @@ import {
   type TerminalPrediction,
 } from '../../shared/domain/prediction.ts';
 import { createPrediction, transition } from '../../shared/domain/transition.ts';
-import { EFFECTS_GRACE_MS, START_GRACE_MS } from '../../shared/domain/phases.ts';
+import { EFFECTS_GRACE_MS } from '../../shared/domain/phases.ts';
 import { roublesToMicro } from '../../shared/domain/pricing.ts';
 import { DEFAULT_MAX_ATTEMPTS, DEFAULT_QUEUE_SECONDS, phaseLimitsOf } from '../../shared/models/definition.ts';
 import { requireModel } from '../../shared/models/registry.ts';
@@ -52,14 +52,14 @@ describe('ids', () => {
 });
 
 describe('the prediction state machine', () => {
-  it('starts as starting with no output, due for the sweeper if it is never started', () => {
+  it('starts as starting with no output, due for the sweeper at its queue limit', () => {
     expect(fresh()).toMatchObject({
       status: 'starting',
       startedAt: null,
       source: 'api',
       attempts: 0,
       createdAt: '2026-11-21T12:00:00.123000Z',
-      sweepAtMs: T0 + START_GRACE_MS,
+      sweepAtMs: T0 + limits.queueSeconds * 1000,
     });
   });
 
@@ -90,8 +90,8 @@ describe('the prediction state machine', () => {
     });
   });
 
-  it('gives a claimed prediction its run limit, its lease and a wait for another worker before the sweeper looks', () => {
-    expect(claimed().sweepAtMs).toBe(
+  it('has the sweeper look at a claimed prediction no later than its run limit, its lease and a wait for another worker', () => {
+    expect(claimed().sweepAtMs).toBeLessThanOrEqual(
       T0 + 1000 + (limits.runSeconds + limits.leaseSeconds + limits.queueSeconds) * 1000,
     );
   });
@@ -185,6 +185,24 @@ describe('the prediction state machine', () => {
     expect(byWorkflow.sweepAtMs).toBeNull();
     expect(withEffectsDone(byWorker, ['stop'])).toMatchObject({ effects: ['notify'], sweepAtMs: byWorker.sweepAtMs });
     expect(withEffectsDone(byWorker, ['stop', 'notify'])).toMatchObject({ effects: [], sweepAtMs: null });
+  });
+
+  it('owes no execution end when its worker ended the execution before the end: a plain one then owes nothing', () => {
+    const claimed = (webhook: string | null) =>
+      apply(fresh(webhook), { type: 'queued', atMs: T0 }, { type: 'claimed', atMs: T0, claim: 'c1' });
+    const ending = {
+      type: 'succeeded',
+      atMs: T0 + 5,
+      claim: 'c1',
+      output: inline({}),
+      runtimeMs: 5,
+      executionEnded: true,
+    } as const;
+    expect(apply(claimed(null), ending)).toMatchObject({ effects: [], sweepAtMs: null });
+    expect(apply(claimed('https://example.com/hook'), ending)).toMatchObject({
+      effects: ['notify'],
+      sweepAtMs: T0 + 5 + EFFECTS_GRACE_MS,
+    });
   });
 
   it('never changes a terminal prediction, but a second cancel is not an error', () => {

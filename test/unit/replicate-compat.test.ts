@@ -53,7 +53,8 @@ describe('Cancel-After', () => {
 
   it('sets the deadline from creation; the sweeper looks then, or a lease later for a running prediction (its worker stops it first)', () => {
     expect(fresh({ cancelAfterSeconds: 5 }).sweepAtMs).toBe(T0 + 5000);
-    expect(fresh({ cancelAfterSeconds: 60 }).sweepAtMs).toBe(T0 + 30_000);
+    expect(fresh({ cancelAfterSeconds: 60 }).sweepAtMs).toBe(T0 + 60_000);
+    expect(fresh({ cancelAfterSeconds: 7200 }).sweepAtMs).toBe(T0 + 3600_000);
     const waiting = apply(fresh({ cancelAfterSeconds: 30 }), { type: 'queued', atMs: T0 + 10 });
     expect(waiting.deadlineAt).not.toBeNull();
     expect(parseTimestamp(waiting.deadlineAt ?? '')).toBe(T0 + 30_000);

@@ -15,7 +15,7 @@ const throttled = () => Object.assign(new Error('Rate exceeded'), { name: 'Throt
 
 /**
  * A fresh in-memory service with one echo prediction; `refusedStarts` makes its workflow's first
- * starts fail as a throttled engine would, so the create leaves it `starting` for the sweeper.
+ * starts fail as a throttled engine would, so the create puts it off (`pending`) for the sweeper.
  */
 const withPrediction = async (options: { refusedStarts?: number; cancelAfterSeconds?: number } = {}) => {
   const service = inMemoryService(undefined, RETENTION_SECONDS);
@@ -27,6 +27,7 @@ describe('the sweeper', () => {
   it('starts a prediction whose create could not start its workflow, once its start is overdue', async () => {
     const { service, id, execution, start } = await withPrediction({ refusedStarts: 4 });
     expect(start.kind).toBe('deferred');
+    expect(await service.store.get(id)).toMatchObject({ status: 'pending' });
     expect(await sweepOne(service, id)).toBe('not_due');
     service.clock.advance(START_GRACE_MS);
     expect(await sweepOne(service, id)).toBe('started');
@@ -68,7 +69,7 @@ describe('the sweeper', () => {
     });
   });
 
-  it("fails a queued prediction no worker took up within the model's queue limit, and stops its execution", async () => {
+  it("fails a waiting prediction no worker took up within the model's queue limit, and stops its execution", async () => {
     const { service, id, execution } = await withPrediction();
     service.clock.advance(limits.queueSeconds * S - 1);
     expect(await sweepOne(service, id)).toBe('not_due');
@@ -79,6 +80,47 @@ describe('the sweeper', () => {
       error: ENDINGS.noCapacity(limits.queueSeconds),
     });
     expect(execution()?.status).toBe('ABORTED');
+  });
+
+  it('leaves a prediction its create started alone until its queue limit, reading its execution only then', async () => {
+    const { service, id, arn } = await withPrediction();
+    service.clock.advance(limits.queueSeconds * S - 1);
+    expect(await service.store.due(service.clock.now(), 100)).toEqual([]);
+    // Its create died between recording it and starting it: no execution, so nothing ever ran it.
+    service.workflow.forget(arn, id);
+    service.clock.advance(1);
+    expect(await service.store.due(service.clock.now(), 100)).toEqual([id]);
+    expect(await sweepOne(service, id)).toBe('started');
+    expect(service.workflow.executions(arn).get(id)?.status).toBe('RUNNING');
+    // Queued from now: it has its whole queue limit again.
+    expect(await service.store.get(id)).toMatchObject({
+      status: 'queued',
+      sweepAtMs: service.clock.now() + limits.queueSeconds * S,
+    });
+  });
+
+  it('puts it off again when its late start is refused', async () => {
+    const { service, id, arn } = await withPrediction();
+    service.workflow.forget(arn, id);
+    service.clock.advance(limits.queueSeconds * S);
+    service.workflow.refuse(...Array.from({ length: 4 }, throttled));
+    expect(await sweepOne(service, id)).toBe('deferred');
+    expect(await service.store.get(id)).toMatchObject({ status: 'pending' });
+    expect(service.workflow.executions(arn).has(id)).toBe(false);
+  });
+
+  it('puts off a run the sweeper finds at the time its claim kept, to when its run is due', async () => {
+    const { service, id } = await withPrediction();
+    await applyEvent(service.store, id, { type: 'claimed', atMs: service.clock.now(), claim: 'c1' });
+    const claimedAt = service.clock.now();
+    service.clock.advance(limits.queueSeconds * S);
+    expect(await service.store.due(service.clock.now(), 100)).toEqual([id]);
+    expect(await sweepOne(service, id)).toBe('not_due');
+    expect(await service.store.get(id)).toMatchObject({
+      status: 'processing',
+      sweepAtMs: claimedAt + (limits.runSeconds + limits.leaseSeconds + limits.queueSeconds) * S,
+    });
+    expect(await service.store.due(service.clock.now(), 100)).toEqual([]);
   });
 
   it('cancels a running prediction past its deadline only once its worker has had a lease to do it', async () => {

@@ -62,7 +62,7 @@ describe('a synchronous wait', () => {
   it('answers with the prediction as it stands at the deadline, which is not a whole number of safety reads away', async () => {
     const { runUntilAnswered, waiting, id } = await waitedFor(2500);
     expect(await runUntilAnswered(500)).toBe(2500);
-    expect(await waiting).toMatchObject({ id, status: 'queued' });
+    expect(await waiting).toMatchObject({ id, status: 'starting' });
   });
 
   it('answers at once, with the prediction as it stands, when the caller has gone', async () => {
@@ -70,7 +70,7 @@ describe('a synchronous wait', () => {
     const { waiting, elapsedMs } = await waitedFor(30_000, gone.signal);
     await turn();
     gone.abort();
-    expect(await waiting).toMatchObject({ status: 'queued' });
+    expect(await waiting).toMatchObject({ status: 'starting' });
     expect(elapsedMs()).toBe(0);
   });
 

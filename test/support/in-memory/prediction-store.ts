@@ -139,6 +139,17 @@ export const inMemoryPredictionStore = (
         if (settlement !== null) ledger.apply(next.owner, settlement);
         return true;
       }),
+    lookAgainAt: (expected, sweepAtMs) =>
+      answer(() => {
+        const stored = items.get(expected.id);
+        if (!stored || isTerminal(stored.prediction) || !unchangedSince(stored.prediction, expected)) return false;
+        items.set(expected.id, {
+          ...stored,
+          prediction: { ...stored.prediction, sweepAtMs },
+          sweep: { kind: 'sweep', atMs: sweepAtMs },
+        });
+        return true;
+      }),
     recordRun: (id, claim, run) =>
       answer(() => {
         if (run.progress === undefined && run.logs === undefined && run.streamed === undefined)

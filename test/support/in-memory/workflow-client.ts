@@ -17,6 +17,8 @@ export const inMemoryWorkflowClient = (): WorkflowClient & {
   executions(stateMachineArn: string): ReadonlyMap<string, Readonly<Execution>>;
   refuse(...errors: Error[]): void;
   end(stateMachineArn: string, predictionId: string, status: Exclude<ExecutionStatus, 'RUNNING' | 'MISSING'>): void;
+  /** Forgets an execution, as if it was never started (its create died before it started it). */
+  forget(stateMachineArn: string, predictionId: string): void;
 } => {
   const machines = new Map<string, Map<string, Execution>>();
   const refusals: Error[] = [];
@@ -43,6 +45,7 @@ export const inMemoryWorkflowClient = (): WorkflowClient & {
     status: (arn, predictionId) => answer(() => of(arn).get(predictionId)?.status ?? 'MISSING'),
     executions: (arn) => of(arn),
     refuse: (...errors) => refusals.push(...errors),
+    forget: (arn, predictionId) => of(arn).delete(predictionId),
     end: (arn, predictionId, status) => {
       const execution = of(arn).get(predictionId);
       if (!execution) throw new Error(`no execution ${predictionId}`);
