@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PredictionView } from '../shared/api/prediction-view.ts';
 import type { DynamoUsage, MeterSnapshot } from '../local/meter.ts';
@@ -174,8 +175,44 @@ export interface RuntimeEndpoints {
 const settle = async (origin: string): Promise<void> => {
   for (;;) {
     const { running_executions: running } = await localJson<{ running_executions: number }>(origin, 'health');
-    if (running === 0) return;
+    if (running === 0) break;
     await sleep(25);
+  }
+  // The worker ends the execution before it writes the end, and lets go of the job after.
+  while ((await jobsHeld(origin)) > 0) await sleep(25);
+};
+
+/** Messages on the model job queues, in flight or not, read from the SQS emulator itself (not metered). */
+const jobsHeld = async (origin: string): Promise<number> => {
+  const { sqsEndpoint, queues } = await localJson<{
+    sqsEndpoint: string;
+    queues: { logicalId: string; url: string }[];
+  }>(origin, 'queues');
+  const sqs = new SQSClient({
+    endpoint: sqsEndpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    useQueueUrlAsEndpoint: false,
+  });
+  try {
+    const counts = await Promise.all(
+      queues
+        .filter((queue) => /Jobs[0-9A-F]{8}$/.test(queue.logicalId))
+        .map(async (queue) => {
+          const { Attributes: attributes = {} } = await sqs.send(
+            new GetQueueAttributesCommand({
+              QueueUrl: queue.url,
+              AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+            }),
+          );
+          return (
+            Number(attributes.ApproximateNumberOfMessages) + Number(attributes.ApproximateNumberOfMessagesNotVisible)
+          );
+        }),
+    );
+    return counts.reduce((sum, count) => sum + count, 0);
+  } finally {
+    sqs.destroy();
   }
 };
 

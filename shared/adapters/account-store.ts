@@ -102,6 +102,15 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
         spentThisMonthKopecks: Number(spend.Item?.spent_kopecks ?? 0),
       };
     },
+    async monthlyLimitOf(id) {
+      const { Item: item } = await client.send(
+        new GetCommand({ TableName: tableName, Key: accountKey(id), ConsistentRead: true }),
+      );
+      if (!item) return null;
+      return {
+        monthlyLimitKopecks: typeof item.monthly_limit_kopecks === 'number' ? item.monthly_limit_kopecks : null,
+      };
+    },
     async topUp(id, kopecks) {
       if (!Number.isInteger(kopecks) || kopecks <= 0) throw new Error('a top-up is a positive whole number of kopecks');
       await client.send(

@@ -63,6 +63,11 @@ export interface AccountStore {
   /** Creates the account with its webhook signing secret. */
   createAccount(id: AccountId, nowMs: number, initial?: NewAccount): Promise<void>;
   getAccount(id: AccountId, nowMs: number): Promise<AccountSummary | null>;
+  /**
+   * What a create needs before its write: that the account exists, and its monthly limit (null:
+   * none). One read of the account's item, not of its month's spend, which the write checks.
+   */
+  monthlyLimitOf(id: AccountId): Promise<{ readonly monthlyLimitKopecks: number | null } | null>;
   topUp(id: AccountId, kopecks: number): Promise<void>;
   setMonthlyLimit(id: AccountId, kopecks: number | null): Promise<void>;
   listTokens(id: AccountId): Promise<TokenSummary[]>;

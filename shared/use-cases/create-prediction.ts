@@ -113,7 +113,7 @@ export const createPredictionUseCase = async (
     );
   }
   const nowMs = deps.clock.now();
-  const account = await deps.accounts.getAccount(request.owner, nowMs);
+  const account = await deps.accounts.monthlyLimitOf(request.owner);
   if (!account) return err(new PrognozError('invalid_token', 'the account behind this token is gone'));
   const id = newPredictionId(deps.ids);
   const stored: StoredInput =

@@ -32,6 +32,7 @@ export const describeAccountStoreContract = (name: string, make: MakeAccountStor
       expect(secrets?.current).toMatch(/^whsec_/);
       await expect(accounts.createAccount(id, clock.now())).rejects.toThrow();
       expect(await accounts.getAccount(freshOwner(), clock.now())).toBeNull();
+      expect(await accounts.monthlyLimitOf(freshOwner())).toBeNull();
       expect(await accounts.signingSecrets(freshOwner(), clock.now())).toBeNull();
     });
 
@@ -47,8 +48,10 @@ export const describeAccountStoreContract = (name: string, make: MakeAccountStor
         availableKopecks: 250,
         monthlyLimitKopecks: 1000,
       });
+      expect(await accounts.monthlyLimitOf(id)).toEqual({ monthlyLimitKopecks: 1000 });
       await accounts.setMonthlyLimit(id, null);
       expect(await accounts.getAccount(id, clock.now())).toMatchObject({ monthlyLimitKopecks: null });
+      expect(await accounts.monthlyLimitOf(id)).toEqual({ monthlyLimitKopecks: null });
       await expect(accounts.topUp(id, 0)).rejects.toThrow();
       await expect(accounts.topUp(id, 1.5)).rejects.toThrow();
       await expect(accounts.setMonthlyLimit(id, -1)).rejects.toThrow();

@@ -80,6 +80,11 @@ export const inMemoryAccountStore = (ledger: Ledger = new Ledger()): AccountStor
         spentThisMonthKopecks: ledger.spend(id, month).spentKopecks,
       });
     },
+    monthlyLimitOf: (id) =>
+      answer(() => {
+        const account = accounts.get(id);
+        return account && ledger.account(id) ? { monthlyLimitKopecks: account.monthlyLimitKopecks } : null;
+      }),
     topUp: (id, kopecks) =>
       answer(() => {
         if (!Number.isInteger(kopecks) || kopecks <= 0)
