@@ -195,7 +195,7 @@ export const deriveModel = async (python: string, folder: string, config: CogCon
       maxBuffer: 16 * 1024 * 1024,
     });
     const described = JSON.parse(stdout) as Record<string, unknown>;
-    return derivedModel.parse({ ...described, concurrency: config.concurrency });
+    return derivedModel.parse({ ...described, concurrency: config.concurrency, derivedAt: new Date().toISOString() });
   } catch (error) {
     const stderr = (error as { stderr?: string }).stderr?.trim() ?? '';
     // describe.py tells its one failure on its last line, after whatever the predictor printed.

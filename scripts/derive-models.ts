@@ -1,9 +1,11 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
+import * as z from 'zod';
 import path from 'node:path';
 import { deriveModel, repositoryPython } from '../local/model-env.ts';
 import { REPO_ROOT } from '../local/paths.ts';
 import { readCogConfig } from '../shared/models/cog-config.ts';
-import { manifestFile, type DerivedModel } from '../shared/models/manifest.ts';
+import { derivedModel, manifestFile, type DerivedModel } from '../shared/models/manifest.ts';
 import manifestJson from '../models/manifest.json' with { type: 'json' };
 
 /**
@@ -12,15 +14,29 @@ import manifestJson from '../models/manifest.json' with { type: 'json' };
  * read (the file is committed: a test checks it against the predictors).
  */
 export const deriveManifestModels = async (): Promise<Record<string, DerivedModel>> => {
+  const committed = committedSchemas();
   const derived: Record<string, DerivedModel> = {};
   for (const entry of manifestFile.parse(manifestJson).models) {
     const folder = path.resolve(REPO_ROOT, entry.predictor);
-    derived[entry.id] = await deriveModel(repositoryPython(), folder, readCogConfig(folder));
+    const fresh = await deriveModel(repositoryPython(), folder, readCogConfig(folder));
+    const before = committed[entry.id];
+    // The same interface keeps its time: a version is new only when what it derives changes.
+    derived[entry.id] = before && isDeepStrictEqual(withoutTime(before), withoutTime(fresh)) ? before : fresh;
   }
   return derived;
 };
 
 export const SCHEMAS_FILE = path.join(REPO_ROOT, 'models', 'schemas.json');
+
+const committedSchemas = (): Record<string, DerivedModel> => {
+  if (!existsSync(SCHEMAS_FILE)) return {};
+  const parsed = z.record(z.string(), derivedModel).safeParse(JSON.parse(readFileSync(SCHEMAS_FILE, 'utf8')));
+  return parsed.success ? parsed.data : {};
+};
+
+/** What a derivation says of a predictor, without when it was made. */
+export const withoutTime = (derived: DerivedModel): Omit<DerivedModel, 'derivedAt'> =>
+  Object.fromEntries(Object.entries(derived).filter(([key]) => key !== 'derivedAt')) as Omit<DerivedModel, 'derivedAt'>;
 
 if (import.meta.main) {
   const derived = await deriveManifestModels();

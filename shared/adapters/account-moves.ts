@@ -2,6 +2,9 @@ import type { AccountMoves, Reservation } from '../domain/billing.ts';
 import type { AccountId } from '../domain/ids.ts';
 import { accountKey, spendKey } from './table-keys.ts';
 
+/** The month's spend item also counts the predictions made of each model (`runOf`), for its `run_count`. */
+export const runsAttributeOf = (model: string): string => `runs#${model}`;
+
 /**
  * The two updates of a transaction that move an account's money as the domain decided (the
  * account's item, then the month's spend item), each amount added to what is stored. With a
@@ -13,6 +16,7 @@ export const accountMoveUpdates = (
   owner: AccountId,
   moves: AccountMoves,
   reservation: Reservation | null = null,
+  runOf: string | null = null,
 ) => {
   const maxCommitted = reservation?.maxCommittedKopecks ?? null;
   return [
@@ -33,12 +37,13 @@ export const accountMoveUpdates = (
       Update: {
         TableName: tableName,
         Key: spendKey(owner, moves.month),
-        UpdateExpression: 'ADD spent_kopecks :spent, committed_kopecks :committed SET #type = :spend',
+        UpdateExpression: `ADD spent_kopecks :spent, committed_kopecks :committed${runOf === null ? '' : ', #runs :one'} SET #type = :spend`,
         ...(maxCommitted === null
           ? {}
           : { ConditionExpression: 'attribute_not_exists(committed_kopecks) OR committed_kopecks <= :maxCommitted' }),
-        ExpressionAttributeNames: { '#type': 'type' },
+        ExpressionAttributeNames: { '#type': 'type', ...(runOf === null ? {} : { '#runs': runsAttributeOf(runOf) }) },
         ExpressionAttributeValues: {
+          ...(runOf === null ? {} : { ':one': 1 }),
           ':spent': moves.spentKopecks,
           ':committed': moves.committedKopecks,
           ':spend': 'spend',

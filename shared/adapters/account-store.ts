@@ -11,6 +11,7 @@ import { formatTimestamp } from '../domain/clock.ts';
 import { asAccountId } from '../domain/ids.ts';
 import { monthOf } from '../domain/money.ts';
 import { generateSigningSecret, hashToken, tokenHint, TOKEN_USE_RECORDED_EVERY_MS } from '../domain/tokens.ts';
+import { runsAttributeOf } from './account-moves.ts';
 import { dynamo } from './aws-clients.ts';
 import {
   accountIndexPartition,
@@ -110,6 +111,13 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
       return {
         monthlyLimitKopecks: typeof item.monthly_limit_kopecks === 'number' ? item.monthly_limit_kopecks : null,
       };
+    },
+    async runsThisMonth(id, model, nowMs) {
+      const { Item: item } = await client.send(
+        new GetCommand({ TableName: tableName, Key: spendKey(id, monthOf(nowMs)) }),
+      );
+      const runs: unknown = item?.[runsAttributeOf(model)];
+      return typeof runs === 'number' ? runs : 0;
     },
     async topUp(id, kopecks) {
       if (!Number.isInteger(kopecks) || kopecks <= 0) throw new Error('a top-up is a positive whole number of kopecks');

@@ -97,7 +97,13 @@ export const dynamoPredictionStore = (
       client.send(
         new TransactWriteCommand({
           TransactItems: [
-            ...accountMoveUpdates(tableName, prediction.owner, reservation.value.moves, reservation.value),
+            ...accountMoveUpdates(
+              tableName,
+              prediction.owner,
+              reservation.value.moves,
+              reservation.value,
+              prediction.model,
+            ),
             {
               Put: { TableName: tableName, Item: toItem(prediction), ConditionExpression: 'attribute_not_exists(pk)' },
             },

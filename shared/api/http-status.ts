@@ -21,6 +21,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   invalid_token: 401,
   route_not_found: 404,
   model_not_found: 404,
+  version_not_found: 404,
   prediction_not_found: 404,
   file_not_found: 404,
   token_not_found: 404,

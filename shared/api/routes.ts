@@ -58,6 +58,28 @@ export const ROUTES = [
     entry: 'functions/http/account-deliveries.ts',
   },
   { method: 'GET', path: '/api/v1/models', handler: 'list-models', entry: 'functions/http/list-models.ts' },
+  // Replicate's model, version and hardware objects (interface: Compatibility). Models come from
+  // the manifest: these routes only read, and any other method is answered 405.
+  {
+    method: 'GET',
+    path: '/api/v1/models/{company}/{model}',
+    handler: 'get-model-object',
+    entry: 'functions/http/get-model-object.ts',
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/models/{company}/{model}/versions',
+    handler: 'list-model-versions',
+    entry: 'functions/http/list-model-versions.ts',
+  },
+  // A version's id is its model's, `company/model`: two segments.
+  {
+    method: 'GET',
+    path: '/api/v1/models/{company}/{model}/versions/{versionCompany}/{versionModel}',
+    handler: 'get-model-version',
+    entry: 'functions/http/get-model-version.ts',
+  },
+  { method: 'GET', path: '/api/v1/hardware', handler: 'list-hardware', entry: 'functions/http/list-hardware.ts' },
   { method: 'GET', path: '/api/v1/{company}/{model}', handler: 'get-model', entry: 'functions/http/get-model.ts' },
   // Streamed: a synchronous create may wait 30 s, past API Gateway's 29 s buffered limit.
   {

@@ -18,6 +18,8 @@ export interface ModelDefinition {
   /** `{company}/{model}` as addressed in the API. */
   readonly id: string;
   readonly description: string;
+  /** When its predictor's interface was last derived different: its one version's time. */
+  readonly versionCreatedAt: string;
   /** An input shown in the API reference's request examples. */
   readonly example?: Readonly<Record<string, unknown>>;
   /** Strict zod schema with defaults: unknown fields are rejected, defaults are echoed. */

@@ -32,6 +32,7 @@ export const modelsOf = (source: Catalog): ModelDefinition[] =>
       ...entry,
       ...contractOf(derived, entry.id),
       predictor: { folder: entry.predictor, concurrency: derived.concurrency },
+      versionCreatedAt: derived.derivedAt,
     };
   });
 

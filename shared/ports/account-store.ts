@@ -68,6 +68,8 @@ export interface AccountStore {
    * none). One read of the account's item, not of its month's spend, which the write checks.
    */
   monthlyLimitOf(id: AccountId): Promise<{ readonly monthlyLimitKopecks: number | null } | null>;
+  /** How many predictions of `model` the account made in the month of `nowMs`. */
+  runsThisMonth(id: AccountId, model: string, nowMs: number): Promise<number>;
   topUp(id: AccountId, kopecks: number): Promise<void>;
   setMonthlyLimit(id: AccountId, kopecks: number | null): Promise<void>;
   listTokens(id: AccountId): Promise<TokenSummary[]>;

@@ -23,6 +23,25 @@ def main() -> None:
     output = client.run(echo, input={"text": "blocking"})
     report("run_blocking", output=output)
 
+    model = client.models.get(echo)
+    latest = model.latest_version
+    report(
+        "model",
+        owner=model.owner,
+        name=model.name,
+        visibility=model.visibility,
+        run_count=model.run_count,
+        latest_version=latest.id if latest else None,
+        input_properties=sorted(latest.openapi_schema["components"]["schemas"]["Input"]["properties"])
+        if latest
+        else [],
+    )
+    versions = model.versions.list()
+    report("versions", ids=[version.id for version in versions.results], next=versions.next)
+    version = model.versions.get(echo)
+    report("version", id=version.id, created_at=version.created_at.isoformat(), cog_version=version.cog_version)
+    report("hardware", skus=[hardware.sku for hardware in client.hardware.list()])
+
     output = client.run(echo, input={"text": "polled", "sleep": 1}, wait=False)
     report("run_polling", output=output)
 

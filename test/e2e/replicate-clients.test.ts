@@ -17,6 +17,10 @@ const JFK =
 
 const receiver = receiverForFile();
 
+interface JsonSchema {
+  readonly properties?: Record<string, unknown>;
+}
+
 /** The official npm client, pointed at the local runtime as its README shows. */
 const client = () => new Replicate({ auth: runtime().apiToken, baseUrl: runtime().apiUrl.replace(/\/$/, '') });
 
@@ -52,6 +56,30 @@ describe('the official replicate npm client (1.4.0)', () => {
     expect(seen).toContain('succeeded');
     // Replicate's clients know five statuses: to them a prediction waiting in its queue is `starting`.
     expect(seen.every((status) => ['starting', 'processing', 'succeeded'].includes(status))).toBe(true);
+  });
+
+  it('models.get, models.versions.list and get, hardware.list: the catalog as Replicate shows it', async () => {
+    const replicate = client();
+    const model = await replicate.models.get('prognoz', 'echo');
+    expect(model).toMatchObject({ owner: 'prognoz', name: 'echo', visibility: 'public' });
+    expect(model.latest_version?.id).toBe('prognoz/echo');
+    const schemas = (model.latest_version?.openapi_schema as { components: { schemas: Record<string, JsonSchema> } })
+      .components.schemas;
+    expect(Object.keys(schemas.Input?.properties ?? {})).toEqual(expect.arrayContaining(['text', 'repeat', 'sleep']));
+    const versions = await replicate.models.versions.list('prognoz', 'echo');
+    expect(versions.results.map((version) => version.id)).toEqual(['prognoz/echo']);
+    expect(await replicate.models.versions.get('prognoz', 'echo', 'prognoz/echo')).toEqual(model.latest_version);
+    const hardware = await replicate.hardware.list();
+    expect(hardware.map((kind) => kind.sku)).toEqual(expect.arrayContaining(['t3.small']));
+    // Models come from the manifest: a write is refused, saying which methods the route has.
+    const write = await fetch(`${runtime().apiUrl}models`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${runtime().apiToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ owner: 'prognoz', name: 'new' }),
+    });
+    expect(write.status).toBe(405);
+    expect(write.headers.get('allow')).toBe('GET');
+    expect(((await write.json()) as { error: { code: string } }).error.code).toBe('method_not_allowed');
   });
 
   it('predictions.create, get, wait, cancel and list', async () => {
@@ -153,6 +181,18 @@ describe('the official replicate PyPI client (1.0.7)', () => {
     );
     expect(steps.get('run_blocking')).toMatchObject({ output: { text: 'blocking' } });
     expect(steps.get('run_polling')).toMatchObject({ output: { text: 'polled' } });
+    // The catalog, through the client's own models (pydantic): every field it requires is there.
+    expect(steps.get('model')).toMatchObject({
+      owner: 'prognoz',
+      name: 'echo',
+      visibility: 'public',
+      latest_version: 'prognoz/echo',
+      input_properties: expect.arrayContaining(['text', 'repeat', 'sleep']) as unknown,
+    });
+    expect(steps.get('model')?.run_count).toBeGreaterThanOrEqual(1);
+    expect(steps.get('versions')).toMatchObject({ ids: ['prognoz/echo'], next: null });
+    expect(steps.get('version')).toMatchObject({ id: 'prognoz/echo' });
+    expect(steps.get('hardware')?.skus).toEqual(expect.arrayContaining(['t3.small', 'g5.xlarge']));
     const created = steps.get('create');
     expect(created?.urls).toMatchObject({ get: expect.stringContaining(String(created?.id)) as unknown });
     expect(steps.get('get')).toMatchObject({ id: created?.id, version: 'prognoz/echo' });

@@ -21,6 +21,7 @@ export const fixtureModel = (
 ): ModelDefinition => ({
   id: overrides.id ?? `acme/${predictor}`,
   description: `The ${predictor} fixture predictor.`,
+  versionCreatedAt: '2026-11-27T12:00:00.000Z',
   input: z.strictObject({}),
   output: z.unknown(),
   files: [],

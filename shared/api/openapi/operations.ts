@@ -8,6 +8,12 @@ import { modelListSchema, modelViewSchema } from '../model-view.ts';
 import { predictionListBodySchema } from '../prediction-list-page.ts';
 import { predictionViewSchema } from '../prediction-view.ts';
 import {
+  hardwareListSchema,
+  modelVersionListSchema,
+  modelVersionSchema,
+  replicateModelSchema,
+} from '../replicate-models.ts';
+import {
   authenticatedHeadersSchema,
   commonHeadersSchema,
   createHeadersSchema,
@@ -46,6 +52,17 @@ export const modelPath = z.object({
   model: z
     .string()
     .describe('The model of `{company}/{model}`.')
+    .meta({ examples: ['echo'] }),
+});
+
+const versionPath = modelPath.extend({
+  versionCompany: z
+    .string()
+    .describe("The version id's first segment: the model's company.")
+    .meta({ examples: ['prognoz'] }),
+  versionModel: z
+    .string()
+    .describe("The version id's second segment: the model's name.")
     .meta({ examples: ['echo'] }),
 });
 
@@ -137,6 +154,43 @@ export const OPERATIONS: Readonly<Record<RouteKey, OperationSpec>> = {
     tag: 'Model catalog',
     requestParams: { header: authenticatedHeadersSchema },
     success: { status: 200, description: 'Every model, with its price and links.', schema: modelListSchema },
+    errors: [],
+  },
+  'GET /api/v1/models/{company}/{model}': {
+    operationId: 'getModelObject',
+    summary: "A model as Replicate's clients read it",
+    description:
+      "Replicate's model object, its one version within (`latest_version`, with the input and output schemas the service validates with). Models come from the deployment's manifest: this API does not create or change them.",
+    tag: 'Model catalog',
+    requestParams: { path: modelPath, header: authenticatedHeadersSchema },
+    success: { status: 200, description: 'The model.', schema: replicateModelSchema },
+    errors: ['model_not_found'],
+  },
+  'GET /api/v1/models/{company}/{model}/versions': {
+    operationId: 'listModelVersions',
+    summary: "A model's versions",
+    description: "Each model has one version, whose id is the model's own (`company/model`).",
+    tag: 'Model catalog',
+    requestParams: { path: modelPath, header: authenticatedHeadersSchema },
+    success: { status: 200, description: 'The one version, as a page.', schema: modelVersionListSchema },
+    errors: ['model_not_found'],
+  },
+  'GET /api/v1/models/{company}/{model}/versions/{versionCompany}/{versionModel}': {
+    operationId: 'getModelVersion',
+    summary: "A model's version",
+    description: "The version id is the model's own, `company/model`: its path has two segments.",
+    tag: 'Model catalog',
+    requestParams: { path: versionPath, header: authenticatedHeadersSchema },
+    success: { status: 200, description: 'The version.', schema: modelVersionSchema },
+    errors: ['model_not_found', 'version_not_found'],
+  },
+  'GET /api/v1/hardware': {
+    operationId: 'listHardware',
+    summary: 'The machines the fleets run on',
+    description: "The instance types of the models' fleets, once each, as Replicate's `hardware.list()` reads them.",
+    tag: 'Model catalog',
+    requestParams: { header: authenticatedHeadersSchema },
+    success: { status: 200, description: 'A bare list, as Replicate answers.', schema: hardwareListSchema },
     errors: [],
   },
   'GET /api/v1/predictions/{id}': {

@@ -85,6 +85,7 @@ export const inMemoryAccountStore = (ledger: Ledger = new Ledger()): AccountStor
         const account = accounts.get(id);
         return account && ledger.account(id) ? { monthlyLimitKopecks: account.monthlyLimitKopecks } : null;
       }),
+    runsThisMonth: (id, model, nowMs) => answer(() => ledger.runs(id, monthOf(nowMs), model)),
     topUp: (id, kopecks) =>
       answer(() => {
         if (!Number.isInteger(kopecks) || kopecks <= 0)

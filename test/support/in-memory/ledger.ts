@@ -21,6 +21,7 @@ export interface MonthSpend {
 export class Ledger {
   readonly #accounts = new Map<AccountId, AccountMoney>();
   readonly #spend = new Map<string, MonthSpend>();
+  readonly #runs = new Map<string, number>();
 
   open(id: AccountId, balanceKopecks: number): void {
     this.#accounts.set(id, { balanceKopecks, availableKopecks: balanceKopecks });
@@ -46,6 +47,16 @@ export class Ledger {
     spend.spentKopecks += moves.spentKopecks;
     spend.committedKopecks += moves.committedKopecks;
     this.#spend.set(key, spend);
+  }
+
+  /** Counts a prediction made of `model`, in the month's spend item as the adapter does. */
+  countRun(id: AccountId, month: string, model: string): void {
+    const key = `${id}#${month}#${model}`;
+    this.#runs.set(key, (this.#runs.get(key) ?? 0) + 1);
+  }
+
+  runs(id: AccountId, month: string, model: string): number {
+    return this.#runs.get(`${id}#${month}#${model}`) ?? 0;
   }
 
   topUp(id: AccountId, kopecks: number): void {

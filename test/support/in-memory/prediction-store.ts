@@ -106,6 +106,7 @@ export const inMemoryPredictionStore = (
         if (refused) return err(refused);
         if (items.has(prediction.id)) throw new Error(`prediction ${prediction.id} exists already`);
         ledger.apply(prediction.owner, reservation.value.moves);
+        ledger.countRun(prediction.owner, reservation.value.moves.month, prediction.model);
         items.set(prediction.id, { prediction, retention: null, sweep: sweepEntryOf(prediction) });
         if (claim !== null)
           claims.set(claimKey(prediction.owner, claim), {
