@@ -5,12 +5,13 @@ import type { Construct } from 'constructs';
 import {
   AUTHORIZER_ENTRY,
   EVENT_STREAM,
-  ROUTES,
+  entryOf,
   SYNC_WAIT,
   UNMATCHED_ENTRY,
   type HandlerName,
 } from '../shared/api/routes.ts';
 import { resourceNameOf } from '../shared/models/definition.ts';
+import { fleetClusterName } from '../shared/fleet-config.ts';
 import { allModels, type ModelDefinition } from '../shared/models/registry.ts';
 import { LambdaIntegration } from 'aws-cdk-lib/aws-apigateway';
 import { ApiDocs } from './constructs/api-docs.ts';
@@ -52,10 +53,6 @@ export interface PrognozStackProps extends StackProps {
 const DATA: ApiAccess = { data: true };
 
 const pascal = (text: string) => text.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase());
-
-/** A model's fleet runs on a cluster of its own, named after the stack and the model. */
-export const fleetClusterName = (stackName: string, model: Pick<ModelDefinition, 'id'>): string =>
-  `${stackName}-${resourceNameOf(model)}`;
 
 /** Composes the constructs of the request path and the data (architecture: Request path, Data); no logic of its own. */
 export class PrognozStack extends Stack {
@@ -142,10 +139,8 @@ export class PrognozStack extends Stack {
       timeout = Duration.seconds(10),
       memorySize?: number,
     ) => {
-      const route = ROUTES.find((candidate) => candidate.handler === name);
-      if (!route) throw new Error(`no route is handled by ${name}`);
       const fn = new PrognozFunction(this, id, {
-        entry: route.entry,
+        entry: entryOf(name),
         timeout,
         ...(memorySize === undefined ? {} : { memorySize }),
       }).fn;
@@ -176,10 +171,9 @@ export class PrognozStack extends Stack {
       }),
       'get-model': routeFunction('get-model', 'GetModel'),
       'list-models': routeFunction('list-models', 'ListModels'),
-      'get-model-object': routeFunction('get-model-object', 'GetModelObject'),
-      'list-model-versions': routeFunction('list-model-versions', 'ListModelVersions'),
-      'get-model-version': routeFunction('get-model-version', 'GetModelVersion'),
-      'list-hardware': routeFunction('list-hardware', 'ListHardware'),
+      // Replicate's model, version and hardware objects: four routes, one function.
+      'replicate-catalog': routeFunction('replicate-catalog', 'ReplicateCatalog'),
+      'read-deployments': routeFunction('read-deployments', 'ReadDeployments', { ...DATA, readsFleets: true }),
       'get-account': routeFunction('get-account', 'GetAccount'),
       'update-account': routeFunction('update-account', 'UpdateAccount'),
       'list-tokens': routeFunction('list-tokens', 'ListTokens'),

@@ -6,9 +6,12 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { sqs } from '../shared/adapters/aws-clients.ts';
 import { authorizerConfigFromEnv } from '../shared/config/authorizer.ts';
 import { sweeperConfigFromEnv } from '../shared/config/sweeper.ts';
-import { AUTHORIZER_ENTRY } from '../shared/api/routes.ts';
+import { AUTHORIZER_ENTRY, entryOf } from '../shared/api/routes.ts';
 import { systemClock } from '../shared/domain/clock.ts';
-import { catalogModels, EXTRA_CATALOG_ENV, WITHHELD_MODELS_ENV } from '../shared/models/registry.ts';
+import { catalogModels, EXTRA_CATALOG_ENV, requireModel, WITHHELD_MODELS_ENV } from '../shared/models/registry.ts';
+import { apiConfigFromEnv } from '../shared/config/api.ts';
+import { clusterOfModel } from '../shared/fleet-config.ts';
+import { LocalFleetEndpoint, type LocalFleet } from './fleets.ts';
 import { buildConsole } from '../web/build.ts';
 import { startApiFront } from './api-front.ts';
 import { authorizerCachingOf } from './authorizer-cache.ts';
@@ -150,6 +153,11 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       inputsRoot,
     });
 
+    const fleets = new LocalFleetEndpoint(localFleetsOf(bound, supervisor));
+    cleanups.push(() => fleets.close());
+    const fleetsEndpoint = await fleets.listen();
+    setHostEnv({ AWS_ENDPOINT_URL_ECS: fleetsEndpoint, AWS_ENDPOINT_URL_APPLICATION_AUTO_SCALING: fleetsEndpoint });
+
     const eventSources = new AbortController();
     const pollers = bound.eventSources.map((source) => pollEventSource(source, sqs(), eventSources.signal, log));
     cleanups.push(async () => {
@@ -220,6 +228,27 @@ const sweeperOf = (bound: BoundTemplate): LocalFunction => {
   const sweeper = [...bound.functions.values()].find((fn) => fn.kind === 'sweeper');
   if (!sweeper) throw new Error('the template has no sweeper');
   return sweeper;
+};
+
+/**
+ * The fleets as the local runtime runs them: one model server (and its worker) per model, kept
+ * running; their bounds are the manifest's, as the template's scalable targets have them.
+ */
+const localFleetsOf = (bound: BoundTemplate, supervisor: Supervisor): LocalFleet[] => {
+  const prefix = apiConfigFromEnv(bound.functionAt(entryOf('read-deployments')).environment).fleetClusterPrefix;
+  if (prefix === null) throw new Error('the template tells the deployments routes no fleet cluster prefix');
+  return bound.workers.map(({ model: id }) => {
+    const model = requireModel(id);
+    return {
+      cluster: clusterOfModel(prefix, model),
+      state: () => ({
+        minInstances: model.fleet.minWarmTasks,
+        maxInstances: model.fleet.maxTasks,
+        desiredInstances: 1,
+        runningInstances: supervisor.status().filter((p) => p.name === `model:${id}` && p.pid !== null).length,
+      }),
+    };
+  });
 };
 
 /**

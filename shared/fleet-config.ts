@@ -1,5 +1,17 @@
 import * as z from 'zod';
+import { resourceNameOf, type ModelDefinition } from './models/definition.ts';
 import type { Fleet } from './ports/fleet-control.ts';
+
+/** The start of the name of each of a stack's fleet clusters. */
+export const fleetClusterPrefixOf = (stackName: string): string => `${stackName}-`;
+
+/** A model's fleet runs on a cluster of its own, named after the stack and the model. */
+export const fleetClusterName = (stackName: string, model: Pick<ModelDefinition, 'id'>): string =>
+  clusterOfModel(fleetClusterPrefixOf(stackName), model);
+
+/** A model's cluster, from the prefix its stack gives every fleet's cluster. */
+export const clusterOfModel = (prefix: string, model: Pick<ModelDefinition, 'id'>): string =>
+  `${prefix}${resourceNameOf(model)}`;
 
 /** The path of a stack's fleet parameters, which the sweeper is told (SWEEPER_ENV.fleetsPath). */
 export const fleetsPathOf = (stackName: string): string => `/${stackName}/fleets`;

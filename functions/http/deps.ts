@@ -28,6 +28,10 @@ import { s3InputStore } from '../../shared/adapters/input-store.ts';
 import { randomIds, type IdGenerator } from '../../shared/domain/ids.ts';
 import type { ApiConfig } from '../../shared/config/api.ts';
 import { logger } from './logger.ts';
+import { clusterOfModel } from '../../shared/fleet-config.ts';
+import { awsFleetScaling } from '../../shared/adapters/fleet-scaling.ts';
+import type { ModelDefinition } from '../../shared/models/definition.ts';
+import type { FleetScaling } from '../../shared/ports/fleet-scaling.ts';
 
 /** What the API handlers need, built once per function from its configuration. */
 export interface ApiDeps {
@@ -58,11 +62,16 @@ export interface ApiDeps {
   readonly requestLog: RequestLog;
   /** Requests a second per token unless the account has its own rate. */
   readonly ratePerSecond: number;
+  /** The models' fleets (the adapter loads their SDK at its first use: only the deployments routes read them). */
+  readonly fleets: FleetScaling;
+  /** A model's fleet cluster; null for a route that reads no fleet. */
+  readonly fleetClusterOf: ((model: Pick<ModelDefinition, 'id'>) => string) | null;
 }
 
 /** The API's adapters, wired to the function's resources and to `clock`. */
 export const apiDeps = (config: ApiConfig, clock: Clock): ApiDeps => {
   const { tableName, outputBucket, addressPolicy, retentionSeconds } = config;
+  const prefix = config.fleetClusterPrefix;
   return {
     store: dynamoPredictionStore(tableName, dynamo(), retentionSeconds, () => clock.now()),
     outputs: s3OutputReader(outputBucket),
@@ -88,5 +97,7 @@ export const apiDeps = (config: ApiConfig, clock: Clock): ApiDeps => {
     rateLimiter: dynamoRateLimiter(tableName),
     requestLog: dynamoRequestLog(tableName),
     ratePerSecond: config.ratePerSecond,
+    fleets: awsFleetScaling(),
+    fleetClusterOf: prefix === null ? null : (model) => clusterOfModel(prefix, model),
   };
 };

@@ -1,12 +1,14 @@
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { ContainerDefinition } from 'aws-cdk-lib/aws-ecs';
-import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+import { Stack } from 'aws-cdk-lib';
+import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { z } from 'zod';
 import { API_ENV } from '../../shared/config/api.ts';
+import { fleetClusterPrefixOf } from '../../shared/fleet-config.ts';
 import { AUTHORIZER_ENV } from '../../shared/config/authorizer.ts';
 import { FINALIZE_ENV } from '../../shared/config/finalize.ts';
 import type { PROCESS_ENVIRONMENTS, ProcessKind } from '../../shared/config/kinds.ts';
@@ -64,6 +66,8 @@ export interface ApiAccess {
   readonly startsWorkflows?: boolean;
   /** Calls on workflow executions, such as states:DescribeExecution. */
   readonly executionActions?: readonly string[];
+  /** Reads the models' fleets (the deployments routes): their services' counts and their scalable targets' bounds. */
+  readonly readsFleets?: boolean;
 }
 
 export const bindApiFunction = (fn: LambdaFunction, on: ApiResources, access: ApiAccess): void => {
@@ -73,6 +77,7 @@ export const bindApiFunction = (fn: LambdaFunction, on: ApiResources, access: Ap
     [API_ENV.outputBucket]: on.bucket.bucketName,
     [API_ENV.stateMachinePrefix]: on.workflows.arnPrefix,
     [API_ENV.waiterQueuePrefix]: on.waiterQueues.namePrefix,
+    [API_ENV.fleetClusterPrefix]: access.readsFleets ? fleetClusterPrefixOf(Stack.of(fn).stackName) : undefined,
   });
   if (access.data) {
     on.table.grantReadWriteData(fn);
@@ -89,6 +94,32 @@ export const bindApiFunction = (fn: LambdaFunction, on: ApiResources, access: Ap
   if (access.endsPredictions) on.waiterQueues.grantTell(fn);
   if (access.startsWorkflows) on.workflows.grantStart(fn);
   if (access.executionActions?.length) on.workflows.grantExecution(fn, ...access.executionActions);
+  if (access.readsFleets) grantFleetReads(fn);
+};
+
+/**
+ * The fleets' clusters are named by the stack's prefix (`fleetClusterName`), one ECS service each:
+ * the routes find a fleet from its model alone, with no reference into each model's nested stack.
+ */
+const grantFleetReads = (fn: LambdaFunction): void => {
+  const stack = Stack.of(fn);
+  const prefix = fleetClusterPrefixOf(stack.stackName);
+  Grant.addToPrincipal({
+    grantee: fn,
+    actions: ['ecs:ListServices'],
+    resourceArns: [stack.formatArn({ service: 'ecs', resource: 'cluster', resourceName: `${prefix}*` })],
+  });
+  Grant.addToPrincipal({
+    grantee: fn,
+    actions: ['ecs:DescribeServices'],
+    resourceArns: [stack.formatArn({ service: 'ecs', resource: 'service', resourceName: `${prefix}*/*` })],
+  });
+  // Application Auto Scaling's Describe* calls take no resource-level permission.
+  Grant.addToPrincipal({
+    grantee: fn,
+    actions: ['application-autoscaling:DescribeScalableTargets'],
+    resourceArns: ['*'],
+  });
 };
 
 /** A function that needs nothing of the deployment: no variables, no grants. */

@@ -90,6 +90,22 @@ export const NAG_SUPPRESSIONS: readonly NagSuppression[] = [
       "The sweeper finds the old waiter queues by their names' prefix: sqs:ListQueues has no resource-level permission (Service Authorization Reference, Amazon SQS). It lists names only; the deletes are granted on the waiter queues alone.",
   },
 
+  {
+    rule: 'AwsSolutions-IAM5',
+    items:
+      /^Resource::arn:<AWS::Partition>:ecs:<AWS::Region>:<AWS::AccountId>:(cluster\/[\w-]+-\*|service\/[\w-]+-\*\/\*)$/,
+    where: functionPolicy,
+    reason:
+      "The deployments routes read each model's fleet by its cluster's name, which is the stack's name, '-' and the model's (fleetClusterName): ListServices on those clusters, DescribeServices on their services. Naming each would mean a reference into every model's nested stack; it also covers the clusters of another stack whose name begins with this one's and '-', in the same account and region.",
+  },
+  {
+    rule: 'AwsSolutions-IAM5',
+    items: /^Resource::\*$/,
+    where: allOf(functionPolicy, wildcardResourceOnlyFor(['application-autoscaling:DescribeScalableTargets'])),
+    reason:
+      "The deployments routes read a fleet's bounds from its scalable target: application-autoscaling:DescribeScalableTargets has no resource-level permission (Service Authorization Reference, Application Auto Scaling). It reads; nothing here changes a target.",
+  },
+
   // — The models' workflows (Step Functions) —
   {
     rule: 'AwsSolutions-IAM5',

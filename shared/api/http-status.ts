@@ -22,6 +22,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   route_not_found: 404,
   model_not_found: 404,
   version_not_found: 404,
+  deployment_not_found: 404,
   prediction_not_found: 404,
   file_not_found: 404,
   token_not_found: 404,

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { COG_VERSION } from '../models/cog-config.ts';
+import { COG_VERSION } from '../models/cog-version.ts';
 import { jsonSchemaOf, type ModelDefinition } from '../models/registry.ts';
 
 /**

@@ -63,23 +63,48 @@ export const ROUTES = [
   {
     method: 'GET',
     path: '/api/v1/models/{company}/{model}',
-    handler: 'get-model-object',
-    entry: 'functions/http/get-model-object.ts',
+    handler: 'replicate-catalog',
+    entry: 'functions/http/replicate-catalog.ts',
   },
   {
     method: 'GET',
     path: '/api/v1/models/{company}/{model}/versions',
-    handler: 'list-model-versions',
-    entry: 'functions/http/list-model-versions.ts',
+    handler: 'replicate-catalog',
+    entry: 'functions/http/replicate-catalog.ts',
   },
   // A version's id is its model's, `company/model`: two segments.
   {
     method: 'GET',
     path: '/api/v1/models/{company}/{model}/versions/{versionCompany}/{versionModel}',
-    handler: 'get-model-version',
-    entry: 'functions/http/get-model-version.ts',
+    handler: 'replicate-catalog',
+    entry: 'functions/http/replicate-catalog.ts',
   },
-  { method: 'GET', path: '/api/v1/hardware', handler: 'list-hardware', entry: 'functions/http/list-hardware.ts' },
+  {
+    method: 'GET',
+    path: '/api/v1/hardware',
+    handler: 'replicate-catalog',
+    entry: 'functions/http/replicate-catalog.ts',
+  },
+  // Each model's fleet is a deployment of the model's name (interface: Compatibility).
+  {
+    method: 'GET',
+    path: '/api/v1/deployments',
+    handler: 'read-deployments',
+    entry: 'functions/http/read-deployments.ts',
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/deployments/{company}/{model}',
+    handler: 'read-deployments',
+    entry: 'functions/http/read-deployments.ts',
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/deployments/{company}/{model}/predictions',
+    handler: 'create-prediction',
+    entry: 'functions/http/create-prediction.ts',
+    streaming: true,
+  },
   { method: 'GET', path: '/api/v1/{company}/{model}', handler: 'get-model', entry: 'functions/http/get-model.ts' },
   // Streamed: a synchronous create may wait 30 s, past API Gateway's 29 s buffered limit.
   {
@@ -219,3 +244,10 @@ export const matchRoute = (method: string, path: string): RouteMatch => {
 /** Answers every request no route takes (404, or 405 with Allow). */
 export const UNMATCHED_ENTRY = 'functions/http/unmatched-route.ts';
 export const AUTHORIZER_ENTRY = 'functions/authorizer.ts';
+
+/** The source file of the function that handles `handler`'s routes. */
+export const entryOf = (handler: HandlerName): string => {
+  const route = ROUTES.find((candidate) => candidate.handler === handler);
+  if (!route) throw new Error(`no route is handled by ${handler}`);
+  return route.entry;
+};

@@ -21,6 +21,8 @@ export const API_ENV = {
   waiterQueuePrefix: SHARED_ENV.waiterQueuePrefix,
   /** Requests a second per token unless the account has its own rate (the account as a whole gets twice that). */
   ratePerSecond: 'PROGNOZ_RATE_LIMIT_PER_SECOND',
+  /** The start of every fleet's cluster name (`fleetClusterName`): given to the routes that read deployments. */
+  fleetClusterPrefix: 'PROGNOZ_FLEET_CLUSTER_PREFIX',
 } as const;
 
 /** The default request rate per token. */
@@ -35,6 +37,7 @@ export const apiEnvironment = z.object({
   [API_ENV.allowLoopback]: VALUES.flag,
   [API_ENV.waiterQueuePrefix]: VALUES.waiterQueuePrefix,
   [API_ENV.ratePerSecond]: VALUES.decimal.pipe(z.number().positive()).default(DEFAULT_RATE_PER_SECOND),
+  [API_ENV.fleetClusterPrefix]: VALUES.name.optional(),
 });
 
 export interface ApiConfig {
@@ -49,6 +52,8 @@ export interface ApiConfig {
   readonly ratePerSecond: number;
   /** The names' prefix of the queue a synchronous create waits on (architecture: Synchronous waits). */
   readonly waiterQueuePrefix: string;
+  /** The start of the fleets' cluster names; null for a route that reads no fleet. */
+  readonly fleetClusterPrefix: string | null;
 }
 
 export const apiConfigFromEnv = (env: Environment): ApiConfig => {
@@ -62,5 +67,6 @@ export const apiConfigFromEnv = (env: Environment): ApiConfig => {
     addressPolicy: { allowLoopback: parsed[API_ENV.allowLoopback] },
     ratePerSecond: parsed[API_ENV.ratePerSecond],
     waiterQueuePrefix: parsed[API_ENV.waiterQueuePrefix],
+    fleetClusterPrefix: parsed[API_ENV.fleetClusterPrefix] ?? null,
   };
 };

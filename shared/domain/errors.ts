@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   'route_not_found',
   'model_not_found',
   'version_not_found',
+  'deployment_not_found',
   'prediction_not_found',
   'file_not_found',
   'token_not_found',

@@ -6,11 +6,9 @@ import { parseLocatedYaml } from './yaml-locations.ts';
 
 export { CogConfigError, type CogIssue, type CogKeyPath } from './cog-config-error.ts';
 
-/**
- * Cog's runtime (coglet, from the `cog` Python package) that runs every model, locally and in every
- * image: one pinned version, so that every model serves the same HTTP API the worker drives.
- */
-export const COG_VERSION = '0.23.1';
+import { COG_VERSION } from './cog-version.ts';
+
+export { COG_VERSION } from './cog-version.ts';
 
 /** The oldest Python that COG_VERSION installs on (its package's Requires-Python): no image nor local environment can have it on an older one. */
 export const OLDEST_COG_PYTHON_MINOR = 10;

@@ -42,6 +42,24 @@ def main() -> None:
     report("version", id=version.id, created_at=version.created_at.isoformat(), cog_version=version.cog_version)
     report("hardware", skus=[hardware.sku for hardware in client.hardware.list()])
 
+    deployments = client.deployments.list()
+    report("deployments", names=[f"{d.owner}/{d.name}" for d in deployments.results], next=deployments.next)
+    deployment = client.deployments.get(echo)
+    release = deployment.current_release
+    report(
+        "deployment",
+        owner=deployment.owner,
+        name=deployment.name,
+        model=release.model if release else None,
+        version=release.version if release else None,
+        hardware=release.configuration.hardware if release else None,
+        min_instances=release.configuration.min_instances if release else None,
+        max_instances=release.configuration.max_instances if release else None,
+    )
+    on_deployment = deployment.predictions.create(input={"text": "on the deployment"})
+    on_deployment.wait()
+    report("deployment_prediction", status=on_deployment.status, output=on_deployment.output)
+
     output = client.run(echo, input={"text": "polled", "sleep": 1}, wait=False)
     report("run_polling", output=output)
 

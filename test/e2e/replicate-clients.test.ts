@@ -9,6 +9,7 @@ import { call, pollUntil, runtime } from '../support/api.ts';
 import { receiverForFile } from '../support/receiver.ts';
 import { wordErrorRate } from '../support/wer.ts';
 import { LOCAL_CERTIFICATE_FILE } from '../../local/local-tls.ts';
+import { requireModel } from '../../shared/models/registry.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const JFK_AUDIO = path.resolve(ROOT, '..', 'shared', 'testdata', 'audio', 'jfk.flac');
@@ -80,6 +81,41 @@ describe('the official replicate npm client (1.4.0)', () => {
     expect(write.status).toBe(405);
     expect(write.headers.get('allow')).toBe('GET');
     expect(((await write.json()) as { error: { code: string } }).error.code).toBe('method_not_allowed');
+  });
+
+  it("deployments.list, get and predictions.create: each model's fleet is a deployment of its name", async () => {
+    const replicate = client();
+    const listed = await replicate.deployments.list();
+    expect(listed.results.map((d) => `${d.owner}/${d.name}`)).toEqual(expect.arrayContaining(['prognoz/echo']));
+    const echo = await replicate.deployments.get('prognoz', 'echo');
+    const manifest = requireModel('prognoz/echo').fleet;
+    expect(echo).toMatchObject({
+      owner: 'prognoz',
+      name: 'echo',
+      current_release: {
+        number: 1,
+        model: 'prognoz/echo',
+        version: 'prognoz/echo',
+        configuration: {
+          hardware: manifest.instanceType,
+          min_instances: manifest.minWarmTasks,
+          max_instances: manifest.maxTasks,
+        },
+      },
+    });
+    // The local runtime keeps one model server of each model running.
+    expect((echo as unknown as { instances: { running: number } }).instances.running).toBe(1);
+    const created = await replicate.deployments.predictions.create('prognoz', 'echo', {
+      input: { text: 'on the deployment' },
+    });
+    const done = await replicate.wait(created, { interval: 200 });
+    expect(done).toMatchObject({ status: 'succeeded', output: { text: 'on the deployment' }, model: 'prognoz/echo' });
+    // An unknown deployment is a 404 in the service's error shape.
+    const unknown = await fetch(`${runtime().apiUrl}deployments/prognoz/nothing`, {
+      headers: { authorization: `Bearer ${runtime().apiToken}` },
+    });
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe('deployment_not_found');
   });
 
   it('predictions.create, get, wait, cancel and list', async () => {
@@ -193,6 +229,18 @@ describe('the official replicate PyPI client (1.0.7)', () => {
     expect(steps.get('versions')).toMatchObject({ ids: ['prognoz/echo'], next: null });
     expect(steps.get('version')).toMatchObject({ id: 'prognoz/echo' });
     expect(steps.get('hardware')?.skus).toEqual(expect.arrayContaining(['t3.small', 'g5.xlarge']));
+    expect(steps.get('deployments')?.names).toEqual(expect.arrayContaining(['prognoz/echo']));
+    expect(steps.get('deployment')).toMatchObject({
+      owner: 'prognoz',
+      name: 'echo',
+      model: 'prognoz/echo',
+      version: 'prognoz/echo',
+      hardware: 't3.small',
+    });
+    expect(steps.get('deployment_prediction')).toMatchObject({
+      status: 'succeeded',
+      output: { text: 'on the deployment' },
+    });
     const created = steps.get('create');
     expect(created?.urls).toMatchObject({ get: expect.stringContaining(String(created?.id)) as unknown });
     expect(steps.get('get')).toMatchObject({ id: created?.id, version: 'prognoz/echo' });

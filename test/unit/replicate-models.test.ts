@@ -6,7 +6,7 @@ import {
   replicateModel,
   replicateModelSchema,
 } from '../../shared/api/replicate-models.ts';
-import { COG_VERSION } from '../../shared/models/cog-config.ts';
+import { COG_VERSION } from '../../shared/models/cog-version.ts';
 import { jsonSchemaOf, requireModel } from '../../shared/models/registry.ts';
 import { fixtureModel } from '../support/fleet.ts';
 

@@ -23,6 +23,11 @@ export interface SuccessResponse {
 export const TAGS = [
   { name: 'Predictions' },
   { name: 'Model catalog', description: 'Each model also has its own path below, with its input schema.' },
+  {
+    name: 'Deployments',
+    description:
+      "Each model's fleet, as a Replicate deployment of the model's name: its hardware, bounds and instances.",
+  },
   { name: 'Files' },
   { name: 'Account' },
   {

@@ -7,6 +7,7 @@ import { fileViewSchema } from '../file-view.ts';
 import { modelListSchema, modelViewSchema } from '../model-view.ts';
 import { predictionListBodySchema } from '../prediction-list-page.ts';
 import { predictionViewSchema } from '../prediction-view.ts';
+import { deploymentListSchema, deploymentSchema } from '../deployment-view.ts';
 import {
   hardwareListSchema,
   modelVersionListSchema,
@@ -240,6 +241,34 @@ export const OPERATIONS: Readonly<Record<RouteKey, OperationSpec>> = {
     requestBody: jsonBody(modelCreateBodySchema, '`{input, webhook?, webhook_events_filter?}`.'),
     success: created,
     errors: CREATE_ERRORS,
+  },
+  'POST /api/v1/deployments/{company}/{model}/predictions': {
+    operationId: 'createDeploymentPrediction',
+    summary: 'Create a prediction on a deployment',
+    description: "Each model's fleet is a deployment of the model's name: the same create as the model's.",
+    tag: 'Deployments',
+    requestParams: { path: modelPath, header: createHeadersSchema },
+    requestBody: jsonBody(modelCreateBodySchema, '`{input, webhook?, webhook_events_filter?}`.'),
+    success: created,
+    errors: CREATE_ERRORS,
+  },
+  'GET /api/v1/deployments': {
+    operationId: 'listDeployments',
+    summary: "The models' fleets, as deployments",
+    description:
+      "Each model's fleet as a Replicate deployment of the model's name: its hardware, the bounds its scaler keeps it within, and the instances it runs now.",
+    tag: 'Deployments',
+    requestParams: { header: authenticatedHeadersSchema },
+    success: { status: 200, description: "Every deployment, in the catalog's order.", schema: deploymentListSchema },
+    errors: [],
+  },
+  'GET /api/v1/deployments/{company}/{model}': {
+    operationId: 'getDeployment',
+    summary: 'A deployment',
+    tag: 'Deployments',
+    requestParams: { path: modelPath, header: authenticatedHeadersSchema },
+    success: { status: 200, description: 'The deployment as its fleet stands now.', schema: deploymentSchema },
+    errors: ['deployment_not_found'],
   },
   'GET /api/v1/predictions/{id}/stream': {
     operationId: 'streamPrediction',

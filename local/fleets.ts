@@ -1,0 +1,124 @@
+import { createServer, type Server } from 'node:http';
+import type { FleetState } from '../shared/ports/fleet-scaling.ts';
+
+/** One model's fleet as the local runtime runs it: its cluster's name and how it stands now. */
+export interface LocalFleet {
+  readonly cluster: string;
+  readonly state: () => FleetState;
+}
+
+const ACCOUNT = '000000000000';
+const REGION = 'us-east-1';
+
+class ApiError extends Error {
+  constructor(
+    override readonly name: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const serviceArnOf = (cluster: string) => `arn:aws:ecs:${REGION}:${ACCOUNT}:service/${cluster}/${cluster}-service`;
+
+/**
+ * The slice of ECS and Application Auto Scaling that the API reads a fleet through
+ * (shared/adapters/fleet-scaling.ts), answered from the local runtime's own fleets: one service on
+ * each model's cluster, its scalable target's bounds, and the model servers it runs now. Served on
+ * one endpoint, as the SDK clients are pointed at it (AWS_ENDPOINT_URL_ECS and
+ * AWS_ENDPOINT_URL_APPLICATION_AUTO_SCALING), so the same adapter runs here and on AWS.
+ */
+export class LocalFleetEndpoint {
+  private server: Server | undefined;
+
+  constructor(private readonly fleets: readonly LocalFleet[]) {}
+
+  private fleetOf(cluster: string): LocalFleet {
+    const fleet = this.fleets.find((candidate) => candidate.cluster === cluster);
+    if (!fleet) throw new ApiError('ClusterNotFoundException', `Cluster not found: ${cluster}`);
+    return fleet;
+  }
+
+  private readonly operations: Record<string, (body: Record<string, unknown>) => unknown> = {
+    ListServices: (body) => ({ serviceArns: [serviceArnOf(this.fleetOf(String(body.cluster)).cluster)] }),
+    DescribeServices: (body) => {
+      const fleet = this.fleetOf(String(body.cluster));
+      const { desiredInstances, runningInstances } = fleet.state();
+      const wanted = (body.services as string[] | undefined) ?? [];
+      const arn = serviceArnOf(fleet.cluster);
+      return {
+        services: wanted
+          .filter((name) => name === arn || name === arn.split('/').at(-1))
+          .map(() => ({
+            serviceArn: arn,
+            serviceName: arn.split('/').at(-1),
+            clusterArn: `arn:aws:ecs:${REGION}:${ACCOUNT}:cluster/${fleet.cluster}`,
+            status: 'ACTIVE',
+            desiredCount: desiredInstances,
+            runningCount: runningInstances,
+            pendingCount: 0,
+          })),
+        failures: [],
+      };
+    },
+    DescribeScalableTargets: (body) => {
+      const ids = (body.ResourceIds as string[] | undefined) ?? [];
+      return {
+        ScalableTargets: this.fleets
+          .filter((fleet) => ids.length === 0 || ids.includes(`service/${fleet.cluster}/${fleet.cluster}-service`))
+          .map((fleet) => {
+            const { minInstances, maxInstances } = fleet.state();
+            return {
+              ServiceNamespace: 'ecs',
+              ResourceId: `service/${fleet.cluster}/${fleet.cluster}-service`,
+              ScalableDimension: 'ecs:service:DesiredCount',
+              MinCapacity: minInstances,
+              MaxCapacity: maxInstances,
+              RoleARN: `arn:aws:iam::${ACCOUNT}:role/local`,
+              CreationTime: 0,
+            };
+          }),
+      };
+    },
+  };
+
+  /** Serves the AWS JSON 1.1 protocol of both services; answers with its URL. */
+  async listen(): Promise<string> {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const operation =
+          String(req.headers['x-amz-target'] ?? '')
+            .split('.')
+            .at(-1) ?? '';
+        let status = 200;
+        let payload: unknown;
+        try {
+          const handler = this.operations[operation];
+          if (!handler)
+            throw new ApiError('UnknownOperationException', `the local runtime does not implement ${operation}`);
+          payload = handler(JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>);
+        } catch (error) {
+          status = 400;
+          payload = {
+            __type: error instanceof ApiError ? error.name : 'ServerException',
+            message: error instanceof Error ? error.message : String(error),
+          };
+        }
+        res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify(payload));
+      });
+    });
+    const server = this.server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
