@@ -355,7 +355,9 @@ const reportOf = async (
  * The execution first: an end that owes nothing else (no webhook) is then written once and never
  * touched again. A worker that dies between the two leaves the prediction `processing`: its
  * message comes back and the run is taken up again, as after any lost worker. One whose token
- * fails writes an end that owes the execution's end, as before.
+ * fails writes an end that owes the execution's end, as before. A cancel that lands between the
+ * two ends the prediction `canceled` behind an execution that succeeded: only the execution's
+ * history tells the run's result, which no longer counts.
  */
 const finish = async (
   deps: RunDeps,
@@ -381,7 +383,7 @@ const finish = async (
     );
   } catch (error) {
     if (!(error instanceof EffectsOwed)) throw error;
-    deps.log('the end is written; what it owes and could not do is left to the sweeper', {
+    deps.log('the prediction has ended; what its end owes and could not be done is left to the sweeper', {
       predictionId: prediction.id,
       error: String(error.errors),
     });

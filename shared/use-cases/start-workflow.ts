@@ -67,14 +67,22 @@ export const startCreated = async (deps: StartDeps, prediction: Prediction): Pro
 };
 
 /**
- * The sweeper's start of a prediction whose create did not start it. It is marked queued from now
- * before its execution starts, so that the worker that takes its job finds its queue time counted
- * from now, not from its creation; a start that fails puts it off again. 'moved' when it moved on
- * meanwhile (ended, or claimed): there was nothing to start.
+ * The sweeper's start of a prediction whose create did not start it; once it runs, it is queued
+ * from now. A `pending` one (its start was put off) is started, then marked, so that a start
+ * refused again, as the sweeper retries it, writes nothing. A `starting` one (its create died
+ * before the start) is marked first: a worker that took its job before the mark would count its
+ * queue time from its creation, a queue limit ago; a start that fails then puts it off. 'moved'
+ * when it moved on meanwhile (ended, or claimed): there was nothing to start.
  */
 export const startLate = async (deps: StartDeps, prediction: Prediction): Promise<StartOutcome | 'moved'> => {
-  const queued = await applyEvent(deps.store, prediction.id, { type: 'queued', atMs: deps.clock.now() });
-  // Moved on meanwhile (ended, or claimed): there is nothing to start.
+  const markQueued = () => applyEvent(deps.store, prediction.id, { type: 'queued', atMs: deps.clock.now() });
+  if (prediction.status !== 'starting') {
+    const start = await startWorkflow(deps, prediction);
+    // A worker that already claimed it has moved it on: then there is nothing to mark.
+    if (start.kind === 'running') await markQueued();
+    return start;
+  }
+  const queued = await markQueued();
   if (!queued.ok) return 'moved';
   const start = await startWorkflow(deps, queued.value.after);
   if (start.kind !== 'running')

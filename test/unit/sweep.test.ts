@@ -38,7 +38,10 @@ describe('the sweeper', () => {
   it('keeps trying to start it while the engine refuses, and fails it with why after the start limit', async () => {
     const { service, id, held } = await withPrediction({ refusedStarts: 4 + 4 + 4 });
     service.clock.advance(START_GRACE_MS);
+    const putOff = await service.store.get(id);
     expect(await sweepOne(service, id)).toBe('deferred');
+    // A start refused again writes nothing: the sweeper retries it as it is.
+    expect(await service.store.get(id)).toEqual(putOff);
     service.clock.advance(START_LIMIT_MS);
     expect(await sweepOne(service, id)).toBe('ended');
     expect(await service.store.get(id)).toMatchObject({ status: 'failed', error: ENDINGS.notStarted, effects: [] });
