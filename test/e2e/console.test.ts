@@ -6,6 +6,7 @@ import { cognitoOwnerPool } from '../../shared/adapters/owner-pool.ts';
 import type { AccountView } from '../../shared/api/account-view.ts';
 import { systemClock } from '../../shared/domain/clock.ts';
 import { asAccountId } from '../../shared/domain/ids.ts';
+import { requireModel } from '../../shared/models/registry.ts';
 import { addOwner } from '../../shared/use-cases/add-owner.ts';
 import { launchBrowser, screenshot, watchedPage, type WatchedPage } from '../support/browser.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -149,6 +150,13 @@ describe('the web console', () => {
     await page.getByRole('link', { name: 'prognoz/echo' }).click();
     await page.getByRole('tab', { name: 'Playground' }).waitFor();
     expect(await unlabelledControls(page)).toEqual([]);
+    // Its fleet: the hardware it runs on, its bounds, and (locally) the one model server running.
+    const fleet = page.getByLabel('Fleet');
+    await expect.poll(() => fleet.textContent()).toContain('Running now1');
+    const { fleet: manifest } = requireModel('prognoz/echo');
+    expect(await fleet.textContent()).toContain(
+      `Hardware${manifest.instanceType}Instances${manifest.minWarmTasks} to ${manifest.maxTasks}`,
+    );
     await page.getByLabel('Text', { exact: true }).fill('привет from the playground');
     await page.getByLabel('Repeat').fill('2');
     await page.getByRole('button', { name: 'Run' }).click();

@@ -2,7 +2,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { API_BASE, get } from '../api.ts';
 import { fieldsOf, initialValues, inputOf, type FormValues, type JsonSchema } from '../schema-form.ts';
 import { snippet, type SnippetLanguage } from '../snippets.ts';
-import type { ModelView } from '../types.ts';
+import type { DeploymentView, ModelView } from '../types.ts';
 import { CopyButton, ErrorNote, Json, Loading, roubles, Tabs, useLoad } from '../ui.tsx';
 import { Playground } from './playground.tsx';
 
@@ -37,6 +37,26 @@ const ApiTab = ({ model, input }: { model: string; input: Record<string, unknown
   );
 };
 
+/** The model's fleet: the hardware it runs on, the bounds its scaler keeps it within, the instances running now. */
+const Fleet = ({ id }: { id: string }) => {
+  const fleet = useLoad(() => get<DeploymentView>(`/deployments/${id}`), `deployment ${id}`);
+  if (fleet.data === null) return fleet.error ? <ErrorNote error={fleet.error} /> : <Loading what="its fleet" />;
+  const { configuration } = fleet.data.current_release;
+  const { running } = fleet.data.instances;
+  return (
+    <dl class="facts" aria-label="Fleet">
+      <dt>Hardware</dt>
+      <dd>{configuration.hardware}</dd>
+      <dt>Instances</dt>
+      <dd>
+        {configuration.min_instances} to {configuration.max_instances}
+      </dd>
+      <dt>Running now</dt>
+      <dd>{running}</dd>
+    </dl>
+  );
+};
+
 export const ModelPage = ({ company, model }: { company: string; model: string }) => {
   const id = `${company}/${model}`;
   const loaded = useLoad(() => get<ModelView>(`/${id}`), id);
@@ -57,6 +77,7 @@ export const ModelPage = ({ company, model }: { company: string; model: string }
       <h1 id="model-title">{view.id}</h1>
       <p>{view.description}</p>
       <p class="muted">{roubles(view.price_per_second)} per second of model time</p>
+      <Fleet id={view.id} />
       <Tabs
         label="Model"
         tabs={[
