@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { ApiError, serveAwsJson, type AwsJsonServer } from './aws-json-server.ts';
 import type { FleetState } from '../shared/ports/fleet-scaling.ts';
 
 /** One model's fleet as the local runtime runs it: its cluster's name and how it stands now. */
@@ -10,15 +10,6 @@ export interface LocalFleet {
 const ACCOUNT = '000000000000';
 const REGION = 'us-east-1';
 
-class ApiError extends Error {
-  constructor(
-    override readonly name: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 const serviceArnOf = (cluster: string) => `arn:aws:ecs:${REGION}:${ACCOUNT}:service/${cluster}/${cluster}-service`;
 
 /**
@@ -29,7 +20,7 @@ const serviceArnOf = (cluster: string) => `arn:aws:ecs:${REGION}:${ACCOUNT}:serv
  * AWS_ENDPOINT_URL_APPLICATION_AUTO_SCALING), so the same adapter runs here and on AWS.
  */
 export class LocalFleetEndpoint {
-  private server: Server | undefined;
+  private server: AwsJsonServer | undefined;
 
   constructor(private readonly fleets: readonly LocalFleet[]) {}
 
@@ -84,41 +75,11 @@ export class LocalFleetEndpoint {
 
   /** Serves the AWS JSON 1.1 protocol of both services; answers with its URL. */
   async listen(): Promise<string> {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const operation =
-          String(req.headers['x-amz-target'] ?? '')
-            .split('.')
-            .at(-1) ?? '';
-        let status = 200;
-        let payload: unknown;
-        try {
-          const handler = this.operations[operation];
-          if (!handler)
-            throw new ApiError('UnknownOperationException', `the local runtime does not implement ${operation}`);
-          payload = handler(JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>);
-        } catch (error) {
-          status = 400;
-          payload = {
-            __type: error instanceof ApiError ? error.name : 'ServerException',
-            message: error instanceof Error ? error.message : String(error),
-          };
-        }
-        res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify(payload));
-      });
-    });
-    const server = this.server;
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    this.server = await serveAwsJson({ version: '1.1', operations: this.operations });
+    return this.server.url;
   }
 
   async close(): Promise<void> {
-    const server = this.server;
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await this.server?.close();
   }
 }

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
 import { StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
 import { localMeter } from '../meter.ts';
 import { executorFor, type ExecutorDeps, type TaskState } from './executors.ts';
-import { ApiError, TaskTokens } from './task-tokens.ts';
+import { ApiError, serveAwsJson, type AwsJsonServer } from '../aws-json-server.ts';
+import { TaskTokens } from './task-tokens.ts';
 
 /** What the executor library reports of a run (its type is not exported by name). */
 type EventLog = ReturnType<StateMachine['run']>['eventLogs'] extends AsyncIterable<infer E> ? E : never;
@@ -61,7 +61,7 @@ export class LocalStepFunctions {
   readonly tokens = new TaskTokens();
   private readonly machines: Map<string, LocalStateMachine>;
   private readonly executions = new Map<string, Execution>();
-  private server: Server | undefined;
+  private server: AwsJsonServer | undefined;
 
   constructor(
     machines: readonly LocalStateMachine[],
@@ -247,56 +247,36 @@ export class LocalStepFunctions {
 
   /** Serves the AWS JSON 1.0 protocol of Step Functions, so the SDK clients talk to it unchanged. */
   async listen(): Promise<string> {
-    const operations: Record<string, (body: Record<string, string | undefined>) => unknown> = {
-      StartExecution: (b) => this.startExecution(b.stateMachineArn ?? '', b.name, b.input),
-      StopExecution: (b) => this.stopExecution(b.executionArn ?? '', b.error, b.cause),
-      DescribeExecution: (b) => this.describeExecution(b.executionArn ?? ''),
-      GetExecutionHistory: (b) => this.getExecutionHistory(b.executionArn ?? ''),
-      SendTaskSuccess: (b) => (this.tokens.succeed(b.taskToken ?? '', JSON.parse(b.output ?? 'null')), {}),
-      SendTaskFailure: (b) => (this.tokens.fail(b.taskToken ?? '', b.error ?? '', b.cause ?? ''), {}),
-      SendTaskHeartbeat: (b) => (this.tokens.heartbeat(b.taskToken ?? ''), {}),
-    };
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const operation =
-          String(req.headers['x-amz-target'] ?? '')
-            .split('.')
-            .at(-1) ?? '';
-        localMeter.stepFunctionsCall(operation);
-        let status = 200;
-        let payload: unknown;
-        try {
-          const handler = operations[operation];
-          if (!handler)
-            throw new ApiError('UnknownOperationException', `the local runtime does not implement ${operation}`);
-          payload = handler(JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, string>);
-        } catch (error) {
-          status = 400;
-          const name = error instanceof ApiError ? error.name : 'InvalidArn';
-          payload = {
-            __type: `com.amazonaws.swf.service.v2.model#${name}`,
-            message: error instanceof Error ? error.message : String(error),
-          };
-        }
-        res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0' }).end(JSON.stringify(payload));
-      });
+    const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+    this.server = await serveAwsJson({
+      version: '1.0',
+      operations: {
+        StartExecution: (b) => this.startExecution(text(b.stateMachineArn) ?? '', text(b.name), text(b.input)),
+        StopExecution: (b) => this.stopExecution(text(b.executionArn) ?? '', text(b.error), text(b.cause)),
+        DescribeExecution: (b) => this.describeExecution(text(b.executionArn) ?? ''),
+        GetExecutionHistory: (b) => this.getExecutionHistory(text(b.executionArn) ?? ''),
+        SendTaskSuccess: (b) => (
+          this.tokens.succeed(text(b.taskToken) ?? '', JSON.parse(text(b.output) ?? 'null')),
+          {}
+        ),
+        SendTaskFailure: (b) => (
+          this.tokens.fail(text(b.taskToken) ?? '', text(b.error) ?? '', text(b.cause) ?? ''),
+          {}
+        ),
+        SendTaskHeartbeat: (b) => (this.tokens.heartbeat(text(b.taskToken) ?? ''), {}),
+      },
+      errorType: (name) => `com.amazonaws.swf.service.v2.model#${name}`,
+      otherError: 'InvalidArn',
+      onCall: (operation) => localMeter.stepFunctionsCall(operation),
     });
-    const server = this.server;
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    return this.server.url;
   }
 
   async close(): Promise<void> {
     for (const execution of this.executions.values()) {
       if (execution.status === 'RUNNING') execution.abort();
     }
-    const server = this.server;
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await this.server?.close();
   }
 }
 

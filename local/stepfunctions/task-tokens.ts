@@ -1,15 +1,9 @@
+import { ApiError } from '../aws-json-server.ts';
+
 /** An error as Step Functions names it (`States.HeartbeatTimeout`, `Prognoz.ModelFailed`, …). */
 export class StatesError extends Error {
   constructor(name: string, cause: string) {
     super(cause);
-    this.name = name;
-  }
-}
-
-/** The error the SFN API answers with, carried back to the caller by the local endpoint. */
-export class ApiError extends Error {
-  constructor(name: string, message: string) {
-    super(message);
     this.name = name;
   }
 }
