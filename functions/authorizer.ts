@@ -6,9 +6,11 @@ import { authorizerConfigFromEnv } from '../shared/config/authorizer.ts';
 import { parseAuthorizationHeader } from '../shared/domain/authorization.ts';
 import { systemClock, type Clock } from '../shared/domain/clock.ts';
 import { looksLikeToken, tokenUseIsStale } from '../shared/domain/tokens.ts';
-import { logger } from './http/logger.ts';
+import { serviceLogger } from './service-logger.ts';
 import { lambdaEntry, once } from './lambda-entry.ts';
 import type { AuthorizerContext } from './http/middleware.ts';
+
+const logger = serviceLogger('authorizer');
 
 const headerOf = (event: APIGatewayRequestAuthorizerEvent, name: string): string | undefined => {
   const entry = Object.entries(event.headers ?? {}).find(([key]) => key.toLowerCase() === name);

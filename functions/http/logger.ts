@@ -1,4 +1,4 @@
-import { Logger } from '@aws-lambda-powertools/logger';
+import { serviceLogger } from '../service-logger.ts';
 
-/** One logger for the API. Request bodies, inputs and outputs are never passed to it. */
-export const logger = new Logger({ serviceName: 'prognoz-api' });
+/** One logger for the API's route functions. */
+export const logger = serviceLogger('api');

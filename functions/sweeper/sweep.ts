@@ -24,8 +24,10 @@ import {
 } from '../../shared/use-cases/sweep.ts';
 import { nudgeFleets, type NudgeDeps } from '../../shared/use-cases/nudge-fleets.ts';
 import { dispatchMessage } from '../../shared/workflow/messages.ts';
-import { logger } from '../http/logger.ts';
+import { serviceLogger } from '../service-logger.ts';
 import { lambdaEntry, once } from '../lambda-entry.ts';
+
+const logger = serviceLogger('sweeper');
 
 /** The schedule's tick (EventBridge, every minute; a timer in the local runtime). */
 const scheduled = z.object({ source: z.literal('aws.events'), 'detail-type': z.literal('Scheduled Event') });

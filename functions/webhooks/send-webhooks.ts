@@ -11,8 +11,10 @@ import { webhookSenderConfigFromEnv, type WebhookSenderConfig } from '../../shar
 import { systemClock, type Clock } from '../../shared/domain/clock.ts';
 import { deliverWebhook, type DeliveryDeps } from '../../shared/use-cases/deliver-webhook.ts';
 import { webhookEventOf, webhookMessage } from '../../shared/workflow/messages.ts';
-import { logger } from '../http/logger.ts';
+import { serviceLogger } from '../service-logger.ts';
 import { lambdaEntry, once } from '../lambda-entry.ts';
+
+const logger = serviceLogger('webhooks');
 
 interface Sender {
   readonly deps: DeliveryDeps;

@@ -6,8 +6,10 @@ import { finalizeConfigFromEnv, type FinalizeConfig } from '../../shared/config/
 import { systemClock, type Clock } from '../../shared/domain/clock.ts';
 import { finalizePrediction } from '../../shared/use-cases/finalize-prediction.ts';
 import { finalizeInput, type FinalizeOutput } from '../../shared/workflow/messages.ts';
-import { logger } from '../http/logger.ts';
+import { serviceLogger } from '../service-logger.ts';
 import { lambdaEntry, once } from '../lambda-entry.ts';
+
+const logger = serviceLogger('workflow');
 
 const finalizeDeps = (config: FinalizeConfig, clock: Clock): Parameters<typeof finalizePrediction>[0] => ({
   store: dynamoPredictionStore(config.tableName, dynamo(), config.retentionSeconds, () => clock.now()),
