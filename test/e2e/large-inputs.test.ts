@@ -1,19 +1,13 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { predictionKey } from '../../shared/adapters/table-keys.ts';
 import { INPUT_INLINE_BYTES } from '../../shared/domain/prediction.ts';
 import {
   call,
   createOtherAccount,
   createPrediction,
   getPrediction,
-  localDynamo,
-  runtime,
+  rawPredictionItem,
   untilTerminal,
 } from '../support/api.ts';
-
-const rawItem = async (id: string) =>
-  (await localDynamo().send(new GetCommand({ TableName: runtime().tableName, Key: predictionKey(id) }))).Item ?? {};
 
 describe('a large input is kept by reference', () => {
   it('stays out of the prediction’s item, and reaches the model, GET and the list whole', async () => {
@@ -29,7 +23,7 @@ describe('a large input is kept by reference', () => {
     const listed = await call<{ results: { id: string; input: { text?: string } }[] }>('predictions', { token });
     expect(listed.json.results.find((p) => p.id === created.json.id)?.input.text).toBe(text);
 
-    const item = await rawItem(created.json.id);
+    const item = await rawPredictionItem(created.json.id);
     expect(item.input_json).toBeUndefined();
     expect(item.input_key).toBe(`inputs/${created.json.id}.json`);
     expect(Buffer.byteLength(JSON.stringify(item))).toBeLessThan(2 * 1024);
@@ -40,7 +34,7 @@ describe('a large input is kept by reference', () => {
     const text = 'x'.repeat(INPUT_INLINE_BYTES / 2);
     const created = await createPrediction({ text }, { token });
     await untilTerminal(created.json.id, 30_000, { token });
-    const item = await rawItem(created.json.id);
+    const item = await rawPredictionItem(created.json.id);
     expect(item.input_key).toBeUndefined();
     expect(JSON.parse(String(item.input_json))).toMatchObject({ text });
   });

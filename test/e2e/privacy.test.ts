@@ -1,16 +1,15 @@
 import { phaseLimitsOf, requireModel } from '../../shared/models/registry.ts';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts';
 import { RECORD_KEPT_AFTER_DATA_SECONDS } from '../../shared/domain/retention.ts';
 import { MAX_KEPT_BODY_BYTES } from '../../shared/adapters/request-log.ts';
-import { predictionKey } from '../../shared/adapters/table-keys.ts';
 import { asAccountId, newPredictionId } from '../../shared/domain/ids.ts';
 import { createPrediction as newPrediction } from '../../shared/domain/transition.ts';
 import { applyEvent } from '../../shared/use-cases/apply-event.ts';
-import { call, createPrediction, localDynamo, runtime, untilTerminal } from '../support/api.ts';
+import { call, createPrediction, localDynamo, rawPredictionItem, runtime, untilTerminal } from '../support/api.ts';
 
 const logs = async (): Promise<string> =>
   ((await (await fetch(`${runtime().origin}/_local/logs`)).json()) as { lines: string[] }).lines.join('\n');
@@ -137,9 +136,9 @@ describe('privacy', () => {
       output: { kind: 'inline', value: null },
     });
     expect(JSON.stringify(after)).not.toContain('soon gone');
-    const raw = await localDynamo().send(new GetCommand({ TableName: runtime().tableName, Key: predictionKey(id) }));
+    const raw = await rawPredictionItem(id);
     // The record outlives its data by RECORD_KEPT_AFTER_DATA_SECONDS, then TTL removes it.
-    expect(Number(raw.Item?.expires_at) * 1000 - Number(raw.Item?.data_expires_at_ms)).toBeGreaterThanOrEqual(
+    expect(Number(raw.expires_at) * 1000 - Number(raw.data_expires_at_ms)).toBeGreaterThanOrEqual(
       RECORD_KEPT_AFTER_DATA_SECONDS * 1000 - 1000,
     );
   });

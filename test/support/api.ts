@@ -2,7 +2,8 @@ import { phaseLimitsOf } from '../../shared/models/registry.ts';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { predictionKey } from '../../shared/adapters/table-keys.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { inject } from 'vitest';
 import { dynamoAccountStore } from '../../shared/adapters/account-store.ts';
@@ -64,6 +65,10 @@ export const localDynamo = (): DynamoDBDocumentClient =>
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     }),
   );
+
+/** A prediction's item as the table holds it (its attributes, not the domain's view): empty when there is none. */
+export const rawPredictionItem = async (id: string): Promise<Record<string, unknown>> =>
+  (await localDynamo().send(new GetCommand({ TableName: runtime().tableName, Key: predictionKey(id) }))).Item ?? {};
 
 interface LocalQueues {
   readonly sqsEndpoint: string;
