@@ -1,7 +1,7 @@
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { ContainerDefinition } from 'aws-cdk-lib/aws-ecs';
 import { Stack } from 'aws-cdk-lib';
-import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
+import { Grant, PolicyStatement, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -104,11 +104,18 @@ export const bindApiFunction = (fn: LambdaFunction, on: ApiResources, access: Ap
 const grantFleetReads = (fn: LambdaFunction): void => {
   const stack = Stack.of(fn);
   const prefix = fleetClusterPrefixOf(stack.stackName);
-  Grant.addToPrincipal({
-    grantee: fn,
-    actions: ['ecs:ListServices'],
-    resourceArns: [stack.formatArn({ service: 'ecs', resource: 'cluster', resourceName: `${prefix}*` })],
-  });
+  // ListServices takes no resource-level permission; its `ecs:cluster` condition keeps it to the fleets' clusters.
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      actions: ['ecs:ListServices'],
+      resources: ['*'],
+      conditions: {
+        ArnLike: {
+          'ecs:cluster': stack.formatArn({ service: 'ecs', resource: 'cluster', resourceName: `${prefix}*` }),
+        },
+      },
+    }),
+  );
   Grant.addToPrincipal({
     grantee: fn,
     actions: ['ecs:DescribeServices'],

@@ -92,18 +92,20 @@ export const NAG_SUPPRESSIONS: readonly NagSuppression[] = [
 
   {
     rule: 'AwsSolutions-IAM5',
-    items:
-      /^Resource::arn:<AWS::Partition>:ecs:<AWS::Region>:<AWS::AccountId>:(cluster\/[\w-]+-\*|service\/[\w-]+-\*\/\*)$/,
+    items: /^Resource::arn:<AWS::Partition>:ecs:<AWS::Region>:<AWS::AccountId>:service\/[\w-]+-\*\/\*$/,
     where: functionPolicy,
     reason:
-      "The deployments routes read each model's fleet by its cluster's name, which is the stack's name, '-' and the model's (fleetClusterName): ListServices on those clusters, DescribeServices on their services. Naming each would mean a reference into every model's nested stack; it also covers the clusters of another stack whose name begins with this one's and '-', in the same account and region.",
+      "The deployments routes read each model's fleet by its cluster's name, which is the stack's name, '-' and the model's (fleetClusterName): DescribeServices on the services of those clusters. Naming each would mean a reference into every model's nested stack; it also covers the clusters of another stack whose name begins with this one's and '-', in the same account and region.",
   },
   {
     rule: 'AwsSolutions-IAM5',
     items: /^Resource::\*$/,
-    where: allOf(functionPolicy, wildcardResourceOnlyFor(['application-autoscaling:DescribeScalableTargets'])),
+    where: allOf(
+      functionPolicy,
+      wildcardResourceOnlyFor(['application-autoscaling:DescribeScalableTargets', 'ecs:ListServices']),
+    ),
     reason:
-      "The deployments routes read a fleet's bounds from its scalable target: application-autoscaling:DescribeScalableTargets has no resource-level permission (Service Authorization Reference, Application Auto Scaling). It reads; nothing here changes a target.",
+      "The deployments routes find a fleet's service (ecs:ListServices) and read its bounds from its scalable target (application-autoscaling:DescribeScalableTargets): neither action takes a resource-level permission (Service Authorization Reference). ListServices is held to the fleets' clusters by its `ecs:cluster` condition; both only read.",
   },
 
   // — The models' workflows (Step Functions) —

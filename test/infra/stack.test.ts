@@ -107,6 +107,22 @@ describe('the API', () => {
     expect(dynamoActions.filter((action) => /Put|Delete|BatchWrite|Transact/.test(action))).toEqual([]);
   });
 
+  it("lets only the deployments routes read the fleets, and only read them: ListServices held to the fleets' clusters", () => {
+    const fleetActions = (entry: string) =>
+      actionsOf(entry).filter((action) => /^(ecs|application-autoscaling):/.test(action));
+    expect(fleetActions('read-deployments.ts').sort()).toEqual([
+      'application-autoscaling:DescribeScalableTargets',
+      'ecs:DescribeServices',
+      'ecs:ListServices',
+    ]);
+    for (const entry of ['replicate-catalog.ts', 'create-prediction.ts', 'get-prediction.ts'])
+      expect(fleetActions(entry), entry).toEqual([]);
+    const listServices = resources('AWS::IAM::Policy')
+      .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement)
+      .find((statement) => statement.Action === 'ecs:ListServices');
+    expect(JSON.stringify(listServices?.Condition)).toContain(':cluster/Prognoz-*');
+  });
+
   it('builds the OpenAPI document from the code alone: its function reaches no table and no bucket', () => {
     expect(actionsOf('get-openapi.ts').filter((action) => /^(dynamodb|s3):/.test(action))).toEqual([]);
   });
