@@ -171,19 +171,8 @@ export interface RuntimeEndpoints {
   readonly origin: string;
 }
 
-/** Waits until no execution runs. */
-const settle = async (origin: string): Promise<void> => {
-  for (;;) {
-    const { running_executions: running } = await localJson<{ running_executions: number }>(origin, 'health');
-    if (running === 0) break;
-    await sleep(25);
-  }
-  // The worker ends the execution before it writes the end, and lets go of the job after.
-  while ((await jobsHeld(origin)) > 0) await sleep(25);
-};
-
-/** Messages on the model job queues, in flight or not, read from the SQS emulator itself (not metered). */
-const jobsHeld = async (origin: string): Promise<number> => {
+/** The model job queues, read from the SQS emulator itself (not metered): one client for a whole cost run. */
+const jobQueuesOf = async (origin: string) => {
   const { sqsEndpoint, queues } = await localJson<{
     sqsEndpoint: string;
     queues: { logicalId: string; url: string }[];
@@ -194,14 +183,15 @@ const jobsHeld = async (origin: string): Promise<number> => {
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     useQueueUrlAsEndpoint: false,
   });
-  try {
-    const counts = await Promise.all(
-      queues
-        .filter((queue) => /Jobs[0-9A-F]{8}$/.test(queue.logicalId))
-        .map(async (queue) => {
+  const urls = queues.filter((queue) => /Jobs[0-9A-F]{8}$/.test(queue.logicalId)).map((queue) => queue.url);
+  return {
+    /** Messages on them, in flight or not. */
+    held: async (): Promise<number> => {
+      const counts = await Promise.all(
+        urls.map(async (url) => {
           const { Attributes: attributes = {} } = await sqs.send(
             new GetQueueAttributesCommand({
-              QueueUrl: queue.url,
+              QueueUrl: url,
               AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
             }),
           );
@@ -209,11 +199,22 @@ const jobsHeld = async (origin: string): Promise<number> => {
             Number(attributes.ApproximateNumberOfMessages) + Number(attributes.ApproximateNumberOfMessagesNotVisible)
           );
         }),
-    );
-    return counts.reduce((sum, count) => sum + count, 0);
-  } finally {
-    sqs.destroy();
+      );
+      return counts.reduce((sum, count) => sum + count, 0);
+    },
+    close: () => sqs.destroy(),
+  };
+};
+
+/** Waits until no execution runs and no worker holds a job. */
+const settleWith = async (origin: string, jobs: Awaited<ReturnType<typeof jobQueuesOf>>): Promise<void> => {
+  for (;;) {
+    const { running_executions: running } = await localJson<{ running_executions: number }>(origin, 'health');
+    if (running === 0) break;
+    await sleep(25);
   }
+  // The worker ends the execution before it writes the end, and lets go of the job after.
+  while ((await jobs.held()) > 0) await sleep(25);
 };
 
 /** Long enough for the calls that follow an execution's end (message deletes, acks, heartbeats). */
@@ -253,6 +254,8 @@ export const measureCosts = async (
   prices: AwsPrices,
 ): Promise<ScenarioCost[]> => {
   const { target, origin } = endpoints;
+  const jobs = await jobQueuesOf(origin);
+  const settle = () => settleWith(origin, jobs);
   const deliveries: string[] = [];
   const receiver = createServer((req, res) => {
     req.resume();
@@ -271,7 +274,7 @@ export const measureCosts = async (
       description: 'create (async), model runs, succeeded; one GET of the result',
       once: async () => {
         const { id } = await create(target, { text: 'cost', sleep: 0 });
-        await settle(origin);
+        await settle();
         await expectStatus(target, id, 'succeeded');
       },
     },
@@ -281,7 +284,7 @@ export const measureCosts = async (
       once: async () => {
         const before = deliveries.length;
         const { id } = await create(target, { text: 'cost', sleep: 0, webhook: hook });
-        await settle(origin);
+        await settle();
         while (deliveries.length === before) await sleep(25);
         await expectStatus(target, id, 'succeeded');
       },
@@ -292,7 +295,7 @@ export const measureCosts = async (
         'as the first, with an input of 100 KB (a long text, which the echo model returns: an output of 100 KB, in the outputs bucket as large outputs are)',
       once: async () => {
         const { id } = await create(target, { text: 'x'.repeat(100_000), repeat: 1, sleep: 0 });
-        await settle(origin);
+        await settle();
         await expectStatus(target, id, 'succeeded');
       },
     },
@@ -302,7 +305,7 @@ export const measureCosts = async (
         'as the first, with an output of 1 MB, which the worker stores in the outputs bucket and the GET reads back',
       once: async () => {
         const { id } = await create(target, { text: 'x'.repeat(100_000), repeat: 10, sleep: 0 });
-        await settle(origin);
+        await settle();
         await expectStatus(target, id, 'succeeded');
       },
     },
@@ -317,7 +320,7 @@ export const measureCosts = async (
           if (isTerminalStatus(json.status)) break;
           await sleep(500);
         }
-        await settle(origin);
+        await settle();
       },
     },
     {
@@ -328,7 +331,7 @@ export const measureCosts = async (
         const stream = await fetch(urls?.stream ?? '', { headers: { accept: 'text/event-stream' } });
         const events = await stream.text();
         if (!events.includes('event: done')) throw new Error('the stream ended without done');
-        await settle(origin);
+        await settle();
       },
     },
     {
@@ -340,7 +343,7 @@ export const measureCosts = async (
         await sleep(1000);
         const canceled = await apiCall(target, `predictions/${id}/cancel`, { method: 'POST' });
         if (canceled.status !== 200) throw new Error(`cancel answered ${canceled.status}`);
-        await settle(origin);
+        await settle();
         await expectStatus(target, id, 'canceled');
       },
     },
@@ -364,6 +367,7 @@ export const measureCosts = async (
     }
     return results;
   } finally {
+    jobs.close();
     receiver.closeAllConnections();
     await new Promise<void>((resolve) => receiver.close(() => resolve()));
   }

@@ -1,4 +1,5 @@
 import { ApiError, serveAwsJson, type AwsJsonServer } from './aws-json-server.ts';
+import { scalableTargetIdOf } from '../shared/fleet-config.ts';
 import type { FleetState } from '../shared/ports/fleet-scaling.ts';
 
 /** One model's fleet as the local runtime runs it: its cluster's name and how it stands now. */
@@ -10,7 +11,11 @@ export interface LocalFleet {
 const ACCOUNT = '000000000000';
 const REGION = 'us-east-1';
 
-const serviceArnOf = (cluster: string) => `arn:aws:ecs:${REGION}:${ACCOUNT}:service/${cluster}/${cluster}-service`;
+/** Each local cluster's one service. */
+const serviceNameOf = (cluster: string) => `${cluster}-service`;
+const serviceArnOf = (cluster: string) =>
+  `arn:aws:ecs:${REGION}:${ACCOUNT}:service/${cluster}/${serviceNameOf(cluster)}`;
+const targetIdOf = (cluster: string) => scalableTargetIdOf(cluster, serviceNameOf(cluster));
 
 /**
  * The slice of ECS and Application Auto Scaling that the API reads a fleet through
@@ -39,10 +44,10 @@ export class LocalFleetEndpoint {
       const arn = serviceArnOf(fleet.cluster);
       return {
         services: wanted
-          .filter((name) => name === arn || name === arn.split('/').at(-1))
+          .filter((name) => name === arn || name === serviceNameOf(fleet.cluster))
           .map(() => ({
             serviceArn: arn,
-            serviceName: arn.split('/').at(-1),
+            serviceName: serviceNameOf(fleet.cluster),
             clusterArn: `arn:aws:ecs:${REGION}:${ACCOUNT}:cluster/${fleet.cluster}`,
             status: 'ACTIVE',
             desiredCount: desiredInstances,
@@ -56,12 +61,12 @@ export class LocalFleetEndpoint {
       const ids = (body.ResourceIds as string[] | undefined) ?? [];
       return {
         ScalableTargets: this.fleets
-          .filter((fleet) => ids.length === 0 || ids.includes(`service/${fleet.cluster}/${fleet.cluster}-service`))
+          .filter((fleet) => ids.length === 0 || ids.includes(targetIdOf(fleet.cluster)))
           .map((fleet) => {
             const { minInstances, maxInstances } = fleet.state();
             return {
               ServiceNamespace: 'ecs',
-              ResourceId: `service/${fleet.cluster}/${fleet.cluster}-service`,
+              ResourceId: targetIdOf(fleet.cluster),
               ScalableDimension: 'ecs:service:DesiredCount',
               MinCapacity: minInstances,
               MaxCapacity: maxInstances,

@@ -13,6 +13,9 @@ export const fleetClusterName = (stackName: string, model: Pick<ModelDefinition,
 export const clusterOfModel = (prefix: string, model: Pick<ModelDefinition, 'id'>): string =>
   `${prefix}${resourceNameOf(model)}`;
 
+/** The id Application Auto Scaling knows an ECS service's scalable target by. */
+export const scalableTargetIdOf = (cluster: string, service: string): string => `service/${cluster}/${service}`;
+
 /** The path of a stack's fleet parameters, which the sweeper is told (SWEEPER_ENV.fleetsPath). */
 export const fleetsPathOf = (stackName: string): string => `/${stackName}/fleets`;
 

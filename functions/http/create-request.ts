@@ -3,6 +3,7 @@ import { PrognozError } from '../../shared/domain/errors.ts';
 import { modelCreateBodySchema, versionCreateBodySchema } from '../../shared/api/request-schemas.ts';
 import type { WebhookEvent } from '../../shared/domain/prediction.ts';
 import { refusedBody, type ParsedBody } from './body.ts';
+import { modelIdOf } from './model-path.ts';
 
 /** What a create asks for, whichever of the create routes it came by. */
 export interface CreateAsk {
@@ -21,11 +22,10 @@ export interface CreateAsk {
  * `{input, webhook, webhook_events_filter}` in JSON.
  */
 export const readCreateAsk = (event: APIGatewayProxyEvent, body: ParsedBody): CreateAsk => {
-  const params = event.pathParameters ?? {};
   if (event.resource === '/api/v1/{company}/{model}') {
     const { webhook, ...input } = body.value;
     return {
-      modelId: `${params.company ?? ''}/${params.model ?? ''}`,
+      modelId: modelIdOf(event),
       input,
       inputIsForm: body.kind === 'form',
       webhookField: webhook,
@@ -39,7 +39,7 @@ export const readCreateAsk = (event: APIGatewayProxyEvent, body: ParsedBody): Cr
   if (!parsed.success) throw refusedBody('invalid_input', 'a create request', parsed.error);
   const { input, webhook, webhook_events_filter: filter } = parsed.data;
   return {
-    modelId: byVersion?.data?.version ?? `${params.company ?? ''}/${params.model ?? ''}`,
+    modelId: byVersion?.data?.version ?? modelIdOf(event),
     input,
     inputIsForm: false,
     webhookField: webhook,

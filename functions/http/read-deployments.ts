@@ -5,6 +5,7 @@ import { allModels, findModel } from '../../shared/models/registry.ts';
 import { allDeployments, deploymentOf, type DeploymentDeps } from '../../shared/use-cases/read-deployments.ts';
 import type { ApiDeps } from './deps.ts';
 import { httpHandler } from './pipeline.ts';
+import { modelIdOf } from './model-path.ts';
 import { json } from './respond.ts';
 
 /** What the deployments routes read the fleets with; a function deployed without the fleets' names is misconfigured. */
@@ -31,7 +32,7 @@ export const handler = httpHandler(async (event, _context, deps) => {
       previous: null,
     } satisfies z.infer<typeof deploymentListSchema>);
   }
-  const id = `${event.pathParameters?.company ?? ''}/${event.pathParameters?.model ?? ''}`;
+  const id = modelIdOf(event);
   const model = findModel(id);
   const deployment = model ? await deploymentOf(fleets, model) : null;
   if (!deployment) throw new PrognozError('deployment_not_found', `there is no deployment ${id}`);

@@ -6,19 +6,12 @@ import {
   type modelVersionListSchema,
 } from '../../shared/api/replicate-models.ts';
 import { PrognozError } from '../../shared/domain/errors.ts';
-import { allModels, findModel, type ModelDefinition } from '../../shared/models/registry.ts';
-import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { allModels } from '../../shared/models/registry.ts';
+import { requestedModel } from './model-path.ts';
 import { accountOf } from './middleware.ts';
 import { httpHandler } from './pipeline.ts';
 import { apiBaseOf } from './public-url.ts';
 import { json } from './respond.ts';
-
-const modelOf = (event: APIGatewayProxyEvent): ModelDefinition => {
-  const id = `${event.pathParameters?.company ?? ''}/${event.pathParameters?.model ?? ''}`;
-  const model = findModel(id);
-  if (!model) throw new PrognozError('model_not_found', `there is no model ${id}`);
-  return model;
-};
 
 /**
  * Replicate's catalog objects, one function for the four routes that read them (each a few lines,
@@ -29,16 +22,16 @@ const modelOf = (event: APIGatewayProxyEvent): ModelDefinition => {
 export const handler = httpHandler(async (event, _context, deps) => {
   switch (event.resource) {
     case '/api/v1/models/{company}/{model}': {
-      const model = modelOf(event);
+      const model = requestedModel(event);
       const runs = await deps.accounts.runsThisMonth(accountOf(event), model.id, deps.clock.now());
       return json(200, replicateModel(model, apiBaseOf(event), runs));
     }
     case '/api/v1/models/{company}/{model}/versions':
-      return json(200, { results: [modelVersion(modelOf(event))], next: null, previous: null } satisfies z.infer<
+      return json(200, { results: [modelVersion(requestedModel(event))], next: null, previous: null } satisfies z.infer<
         typeof modelVersionListSchema
       >);
     case '/api/v1/models/{company}/{model}/versions/{versionCompany}/{versionModel}': {
-      const model = modelOf(event);
+      const model = requestedModel(event);
       const version = `${event.pathParameters?.versionCompany ?? ''}/${event.pathParameters?.versionModel ?? ''}`;
       if (version !== model.id)
         throw new PrognozError(

@@ -1,5 +1,6 @@
 import type { ApplicationAutoScalingClient } from '@aws-sdk/client-application-auto-scaling';
 import type { ECSClient } from '@aws-sdk/client-ecs';
+import { scalableTargetIdOf } from '../fleet-config.ts';
 import type { FleetScaling } from '../ports/fleet-scaling.ts';
 
 interface Clients {
@@ -45,7 +46,7 @@ export const awsFleetScaling = (given?: Clients): FleetScaling => ({
       new DescribeScalableTargetsCommand({
         ServiceNamespace: 'ecs',
         ScalableDimension: 'ecs:service:DesiredCount',
-        ResourceIds: [`service/${cluster}/${serviceNameOf(arn)}`],
+        ResourceIds: [scalableTargetIdOf(cluster, serviceNameOf(arn))],
       }),
     );
     const [target] = targets;

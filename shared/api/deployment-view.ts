@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ownerAndNameOf } from '../models/definition.ts';
 import type { ModelDefinition } from '../models/registry.ts';
 import type { FleetState } from '../ports/fleet-scaling.ts';
 
@@ -42,10 +43,8 @@ export const deploymentListSchema = z
 export type DeploymentView = z.infer<typeof deploymentSchema>;
 
 export const deploymentView = (model: ModelDefinition, fleet: FleetState): DeploymentView => {
-  const [owner = '', name = ''] = model.id.split('/');
   return {
-    owner,
-    name,
+    ...ownerAndNameOf(model.id),
     current_release: {
       number: 1,
       model: model.id,

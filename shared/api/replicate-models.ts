@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { COG_VERSION } from '../models/cog-version.ts';
+import { ownerAndNameOf } from '../models/definition.ts';
 import { jsonSchemaOf, type ModelDefinition } from '../models/registry.ts';
 
 /**
@@ -81,11 +82,9 @@ export const modelVersion = (model: ModelDefinition): ModelVersion => {
 };
 
 export const replicateModel = (model: ModelDefinition, apiBase: string, runCount: number): ReplicateModel => {
-  const [owner = '', name = ''] = model.id.split('/');
   return {
     url: `${apiBase}/models/${model.id}`,
-    owner,
-    name,
+    ...ownerAndNameOf(model.id),
     description: model.description,
     visibility: 'public',
     github_url: null,

@@ -83,6 +83,12 @@ export interface ModelDefinition {
 }
 
 /** A name usable for AWS resources and local queues: `prognoz/echo` → `prognoz-echo`. */
+/** A model id's two parts, `{company}/{model}`: as Replicate names them, its owner and its name. */
+export const ownerAndNameOf = (id: string): { readonly owner: string; readonly name: string } => {
+  const [owner = '', name = ''] = id.split('/');
+  return { owner, name };
+};
+
 export const resourceNameOf = (model: Pick<ModelDefinition, 'id'>): string => model.id.replace(/[^A-Za-z0-9-]/g, '-');
 
 /** Step Functions' longest state machine name. */

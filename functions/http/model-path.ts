@@ -1,0 +1,15 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { PrognozError } from '../../shared/domain/errors.ts';
+import { findModel, type ModelDefinition } from '../../shared/models/registry.ts';
+
+/** The model a route's path names, `{company}/{model}`, as written (it may name no model). */
+export const modelIdOf = (event: Pick<APIGatewayProxyEvent, 'pathParameters'>): string =>
+  `${event.pathParameters?.company ?? ''}/${event.pathParameters?.model ?? ''}`;
+
+/** The model a route's path names; 404 `model_not_found` when this deployment serves none of that id. */
+export const requestedModel = (event: Pick<APIGatewayProxyEvent, 'pathParameters'>): ModelDefinition => {
+  const id = modelIdOf(event);
+  const model = findModel(id);
+  if (!model) throw new PrognozError('model_not_found', `there is no model ${id}`);
+  return model;
+};
