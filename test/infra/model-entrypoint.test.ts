@@ -114,7 +114,10 @@ describe("the model image's entrypoint", () => {
   it("delivers a stop signal to coglet's own handler (the drain ECS starts with SIGTERM)", async () => {
     const handler = [
       'import os, signal, sys',
-      "signal.signal(signal.SIGTERM, lambda *_: (print('terminated', flush=True), sys.exit(0)))",
+      // os.write, not print: the signal can land while print of the PID is still inside stdout's
+      // buffered writer (the test reads the line before print returns), and a second print
+      // there fails as a reentrant call.
+      "signal.signal(signal.SIGTERM, lambda *_: (os.write(1, b'terminated\\n'), sys.exit(0)))",
       'print(os.getpid(), flush=True)',
       'signal.pause()',
     ].join('\n');
