@@ -235,7 +235,7 @@ const sweeperOf = (bound: BoundTemplate): LocalFunction => {
  * running; their bounds are the manifest's, as the template's scalable targets have them.
  */
 const localFleetsOf = (bound: BoundTemplate, supervisor: Supervisor): LocalFleet[] => {
-  const prefix = apiConfigFromEnv(bound.functionAt(entryOf('read-deployments')).environment).fleetClusterPrefix;
+  const prefix = apiConfigFromEnv(bound.functionAt(entryOf('deployments')).environment).fleetClusterPrefix;
   if (prefix === null) throw new Error('the template tells the deployments routes no fleet cluster prefix');
   return bound.workers.map(({ model: id }) => {
     const model = requireModel(id);

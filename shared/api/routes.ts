@@ -89,14 +89,14 @@ export const ROUTES = [
   {
     method: 'GET',
     path: '/api/v1/deployments',
-    handler: 'read-deployments',
-    entry: 'functions/http/read-deployments.ts',
+    handler: 'deployments',
+    entry: 'functions/http/deployments.ts',
   },
   {
     method: 'GET',
     path: '/api/v1/deployments/{company}/{model}',
-    handler: 'read-deployments',
-    entry: 'functions/http/read-deployments.ts',
+    handler: 'deployments',
+    entry: 'functions/http/deployments.ts',
   },
   {
     method: 'POST',

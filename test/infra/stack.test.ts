@@ -110,7 +110,7 @@ describe('the API', () => {
   it("lets only the deployments routes read the fleets, and only read them: ListServices held to the fleets' clusters", () => {
     const fleetActions = (entry: string) =>
       actionsOf(entry).filter((action) => /^(ecs|application-autoscaling):/.test(action));
-    expect(fleetActions('read-deployments.ts').sort()).toEqual([
+    expect(fleetActions('deployments.ts').sort()).toEqual([
       'application-autoscaling:DescribeScalableTargets',
       'ecs:DescribeServices',
       'ecs:ListServices',
