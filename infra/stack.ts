@@ -173,7 +173,7 @@ export class PrognozStack extends Stack {
       'list-models': routeFunction('list-models', 'ListModels'),
       // Replicate's model, version and hardware objects: four routes, one function.
       'replicate-catalog': routeFunction('replicate-catalog', 'ReplicateCatalog'),
-      'deployments': routeFunction('deployments', 'Deployments', { ...DATA, readsFleets: true }),
+      deployments: routeFunction('deployments', 'Deployments', { ...DATA, readsFleets: true, resizesFleets: true }),
       'get-account': routeFunction('get-account', 'GetAccount'),
       'update-account': routeFunction('update-account', 'UpdateAccount'),
       'list-tokens': routeFunction('list-tokens', 'ListTokens'),

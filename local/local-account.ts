@@ -1,4 +1,6 @@
+import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
 import { dynamoAccountStore } from '../shared/adapters/account-store.ts';
+import { cognitoOwnerPool } from '../shared/adapters/owner-pool.ts';
 import type { Clock } from '../shared/domain/clock.ts';
 import { asAccountId } from '../shared/domain/ids.ts';
 import { generateToken, looksLikeToken } from '../shared/domain/tokens.ts';
@@ -16,7 +18,8 @@ export interface LocalAccount {
 
 /**
  * The local account, made once and kept across restarts: its balance, an API token (`apiToken`
- * when given, else a new one) and its owner in the owners' pool the authorizer trusts, for the console.
+ * when given, else a new one) and its owner in the owners' pool the authorizer trusts, for the
+ * console. The owner is an operator too: the one person of a local run operates its fleets.
  */
 export const prepareLocalAccount = async (options: {
   readonly tableName: string;
@@ -40,5 +43,6 @@ export const prepareLocalAccount = async (options: {
   await accounts.addToken(account, apiToken, options.clock.now());
   const owner = localOwnerCredentials();
   await ensureOwner(options.ownerPoolId, owner, account, accounts, options.clock.now());
+  await cognitoOwnerPool(options.ownerPoolId, new CognitoIdentityProviderClient({})).makeOperator(owner.email);
   return { apiToken, owner };
 };

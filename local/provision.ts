@@ -10,6 +10,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import {
   CognitoIdentityProviderClient,
+  CreateGroupCommand,
   CreateUserPoolClientCommand,
   CreateUserPoolCommand,
   type CreateUserPoolRequest,
@@ -171,7 +172,8 @@ export const provisionBuckets = async (template: CfnTemplate, client: S3Client):
 
 /**
  * Creates, in the Cognito emulator, every user pool the template declares (its password policy
- * and sign-in attributes) and every app client (its sign-in flows); their ids by logical id.
+ * and sign-in attributes), every app client (its sign-in flows) and every group (the operators'),
+ * each in the pool it names; their ids by logical id (a group's is its name, as its Ref is).
  */
 export const provisionUserPools = async (
   template: CfnTemplate,
@@ -202,6 +204,18 @@ export const provisionUserPools = async (
       }),
     );
     ids.set(logicalId, UserPoolClient?.ClientId ?? missing(logicalId));
+  }
+  for (const [logicalId, resource] of resourcesOfType(template, 'AWS::Cognito::UserPoolGroup')) {
+    const props = resource.Properties ?? {};
+    const groupName = typeof props.GroupName === 'string' ? props.GroupName : logicalId;
+    await client.send(
+      new CreateGroupCommand({
+        UserPoolId: String(resolveIntrinsics(props.UserPoolId, bindings)),
+        GroupName: groupName,
+        ...(typeof props.Description === 'string' ? { Description: props.Description } : {}),
+      }),
+    );
+    ids.set(logicalId, groupName);
   }
   return ids;
 };

@@ -108,8 +108,10 @@ export class FleetCapacity extends Construct {
         role: new Role(this, 'InstanceRole', { assumedBy: new ServicePrincipal('ec2.amazonaws.com') }),
       }),
       minCapacity: 0,
-      // Worst case one task an instance (a GPU each); smaller tasks share instances.
-      maxCapacity: model.fleet.maxTasks,
+      // Worst case one task an instance (a GPU each); smaller tasks share instances. As many as the
+      // cap, not the deployed maximum: an operator's raised maximum then needs no deploy, and the
+      // capacity provider still launches only the instances the tasks ask for.
+      maxCapacity: model.fleet.maxTasksCap,
     });
     this.capacityProvider = new AsgCapacityProvider(this, 'CapacityProvider', {
       autoScalingGroup: this.autoScalingGroup,

@@ -12,7 +12,7 @@ import { formatIssue } from '../../shared/models/cog-config-error.ts';
 import { COG_KEYS, readCogFile } from '../../shared/models/cog-config.ts';
 import type { ModelDefinition } from '../../shared/models/registry.ts';
 import { FleetCapacity } from './fleet-capacity.ts';
-import { backlogScalingSteps } from './fleet-scaling.ts';
+import { backlogScalingSteps, checkFleetBounds } from './fleet-scaling.ts';
 import { FleetTask, predictorFolderOf } from './fleet-task.ts';
 import { bindWorker } from './process-bindings.ts';
 import type { WaiterQueues } from './waiter-queues.ts';
@@ -60,7 +60,8 @@ export class ModelFleet extends Construct {
     const { model } = props;
     const fleet = model.fleet;
     const minWarm = props.minWarmTasks ?? fleet.minWarmTasks;
-    const steps = backlogScalingSteps({ minWarm, maxTasks: fleet.maxTasks, backlogPerTask: fleet.backlogPerTask });
+    checkFleetBounds({ minWarm, maxTasks: fleet.maxTasks, maxTasksCap: fleet.maxTasksCap });
+    const steps = backlogScalingSteps({ maxTasksCap: fleet.maxTasksCap, backlogPerTask: fleet.backlogPerTask });
     const folder = predictorFolderOf(model);
     const { config: cog, issue } = readCogFile(folder);
     // A CUDA image on a fleet without GPUs would start and then fail in setup(), on every task.
@@ -121,6 +122,9 @@ export class ModelFleet extends Construct {
       label: `${model.id} backlog`,
       period: Duration.minutes(1),
     });
+    // The bounds a first deploy registers. An operator moves them at run time, up to maxTasksCap;
+    // CloudFormation registers them again only when the target changes in the template (these
+    // values, or the context's minimum), which sets an operator's bounds back to these.
     const scaling = this.service.autoScaleTaskCount({ minCapacity: minWarm, maxCapacity: fleet.maxTasks });
     scaling.scaleOnMetric('ScaleOnBacklog', {
       metric: backlog,

@@ -1,6 +1,7 @@
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import {
   AccountRecovery,
+  CfnUserPoolGroup,
   FeaturePlan,
   Mfa,
   StandardThreatProtectionMode,
@@ -8,15 +9,19 @@ import {
   UserPoolClient,
 } from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
+import { OPERATORS_GROUP } from '../../shared/domain/operators.ts';
 
 /**
  * How account owners sign in to the console (interface: Owners): an Amazon Cognito user pool of
  * owners, email and password, created by the admin CLI (no one signs up by themselves), and the
  * console's app client. The API accepts an owner's access token from this pool beside API tokens.
+ * Owners in its operators group operate the stack too.
  */
 export class OwnerSignIn extends Construct {
   readonly userPool: UserPool;
   readonly client: UserPoolClient;
+  /** The owners who operate the stack (OPERATORS_GROUP). */
+  readonly operators: CfnUserPoolGroup;
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
@@ -50,6 +55,15 @@ export class OwnerSignIn extends Construct {
       idTokenValidity: Duration.hours(1),
       refreshTokenValidity: Duration.days(30),
       preventUserExistenceErrors: true,
+    });
+    // Cognito puts a member's groups in their access token (`cognito:groups`), signed with the
+    // rest of it: an operator is told apart from the token alone, with no lookup. Membership is
+    // given with AdminAddUserToGroup; no one joins by themselves.
+    this.operators = new CfnUserPoolGroup(this, 'Operators', {
+      userPoolId: this.userPool.userPoolId,
+      groupName: OPERATORS_GROUP,
+      description:
+        "Owners who operate the stack: they resize the models' fleets (PATCH /api/v1/deployments/{company}/{model}).",
     });
   }
 

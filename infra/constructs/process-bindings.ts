@@ -68,6 +68,8 @@ export interface ApiAccess {
   readonly executionActions?: readonly string[];
   /** Reads the models' fleets (the deployments routes): their services' counts and their scalable targets' bounds. */
   readonly readsFleets?: boolean;
+  /** Changes the fleets' scalable targets' bounds (the PATCH deployments route); with readsFleets, which finds them. */
+  readonly resizesFleets?: boolean;
 }
 
 export const bindApiFunction = (fn: LambdaFunction, on: ApiResources, access: ApiAccess): void => {
@@ -95,6 +97,7 @@ export const bindApiFunction = (fn: LambdaFunction, on: ApiResources, access: Ap
   if (access.startsWorkflows) on.workflows.grantStart(fn);
   if (access.executionActions?.length) on.workflows.grantExecution(fn, ...access.executionActions);
   if (access.readsFleets) grantFleetReads(fn);
+  if (access.resizesFleets) grantFleetResizes(fn);
 };
 
 /**
@@ -126,6 +129,31 @@ const grantFleetReads = (fn: LambdaFunction): void => {
     grantee: fn,
     actions: ['application-autoscaling:DescribeScalableTargets'],
     resourceArns: ['*'],
+  });
+};
+
+/**
+ * An operator's new bounds are registered on the fleet's scalable target (RegisterScalableTarget
+ * with the service's resource id), which Application Auto Scaling allows a caller only if it may
+ * also describe and update that ECS service: those two are held to the fleets' services.
+ */
+const grantFleetResizes = (fn: LambdaFunction): void => {
+  const stack = Stack.of(fn);
+  const prefix = fleetClusterPrefixOf(stack.stackName);
+  // RegisterScalableTarget's resource is the target's ARN, `scalable-target/<id>` (Service
+  // Authorization Reference), whose id Application Auto Scaling makes when it registers the
+  // target: no template knows it, and holding the grant by a tag (aws:ResourceTag) would rest on
+  // every fleet's target being tagged. On `*`, the ECS services it may resize are still the
+  // fleets' alone: the only ones whose DescribeServices and UpdateService it holds.
+  Grant.addToPrincipal({
+    grantee: fn,
+    actions: ['application-autoscaling:RegisterScalableTarget'],
+    resourceArns: ['*'],
+  });
+  Grant.addToPrincipal({
+    grantee: fn,
+    actions: ['ecs:DescribeServices', 'ecs:UpdateService'],
+    resourceArns: [stack.formatArn({ service: 'ecs', resource: 'service', resourceName: `${prefix}*/*` })],
   });
 };
 

@@ -95,17 +95,21 @@ export const NAG_SUPPRESSIONS: readonly NagSuppression[] = [
     items: /^Resource::arn:<AWS::Partition>:ecs:<AWS::Region>:<AWS::AccountId>:service\/[\w-]+-\*\/\*$/,
     where: functionPolicy,
     reason:
-      "The deployments routes read each model's fleet by its cluster's name, which is the stack's name, '-' and the model's (fleetClusterName): DescribeServices on the services of those clusters. Naming each would mean a reference into every model's nested stack; it also covers the clusters of another stack whose name begins with this one's and '-', in the same account and region.",
+      "The deployments routes read each model's fleet by its cluster's name, which is the stack's name, '-' and the model's (fleetClusterName): DescribeServices on the services of those clusters, and UpdateService, which Application Auto Scaling requires of whoever registers an ECS service's scalable target (an operator's resize). Naming each would mean a reference into every model's nested stack; it also covers the clusters of another stack whose name begins with this one's and '-', in the same account and region.",
   },
   {
     rule: 'AwsSolutions-IAM5',
     items: /^Resource::\*$/,
     where: allOf(
       functionPolicy,
-      wildcardResourceOnlyFor(['application-autoscaling:DescribeScalableTargets', 'ecs:ListServices']),
+      wildcardResourceOnlyFor([
+        'application-autoscaling:DescribeScalableTargets',
+        'application-autoscaling:RegisterScalableTarget',
+        'ecs:ListServices',
+      ]),
     ),
     reason:
-      "The deployments routes find a fleet's service (ecs:ListServices) and read its bounds from its scalable target (application-autoscaling:DescribeScalableTargets): neither action takes a resource-level permission (Service Authorization Reference). ListServices is held to the fleets' clusters by its `ecs:cluster` condition; both only read.",
+      "The deployments routes find a fleet's service (ecs:ListServices), read its bounds from its scalable target (application-autoscaling:DescribeScalableTargets) and register an operator's new bounds on it (application-autoscaling:RegisterScalableTarget). The first two take no resource-level permission (Service Authorization Reference); RegisterScalableTarget's resource is the target's ARN, whose id Application Auto Scaling makes at registration, so no template can name it. ListServices is held to the fleets' clusters by its `ecs:cluster` condition, and RegisterScalableTarget reaches only ECS services whose ecs:DescribeServices and ecs:UpdateService the function holds: the fleets'.",
   },
 
   // — The models' workflows (Step Functions) —

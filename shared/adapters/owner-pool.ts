@@ -1,4 +1,5 @@
 import {
+  AdminAddUserToGroupCommand,
   AdminCreateUserCommand,
   AdminGetUserCommand,
   AdminSetUserPasswordCommand,
@@ -6,6 +7,7 @@ import {
   UserNotFoundException,
   UsernameExistsException,
 } from '@aws-sdk/client-cognito-identity-provider';
+import { OPERATORS_GROUP } from '../domain/operators.ts';
 import type { OwnerPool } from '../ports/owner-pool.ts';
 
 export const cognitoOwnerPool = (
@@ -52,6 +54,12 @@ export const cognitoOwnerPool = (
         );
       }
       return { ...(await getUser(email)), created };
+    },
+    async makeOperator(email) {
+      // Adding a member again changes nothing.
+      await client.send(
+        new AdminAddUserToGroupCommand({ UserPoolId: poolId, Username: email, GroupName: OPERATORS_GROUP }),
+      );
     },
     async statusOf(email) {
       try {

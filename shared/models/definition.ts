@@ -64,7 +64,13 @@ export interface ModelDefinition {
     readonly memoryMiB: number;
     /** Tasks kept running with an empty queue; 0 lets the fleet scale to zero. */
     readonly minWarmTasks: number;
+    /** The most tasks the scaler starts, as deployed; an operator may change it at run time. */
     readonly maxTasks: number;
+    /**
+     * The most an operator may raise the maximum to at run time (the manifest's, or maxTasks):
+     * the fleet's instances and scaling steps reach this far, so raising it needs no deploy.
+     */
+    readonly maxTasksCap: number;
     /** Predictions waiting per running task before another task is started. */
     readonly backlogPerTask: number;
   };

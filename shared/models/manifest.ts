@@ -18,14 +18,24 @@ export const manifestEntry = z.strictObject({
   maxAttempts: z.number().int().min(1).max(10).optional(),
   /** An input to show in the API reference's request examples (test/unit/openapi.test.ts checks it against the model's schema). */
   example: z.record(z.string(), z.unknown()).optional(),
-  fleet: z.strictObject({
-    instanceType: z.string().min(1),
-    gpus: z.number().int().min(0).max(8),
-    memoryMiB: z.number().int().positive(),
-    minWarmTasks: z.number().int().min(0),
-    maxTasks: z.number().int().min(1),
-    backlogPerTask: z.number().int().min(1),
-  }),
+  fleet: z
+    .strictObject({
+      instanceType: z.string().min(1),
+      gpus: z.number().int().min(0).max(8),
+      memoryMiB: z.number().int().positive(),
+      minWarmTasks: z.number().int().min(0),
+      maxTasks: z.number().int().min(1),
+      /**
+       * The most tasks an operator may raise the fleet's maximum to at run time (PATCH
+       * /deployments/{company}/{model}); the stack sizes the fleet's instances for it. Default: maxTasks.
+       */
+      maxTasksCap: z.number().int().min(1).optional(),
+      backlogPerTask: z.number().int().min(1),
+    })
+    .refine((fleet) => fleet.maxTasksCap === undefined || fleet.maxTasksCap >= fleet.maxTasks, {
+      message: 'maxTasksCap must be at least maxTasks: it is the most an operator may raise the maximum to',
+      path: ['maxTasksCap'],
+    }),
   /**
    * What the local runtime needs before it offers the model (on AWS its image has everything):
    * `requiresWeights` names a folder of weights that must hold a `model.bin`, in the local

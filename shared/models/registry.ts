@@ -31,6 +31,7 @@ export const modelsOf = (source: Catalog): ModelDefinition[] =>
     return {
       ...entry,
       ...contractOf(derived, entry.id),
+      fleet: { ...entry.fleet, maxTasksCap: entry.fleet.maxTasksCap ?? entry.fleet.maxTasks },
       predictor: { folder: entry.predictor, concurrency: derived.concurrency },
       versionCreatedAt: derived.derivedAt,
     };

@@ -18,6 +18,8 @@ export interface PoolUser {
 export interface OwnerPool {
   /** Creates the user with this email, or finds the one that has it. */
   addUser(email: string, firstPassword: FirstPassword): Promise<PoolUser>;
+  /** Puts the user in the operators group: from their next sign-in on, they may resize deployments. */
+  makeOperator(email: string): Promise<void>;
   /** The user's status (FORCE_CHANGE_PASSWORD, CONFIRMED, …), or null when the pool has no such user. */
   statusOf(email: string): Promise<string | null>;
 }

@@ -1,7 +1,7 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { FLEET_BOOT_COMMANDS, INSTANCE_METADATA_ADDRESS } from '../../infra/constructs/fleet-capacity.ts';
-import { backlogScalingSteps } from '../../infra/constructs/fleet-scaling.ts';
+import { backlogScalingSteps, checkFleetBounds, MAX_STEP_ADJUSTMENTS } from '../../infra/constructs/fleet-scaling.ts';
 import { WORKER_DRAIN_SECONDS, WORKER_STOP_TIMEOUT_SECONDS } from '../../infra/constructs/fleet-task.ts';
 import { fixtureModel, synthFleet } from '../support/fleet.ts';
 
@@ -172,14 +172,34 @@ describe('scaling on the backlog', () => {
     );
   });
 
-  it('keeps a minimum of warm tasks at every backlog, and refuses a minimum outside 0..maxTasks', () => {
-    const warm = synthFleet(fixtureModel('gpu-model', { fleet: { maxTasks: 4, backlogPerTask: 5 } }), 2).template;
-    const tasksAt = askedFor(warm);
-    expect([0, 1, 6, 11, 16, 99].map(tasksAt)).toEqual([[2], [2], [2], [3], [4], [4]]);
+  it("asks from 0 up to the cap: the scalable target's bounds, which an operator moves at run time, clamp the steps", () => {
+    const model = fixtureModel('gpu-model', { fleet: { maxTasks: 4, maxTasksCap: 8, backlogPerTask: 5 } });
+    const raisable = synthFleet(model, 2).template;
+    const tasksAt = askedFor(raisable);
+    expect([0, 1, 6, 16, 21, 36, 99].map(tasksAt)).toEqual([[0], [1], [2], [4], [5], [8], [8]]);
     expect(tasksAt(0.5)).toEqual([]);
-    expect(() => backlogScalingSteps({ minWarm: 5, maxTasks: 4, backlogPerTask: 5 })).toThrow(/minWarmTasks/);
-    expect(() => backlogScalingSteps({ minWarm: -1, maxTasks: 4, backlogPerTask: 5 })).toThrow(/minWarmTasks/);
-    expect(() => backlogScalingSteps({ minWarm: 0, maxTasks: 0, backlogPerTask: 5 })).toThrow(/maxTasks/);
+    // The minimum and maximum a first deploy registers; the instances may grow as far as the cap.
+    raisable.hasResourceProperties('AWS::ApplicationAutoScaling::ScalableTarget', { MinCapacity: 2, MaxCapacity: 4 });
+    raisable.hasResourceProperties('AWS::AutoScaling::AutoScalingGroup', { MinSize: '0', MaxSize: '8' });
+  });
+
+  it('refuses bounds the scalable target would not take, and a cap past the steps one policy may hold', () => {
+    expect(backlogScalingSteps({ maxTasksCap: 3, backlogPerTask: 5 })).toEqual([
+      { upper: 0, change: 0 },
+      { lower: 1, change: 1 },
+      { lower: 6, change: 2 },
+      { lower: 11, change: 3 },
+    ]);
+    expect(() => checkFleetBounds({ minWarm: 5, maxTasks: 4, maxTasksCap: 4 })).toThrow(/minWarmTasks/);
+    expect(() => checkFleetBounds({ minWarm: -1, maxTasks: 4, maxTasksCap: 4 })).toThrow(/minWarmTasks/);
+    expect(() => checkFleetBounds({ minWarm: 0, maxTasks: 0, maxTasksCap: 4 })).toThrow(/maxTasks/);
+    expect(() => checkFleetBounds({ minWarm: 0, maxTasks: 4, maxTasksCap: 3 })).toThrow(/maxTasksCap/);
+    expect(() => backlogScalingSteps({ maxTasksCap: MAX_STEP_ADJUSTMENTS + 1, backlogPerTask: 5 })).toThrow(
+      /maxTasksCap must be at most 20/,
+    );
+    expect(() => synthFleet(fixtureModel('gpu-model', { fleet: { maxTasks: 4, maxTasksCap: 3 } }))).toThrow(
+      /maxTasksCap/,
+    );
   });
 });
 

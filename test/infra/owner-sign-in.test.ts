@@ -3,6 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { OwnerSignIn } from '../../infra/constructs/owner-sign-in.ts';
 import { AUTHORIZER_ENV, authorizerConfigFromEnv } from '../../shared/config/authorizer.ts';
+import { OPERATORS_GROUP } from '../../shared/domain/operators.ts';
 
 const stack = new Stack(new App(), 'Owners', { env: { region: 'eu-central-1' } });
 const owners = new OwnerSignIn(stack, 'OwnerSignIn');
@@ -29,6 +30,18 @@ describe('the owners’ sign-in', () => {
       ]),
       GenerateSecret: false,
       PreventUserExistenceErrors: 'ENABLED',
+    });
+  });
+
+  it('has the operators’ group in the owners’ pool, by the name the routes check, and gives its members no IAM role', () => {
+    expect(OPERATORS_GROUP).toBe('operators');
+    template.resourceCountIs('AWS::Cognito::UserPoolGroup', 1);
+    const [pool] = Object.keys(template.findResources('AWS::Cognito::UserPool'));
+    template.hasResourceProperties('AWS::Cognito::UserPoolGroup', {
+      GroupName: OPERATORS_GROUP,
+      UserPoolId: { Ref: pool },
+      Description: Match.stringLikeRegexp('PATCH /api/v1/deployments/\\{company\\}/\\{model\\}'),
+      RoleArn: Match.absent(),
     });
   });
 

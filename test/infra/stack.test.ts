@@ -107,16 +107,32 @@ describe('the API', () => {
     expect(dynamoActions.filter((action) => /Put|Delete|BatchWrite|Transact/.test(action))).toEqual([]);
   });
 
-  it("lets only the deployments routes read the fleets, and only read them: ListServices held to the fleets' clusters", () => {
-    const fleetActions = (entry: string) =>
-      actionsOf(entry).filter((action) => /^(ecs|application-autoscaling):/.test(action));
+  it("lets only the deployments routes read and resize the fleets (and the sweeper wake them): ListServices held to the fleets' clusters, UpdateService to their services", () => {
+    const fleetActions = (entry: string) => [
+      ...new Set(actionsOf(entry).filter((action) => /^(ecs|application-autoscaling):/.test(action))),
+    ];
     expect(fleetActions('deployments.ts').sort()).toEqual([
       'application-autoscaling:DescribeScalableTargets',
+      'application-autoscaling:RegisterScalableTarget',
       'ecs:DescribeServices',
       'ecs:ListServices',
+      'ecs:UpdateService',
     ]);
-    for (const entry of ['replicate-catalog.ts', 'create-prediction.ts', 'get-prediction.ts'])
-      expect(fleetActions(entry), entry).toEqual([]);
+    // The sweeper sets a sleeping fleet's desired count itself, on each fleet's service by its ARN.
+    expect(fleetActions('sweep.ts').sort()).toEqual(['ecs:DescribeServices', 'ecs:UpdateService']);
+    const others = resources('AWS::Lambda::Function')
+      .map((fn) => /[\w-]+\.ts/.exec(JSON.stringify(fn))?.[0])
+      .filter((entry): entry is string => entry !== undefined && !['deployments.ts', 'sweep.ts'].includes(entry));
+    expect(others).toEqual(
+      expect.arrayContaining(['replicate-catalog.ts', 'create-prediction.ts', 'get-prediction.ts']),
+    );
+    for (const entry of others) expect(fleetActions(entry), entry).toEqual([]);
+    const resizes = resources('AWS::IAM::Policy')
+      .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement)
+      .filter((statement) => [statement.Action].flat().includes('ecs:UpdateService'))
+      .map((statement) => JSON.stringify(statement.Resource))
+      .filter((resource) => resource.includes(':service/Prognoz-*/*'));
+    expect(resizes).toHaveLength(1);
     const listServices = resources('AWS::IAM::Policy')
       .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement)
       .find((statement) => statement.Action === 'ecs:ListServices');

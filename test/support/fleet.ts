@@ -14,7 +14,12 @@ import type { ModelDefinition } from '../../shared/models/registry.ts';
 /** The fixture Cog predictors (test/fixtures/cog/): `gpu-model` (gpu: true) and `cpu-model` (concurrency 4). */
 export const FIXTURE_PREDICTORS = path.resolve(import.meta.dirname, '..', 'fixtures', 'cog');
 
-/** A model built by hand (no catalog): its predictor one of the fixture folders. */
+const FIXTURE_MAX_TASKS = 2;
+
+/**
+ * A model built by hand (no catalog): its predictor one of the fixture folders. Its fleet's
+ * maxTasksCap is its maxTasks unless given, as the catalog resolves a manifest without one.
+ */
 export const fixtureModel = (
   predictor: 'gpu-model' | 'cpu-model',
   overrides: { id?: string; fleet?: Partial<ModelDefinition['fleet']>; concurrency?: number; folder?: string } = {},
@@ -35,9 +40,10 @@ export const fixtureModel = (
       ? { instanceType: 'g5.xlarge', gpus: 1, memoryMiB: 12_000 }
       : { instanceType: 't3.small', gpus: 0, memoryMiB: 512 }),
     minWarmTasks: 0,
-    maxTasks: 2,
+    maxTasks: FIXTURE_MAX_TASKS,
     backlogPerTask: 5,
     ...overrides.fleet,
+    maxTasksCap: overrides.fleet?.maxTasksCap ?? overrides.fleet?.maxTasks ?? FIXTURE_MAX_TASKS,
   },
   predictor: {
     folder: overrides.folder ?? path.join(FIXTURE_PREDICTORS, predictor),

@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { manifestEntry } from '../../shared/models/manifest.ts';
 import {
   allModels,
   coerceFormInput,
   findModel,
   jsonSchemaOf,
+  modelsOf,
+  repositoryCatalog,
   requireModel,
   validateInput,
 } from '../../shared/models/registry.ts';
@@ -59,5 +62,22 @@ describe('the model registry', () => {
       },
     });
     expect(schema.output).toMatchObject({ type: 'object', required: ['text'] });
+  });
+
+  it("caps what an operator may raise a fleet's maximum to: the manifest's maxTasksCap, else its maxTasks, never less", () => {
+    expect(requireModel('openai/whisper-base').fleet).toMatchObject({ maxTasks: 4, maxTasksCap: 8 });
+    expect(echoModel.fleet).toMatchObject({ maxTasks: 2, maxTasksCap: 4 });
+    const catalog = repositoryCatalog();
+    const [echo] = catalog.models.filter((entry) => entry.id === 'prognoz/echo');
+    if (!echo) throw new Error('no prognoz/echo in the manifest');
+    const { maxTasksCap, ...uncapped } = echo.fleet;
+    expect(maxTasksCap).toBe(4);
+    const [resolved] = modelsOf({ models: [{ ...echo, fleet: uncapped }], derived: catalog.derived });
+    expect(resolved?.fleet.maxTasksCap).toBe(echo.fleet.maxTasks);
+    const below = manifestEntry.safeParse({ ...echo, fleet: { ...echo.fleet, maxTasks: 3, maxTasksCap: 2 } });
+    expect(below.success).toBe(false);
+    const issues = below.error?.issues ?? [];
+    expect(issues.map((issue) => issue.path)).toEqual([['fleet', 'maxTasksCap']]);
+    expect(issues[0]?.message).toMatch(/at least maxTasks/);
   });
 });

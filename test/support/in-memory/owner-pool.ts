@@ -17,6 +17,10 @@ export const inMemoryOwnerPool = (): OwnerPool => {
         users.set(email, user);
         return { sub: user.sub, status: user.status, created: found === undefined };
       }),
+    makeOperator: (email) =>
+      answer(() => {
+        if (!users.has(email)) throw new Error(`no user ${email}`);
+      }),
     statusOf: (email) => answer(() => users.get(email)?.status ?? null),
   };
 };
