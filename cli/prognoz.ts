@@ -8,12 +8,13 @@ import { asAccountId } from '../shared/domain/ids.ts';
 import { formatRoubles, parseRoubles } from '../shared/domain/money.ts';
 import { generateToken } from '../shared/domain/tokens.ts';
 import { addOwner } from '../shared/use-cases/add-owner.ts';
+import { deploymentsCommand } from './deployments.ts';
 import { resolveTarget } from './target.ts';
 
 /** Enough to refuse a slip of the keyboard; Cognito has the last word. */
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
-const USAGE = `prognoz — administer accounts and API tokens
+const USAGE = `prognoz — administer accounts, API tokens and deployments
 
   npx prognoz accounts create [--balance ROUBLES] [--monthly-limit ROUBLES]
   npx prognoz accounts show ACCOUNT
@@ -24,9 +25,13 @@ const USAGE = `prognoz — administer accounts and API tokens
   npx prognoz tokens revoke ACCOUNT TOKEN_ID
   npx prognoz owners add ACCOUNT --email EMAIL
   npx prognoz owners list ACCOUNT
+  npx prognoz owners add ACCOUNT --email EMAIL --operator   (may resize deployments)
+  npx prognoz deployments show [DEPLOYMENT]
+  npx prognoz deployments update DEPLOYMENT [--min-instances N] [--max-instances N]
 
 Options: --json (machine-readable output), --stack NAME (a deployed stack),
---table NAME (a table; with --user-pool ID for the owners' pool). Without them:
+--table NAME (a table; with --user-pool ID for the owners' pool, --cluster-prefix
+PREFIX for the fleets: the stack's name and a dash). Without them:
 the running local runtime (npm start).`;
 
 const accountJson = (account: AccountSummary) => ({
@@ -48,9 +53,13 @@ const run = async (argv: string[]): Promise<number> => {
       stack: { type: 'string' },
       table: { type: 'string' },
       'user-pool': { type: 'string' },
+      'cluster-prefix': { type: 'string' },
       email: { type: 'string' },
       balance: { type: 'string' },
       'monthly-limit': { type: 'string' },
+      'min-instances': { type: 'string' },
+      'max-instances': { type: 'string' },
+      operator: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -63,6 +72,7 @@ const run = async (argv: string[]): Promise<number> => {
     ...(values.stack ? { stack: values.stack } : {}),
     ...(values.table ? { table: values.table } : {}),
     ...(values['user-pool'] ? { userPool: values['user-pool'] } : {}),
+    ...(values['cluster-prefix'] ? { clusterPrefix: values['cluster-prefix'] } : {}),
   });
   const accounts = dynamoAccountStore(target.tableName, target.client);
   const now = systemClock.now();
@@ -84,6 +94,12 @@ const run = async (argv: string[]): Promise<number> => {
       accountJson(account),
       `account   ${account.id}\nbalance   ${formatRoubles(account.balanceKopecks)} ₽ (${formatRoubles(account.heldKopecks)} ₽ held by predictions in flight)\nthis month (${account.month})  ${formatRoubles(account.spentThisMonthKopecks)} ₽ spent, limit ${account.monthlyLimitKopecks === null ? 'none' : `${formatRoubles(account.monthlyLimitKopecks)} ₽`}`,
     );
+
+  if (group === 'deployments') {
+    const code = await deploymentsCommand(command, args, values, target, print);
+    if (code === 2) console.error(USAGE);
+    return code;
+  }
 
   switch (`${group} ${command}`) {
     case 'accounts create': {
@@ -161,12 +177,14 @@ const run = async (argv: string[]): Promise<number> => {
         { account: account.id, email, firstPassword: { kind: 'invitation' } },
       );
       if (!added.ok) throw new Error(added.error);
+      if (values.operator) await ownerPool().makeOperator(email);
       const { sub, status, created } = added.value;
       print(
-        { account: account.id, email, sub, status, created },
-        created
+        { account: account.id, email, sub, status, created, operator: values.operator },
+        (created
           ? `${email} owns account ${account.id} (user ${sub}): Cognito emails them a temporary password, to be changed at the first sign-in`
-          : `${email} was in the owners' pool already (user ${sub}, ${status}); now linked to account ${account.id}`,
+          : `${email} was in the owners' pool already (user ${sub}, ${status}); now linked to account ${account.id}`) +
+          (values.operator ? '; an operator (resizes deployments) from their next sign-in' : ''),
       );
       return 0;
     }

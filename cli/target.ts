@@ -1,9 +1,14 @@
+import { ApplicationAutoScalingClient } from '@aws-sdk/client-application-auto-scaling';
+import { ECSClient } from '@aws-sdk/client-ecs';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { awsFleetScaling } from '../shared/adapters/fleet-scaling.ts';
+import { fleetClusterPrefixOf } from '../shared/fleet-config.ts';
+import type { FleetScaling } from '../shared/ports/fleet-scaling.ts';
 
 /** Where `npm start` says how to reach its emulators while it runs. */
 export const LOCAL_RUNTIME_FILE = path.resolve(import.meta.dirname, '..', 'local', '.data', 'runtime.json');
@@ -14,6 +19,8 @@ export interface Target {
   readonly description: string;
   /** The owners' user pool, where it is known (`owners` commands need it). */
   readonly ownerPool: { readonly poolId: string; readonly client: CognitoIdentityProviderClient } | null;
+  /** The models' fleets, where they are known (`deployments` commands need them). */
+  readonly fleets: { readonly scaling: FleetScaling; readonly clusterPrefix: string } | null;
 }
 
 const documentClient = (config: DynamoDBClientConfig) =>
@@ -26,6 +33,8 @@ export interface LocalRuntimeFile {
   readonly region: string;
   readonly cognitoEndpoint?: string;
   readonly ownerPoolId?: string;
+  readonly fleetsEndpoint?: string;
+  readonly fleetClusterPrefix?: string;
 }
 
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -33,12 +42,13 @@ const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 /**
  * The table to administer: a deployed stack's (`--stack NAME`, read from its outputs with the
  * usual AWS credentials), a table named outright (`--table NAME`, with `--user-pool ID` for the
- * owners' pool), or else the running local runtime's.
+ * owners' pool and `--cluster-prefix PREFIX` for the fleets), or else the running local runtime's.
  */
 export const resolveTarget = async (options: {
   stack?: string;
   table?: string;
   userPool?: string;
+  clusterPrefix?: string;
 }): Promise<Target> => {
   const namedPool = options.userPool
     ? { poolId: options.userPool, client: new CognitoIdentityProviderClient({}) }
@@ -49,6 +59,7 @@ export const resolveTarget = async (options: {
       client: documentClient({}),
       description: `table ${options.table}`,
       ownerPool: namedPool,
+      fleets: options.clusterPrefix ? { scaling: awsFleetScaling(), clusterPrefix: options.clusterPrefix } : null,
     };
   if (options.stack) {
     const { Stacks = [] } = await new CloudFormationClient({}).send(
@@ -63,13 +74,25 @@ export const resolveTarget = async (options: {
       client: documentClient({}),
       description: `stack ${options.stack}`,
       ownerPool: namedPool ?? (poolId ? { poolId, client: new CognitoIdentityProviderClient({}) } : null),
+      fleets: { scaling: awsFleetScaling(), clusterPrefix: fleetClusterPrefixOf(options.stack) },
     };
   }
   if (!existsSync(LOCAL_RUNTIME_FILE)) {
     throw new Error('no local runtime is running (start it with `npm start`), and no --stack or --table was given');
   }
   const local = JSON.parse(readFileSync(LOCAL_RUNTIME_FILE, 'utf8')) as LocalRuntimeFile;
+  const localConfig = { endpoint: local.fleetsEndpoint, region: local.region, credentials: LOCAL_CREDENTIALS };
   return {
+    fleets:
+      local.fleetsEndpoint && local.fleetClusterPrefix
+        ? {
+            scaling: awsFleetScaling({
+              ecs: new ECSClient(localConfig),
+              scaling: new ApplicationAutoScalingClient(localConfig),
+            }),
+            clusterPrefix: local.fleetClusterPrefix,
+          }
+        : null,
     tableName: local.tableName,
     client: documentClient({ endpoint: local.dynamoEndpoint, region: local.region, credentials: LOCAL_CREDENTIALS }),
     description: 'the local runtime',

@@ -69,14 +69,15 @@ export const authorize = async (
     return deny('malformed_authorization', `the Authorization header is malformed: ${header.reason}`);
   if (looksLikeJwt(header.token)) {
     // An account owner signed in to the console (interface: Owners).
-    const sub = verifier === null ? null : await verifier.ownerOf(header.token);
-    const signedIn = sub === null ? null : await store.accountForOwner(sub);
-    if (sub === null || signedIn === null)
+    const signIn = verifier === null ? null : await verifier.ownerOf(header.token);
+    const signedIn = signIn === null ? null : await store.accountForOwner(signIn.sub);
+    if (signIn === null || signedIn === null)
       return deny('invalid_token', "the sign-in is not valid (expired, or not an account owner's): sign in again");
     return policyFor(event.methodArn, signedIn.account, {
       account: signedIn.account,
-      tokenId: `owner:${sub}`,
-      owner: sub,
+      tokenId: `owner:${signIn.sub}`,
+      owner: signIn.sub,
+      ...(signIn.operator ? { operator: 'true' } : {}),
       ...(signedIn.ratePerSecond !== null ? { ratePerSecond: signedIn.ratePerSecond } : {}),
     });
   }

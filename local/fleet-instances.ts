@@ -23,46 +23,74 @@ export interface WorkerHost {
   readonly inputsRoot: string;
 }
 
+/** The processes of one instance of a model's fleet: the first keeps the model's plain names. */
+export const instanceNames = (model: string, instance: number) => {
+  const suffix = instance === 1 ? '' : `#${instance}`;
+  return { modelServer: `model:${model}${suffix}`, worker: `worker:${model}${suffix}` };
+};
+
+/** How long a scaled-in worker may drain its runs before it is killed (ECS's stopTimeout is at most 120 s). */
+const DRAIN_GRACE_MS = 120_000;
+
+/** Starts and stops the instances of one model's fleet. */
+export interface InstanceControl {
+  start(instance: number): Promise<void>;
+  /** The worker first (it drains: takes no new job, ends or hands back its runs), then its model server. */
+  stop(instance: number): Promise<void>;
+}
+
 /**
- * Per model of the template, a model server (coglet over its predictor) and its worker, as its
- * task runs them on AWS: the worker's environment is its task definition's, resolved to the local
+ * A model's instances: each a model server (coglet over its predictor) and its worker, as its task
+ * runs them on AWS. The worker's environment is its task definition's, resolved to the local
  * resources, with what only this machine can say — where its model server answers, where coglet
- * calls it back, where file inputs go.
+ * calls it back, where file inputs go (a folder per instance: a worker cancels the runs it finds
+ * left in its folder at its start).
  */
-export const startWorkers = async (workers: readonly LocalWorker[], host: WorkerHost): Promise<void> => {
-  for (const worker of workers) {
-    const model = requireModel(worker.model);
-    const folder = path.resolve(REPO_ROOT, model.predictor.folder);
-    const modelPort = await freePort();
-    const modelUrl = `http://127.0.0.1:${modelPort}`;
-    const inputsDir = path.join(host.inputsRoot, model.id.replace('/', '--'));
-    mkdirSync(inputsDir, { recursive: true });
-    host.supervisor.start({
-      name: `model:${model.id}`,
-      ...modelServerProcess({
-        python: host.pythonOf(model.id),
-        folder,
-        config: readCogConfig(folder),
-        port: modelPort,
-        weightsDir: host.weightsDir,
-      }),
-      url: modelUrl,
-    });
-    host.supervisor.start({
-      name: `worker:${model.id}`,
-      command: process.execPath,
-      args: ['--import', 'tsx', path.join(REPO_ROOT, 'worker', 'main.ts')],
-      cwd: REPO_ROOT,
-      env: {
-        ...host.hostEnv,
-        ...localEnvironment('worker', worker.environment, host.settings, {
-          [WORKER_ENV.modelUrl]: modelUrl,
-          // Beside its model server, on loopback: any free port.
-          [WORKER_ENV.callbackHost]: '127.0.0.1',
-          [WORKER_ENV.callbackPort]: '0',
-          [WORKER_ENV.inputsDir]: inputsDir,
+export const instancesOf = (worker: LocalWorker, host: WorkerHost): InstanceControl => {
+  const model = requireModel(worker.model);
+  const folder = path.resolve(REPO_ROOT, model.predictor.folder);
+  return {
+    async start(instance) {
+      const names = instanceNames(model.id, instance);
+      const modelPort = await freePort();
+      const modelUrl = `http://127.0.0.1:${modelPort}`;
+      const inputsDir = path.join(
+        host.inputsRoot,
+        `${model.id.replace('/', '--')}${instance === 1 ? '' : `--${instance}`}`,
+      );
+      mkdirSync(inputsDir, { recursive: true });
+      host.supervisor.start({
+        name: names.modelServer,
+        ...modelServerProcess({
+          python: host.pythonOf(model.id),
+          folder,
+          config: readCogConfig(folder),
+          port: modelPort,
+          weightsDir: host.weightsDir,
         }),
-      },
-    });
-  }
+        url: modelUrl,
+      });
+      host.supervisor.start({
+        name: names.worker,
+        command: process.execPath,
+        args: ['--import', 'tsx', path.join(REPO_ROOT, 'worker', 'main.ts')],
+        cwd: REPO_ROOT,
+        env: {
+          ...host.hostEnv,
+          ...localEnvironment('worker', worker.environment, host.settings, {
+            [WORKER_ENV.modelUrl]: modelUrl,
+            // Beside its model server, on loopback: any free port.
+            [WORKER_ENV.callbackHost]: '127.0.0.1',
+            [WORKER_ENV.callbackPort]: '0',
+            [WORKER_ENV.inputsDir]: inputsDir,
+          }),
+        },
+      });
+    },
+    async stop(instance) {
+      const names = instanceNames(model.id, instance);
+      await host.supervisor.stop(names.worker, DRAIN_GRACE_MS);
+      await host.supervisor.stop(names.modelServer, 5_000);
+    },
+  };
 };

@@ -1,11 +1,13 @@
 import { ApiError, serveAwsJson, type AwsJsonServer } from './aws-json-server.ts';
 import { scalableTargetIdOf } from '../shared/fleet-config.ts';
+import type { FleetBounds } from '../shared/domain/deployment-bounds.ts';
 import type { FleetState } from '../shared/ports/fleet-scaling.ts';
 
-/** One model's fleet as the local runtime runs it: its cluster's name and how it stands now. */
+/** One model's fleet as the local runtime runs it: its cluster's name, how it stands now, and its bounds to change. */
 export interface LocalFleet {
   readonly cluster: string;
   readonly state: () => FleetState;
+  readonly resize: (bounds: FleetBounds) => void;
 }
 
 const ACCOUNT = '000000000000';
@@ -55,6 +57,20 @@ export class LocalFleetEndpoint {
             pendingCount: 0,
           })),
         failures: [],
+      };
+    },
+    // Of a target that exists, as the fleets' are: only the bounds given change.
+    RegisterScalableTarget: (body) => {
+      const fleet = this.fleets.find((candidate) => targetIdOf(candidate.cluster) === body.ResourceId);
+      if (!fleet)
+        throw new ApiError('ValidationException', `No scalable target registered for ${String(body.ResourceId)}`);
+      const { minInstances, maxInstances } = fleet.state();
+      fleet.resize({
+        minInstances: typeof body.MinCapacity === 'number' ? body.MinCapacity : minInstances,
+        maxInstances: typeof body.MaxCapacity === 'number' ? body.MaxCapacity : maxInstances,
+      });
+      return {
+        ScalableTargetARN: `arn:aws:application-autoscaling:${REGION}:${ACCOUNT}:scalable-target/${fleet.cluster}`,
       };
     },
     DescribeScalableTargets: (body) => {

@@ -35,6 +35,8 @@ const runtimeFile: LocalRuntimeFile = {
   region: LOCAL_REGION,
   cognitoEndpoint: runtime.cognitoEndpoint,
   ownerPoolId: runtime.ownerPoolId,
+  fleetsEndpoint: runtime.fleets.endpoint,
+  fleetClusterPrefix: runtime.fleets.clusterPrefix,
 };
 writeFileSync(LOCAL_RUNTIME_FILE, JSON.stringify(runtimeFile));
 

@@ -8,10 +8,8 @@ import { authorizerConfigFromEnv } from '../shared/config/authorizer.ts';
 import { sweeperConfigFromEnv } from '../shared/config/sweeper.ts';
 import { AUTHORIZER_ENTRY, entryOf } from '../shared/api/routes.ts';
 import { systemClock } from '../shared/domain/clock.ts';
-import { catalogModels, EXTRA_CATALOG_ENV, requireModel, WITHHELD_MODELS_ENV } from '../shared/models/registry.ts';
+import { catalogModels, EXTRA_CATALOG_ENV, WITHHELD_MODELS_ENV } from '../shared/models/registry.ts';
 import { apiConfigFromEnv } from '../shared/config/api.ts';
-import { clusterOfModel } from '../shared/fleet-config.ts';
-import { LocalFleetEndpoint, type LocalFleet } from './fleets.ts';
 import { buildConsole } from '../web/build.ts';
 import { startApiFront } from './api-front.ts';
 import { authorizerCachingOf } from './authorizer-cache.ts';
@@ -28,7 +26,7 @@ import { repositoryPython } from './model-env.ts';
 import type { OwnerCredentials } from './owner.ts';
 import { provisionResources } from './provision.ts';
 import { recoverInterrupted } from './recover-interrupted.ts';
-import { startWorkers } from './start-workers.ts';
+import { boundsFileIn, runLocalFleets } from './run-fleets.ts';
 import { LocalStepFunctions } from './stepfunctions/service.ts';
 import { Supervisor, type ProcessStatus } from './supervisor.ts';
 import { synthesizeTemplate } from './template.ts';
@@ -67,6 +65,8 @@ export interface LocalRuntime {
   readonly sqsEndpoint: string;
   /** The local Step Functions endpoint (the tests read executions' histories there). */
   readonly stepFunctionsEndpoint: string;
+  /** The fleets' ECS and Application Auto Scaling endpoint, and the start of their clusters' names. */
+  readonly fleets: { readonly endpoint: string; readonly clusterPrefix: string };
   readonly stepFunctions: LocalStepFunctions;
   processes(): ProcessStatus[];
   stop(): Promise<void>;
@@ -144,18 +144,26 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     cleanups.push(() => stepFunctions.close());
     const inputsRoot = path.join(tmpdir(), `prognoz-inputs-${process.pid}`);
     cleanups.push(() => rm(inputsRoot, { recursive: true, force: true }));
-    await startWorkers(bound.workers, {
-      supervisor,
-      hostEnv,
-      settings: process.env,
-      pythonOf: (model) => brought.pythonOf.get(model) ?? repositoryPython(),
-      weightsDir,
-      inputsRoot,
+    const clusterPrefix = apiConfigFromEnv(bound.functionAt(entryOf('deployments')).environment).fleetClusterPrefix;
+    if (clusterPrefix === null) throw new Error('the template tells the deployments routes no fleet cluster prefix');
+    const scaleInSeconds = Number(process.env.PROGNOZ_LOCAL_SCALE_IN_SECONDS ?? 60);
+    const fleets = await runLocalFleets({
+      workers: bound.workers,
+      host: {
+        supervisor,
+        hostEnv,
+        settings: process.env,
+        pythonOf: (model) => brought.pythonOf.get(model) ?? repositoryPython(),
+        weightsDir,
+        inputsRoot,
+      },
+      clusterPrefix,
+      boundsFile: boundsFileIn(options.dataDir),
+      scaleInAfterMs: (Number.isFinite(scaleInSeconds) && scaleInSeconds >= 0 ? scaleInSeconds : 60) * 1000,
+      log,
     });
-
-    const fleets = new LocalFleetEndpoint(localFleetsOf(bound, supervisor));
-    cleanups.push(() => fleets.close());
-    const fleetsEndpoint = await fleets.listen();
+    cleanups.push(() => fleets.stop());
+    const fleetsEndpoint = fleets.url;
     setHostEnv({ AWS_ENDPOINT_URL_ECS: fleetsEndpoint, AWS_ENDPOINT_URL_APPLICATION_AUTO_SCALING: fleetsEndpoint });
 
     const eventSources = new AbortController();
@@ -213,6 +221,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       dynamoEndpoint: emulators.dynamoEndpoint,
       sqsEndpoint: emulators.fauxqsAddress,
       stepFunctionsEndpoint: sfnEndpoint,
+      fleets: { endpoint: fleetsEndpoint, clusterPrefix },
       stepFunctions,
       processes: () => supervisor.status(),
       stop,
@@ -228,27 +237,6 @@ const sweeperOf = (bound: BoundTemplate): LocalFunction => {
   const sweeper = [...bound.functions.values()].find((fn) => fn.kind === 'sweeper');
   if (!sweeper) throw new Error('the template has no sweeper');
   return sweeper;
-};
-
-/**
- * The fleets as the local runtime runs them: one model server (and its worker) per model, kept
- * running; their bounds are the manifest's, as the template's scalable targets have them.
- */
-const localFleetsOf = (bound: BoundTemplate, supervisor: Supervisor): LocalFleet[] => {
-  const prefix = apiConfigFromEnv(bound.functionAt(entryOf('deployments')).environment).fleetClusterPrefix;
-  if (prefix === null) throw new Error('the template tells the deployments routes no fleet cluster prefix');
-  return bound.workers.map(({ model: id }) => {
-    const model = requireModel(id);
-    return {
-      cluster: clusterOfModel(prefix, model),
-      state: () => ({
-        minInstances: model.fleet.minWarmTasks,
-        maxInstances: model.fleet.maxTasks,
-        desiredInstances: 1,
-        runningInstances: supervisor.status().filter((p) => p.name === `model:${id}` && p.pid !== null).length,
-      }),
-    };
-  });
 };
 
 /**

@@ -23,7 +23,10 @@ export interface ProcessStatus {
  * started again after a short pause. Output is prefixed with the process name.
  */
 export class Supervisor {
-  private readonly children = new Map<string, { spec: ProcessSpec; child: ChildProcess | null; restarts: number }>();
+  private readonly children = new Map<
+    string,
+    { spec: ProcessSpec; child: ChildProcess | null; restarts: number; stopped: boolean }
+  >();
   private stopping = false;
 
   constructor(private readonly output: (line: string) => void) {
@@ -34,7 +37,7 @@ export class Supervisor {
   }
 
   start(spec: ProcessSpec): void {
-    const entry = { spec, child: null as ChildProcess | null, restarts: 0 };
+    const entry = { spec, child: null as ChildProcess | null, restarts: 0, stopped: false };
     this.children.set(spec.name, entry);
     const launch = () => {
       const child = spawn(spec.command, [...spec.args], {
@@ -55,17 +58,35 @@ export class Supervisor {
         if (ended) return;
         ended = true;
         if (entry.child === child) entry.child = null;
-        if (this.stopping) return;
+        if (this.stopping || entry.stopped) return;
         this.output(`[${spec.name}] ${why}; restarting`);
         entry.restarts += 1;
         void sleep(500).then(() => {
-          if (!this.stopping) launch();
+          if (!this.stopping && !entry.stopped) launch();
         });
       };
       child.once('exit', (code, signal) => restart(`exited (${signal ?? code})`));
       child.on('error', (error) => restart(`failed: ${error.message}`));
     };
     launch();
+  }
+
+  /**
+   * Stops one process for good (not restarted), as ECS stops a task it scales in: SIGTERM, and
+   * SIGKILL if it has not exited after `graceMs`. A worker drains in that time.
+   */
+  async stop(name: string, graceMs: number): Promise<void> {
+    const entry = this.children.get(name);
+    if (!entry) return;
+    this.children.delete(name);
+    const { child } = entry;
+    // No restart: the exit handler finds the entry gone from the list and the process stopping.
+    entry.stopped = true;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await Promise.race([exited, sleep(graceMs).then(() => child.kill('SIGKILL'))]);
+    await exited;
   }
 
   status(): ProcessStatus[] {

@@ -32,6 +32,8 @@ import { clusterOfModel } from '../../shared/fleet-config.ts';
 import { awsFleetScaling } from '../../shared/adapters/fleet-scaling.ts';
 import type { ModelDefinition } from '../../shared/models/definition.ts';
 import type { FleetScaling } from '../../shared/ports/fleet-scaling.ts';
+import { dynamoDeploymentLog } from '../../shared/adapters/deployment-log.ts';
+import type { DeploymentLog } from '../../shared/ports/deployment-log.ts';
 
 /** What the API handlers need, built once per function from its configuration. */
 export interface ApiDeps {
@@ -64,6 +66,8 @@ export interface ApiDeps {
   readonly ratePerSecond: number;
   /** The models' fleets (the adapter loads their SDK at its first use: only the deployments routes read them). */
   readonly fleets: FleetScaling;
+  /** Who changed the deployments' bounds, when, from what, to what. */
+  readonly deploymentLog: DeploymentLog;
   /** A model's fleet cluster; null for a route that reads no fleet. */
   readonly fleetClusterOf: ((model: Pick<ModelDefinition, 'id'>) => string) | null;
 }
@@ -98,6 +102,7 @@ export const apiDeps = (config: ApiConfig, clock: Clock): ApiDeps => {
     requestLog: dynamoRequestLog(tableName),
     ratePerSecond: config.ratePerSecond,
     fleets: awsFleetScaling(),
+    deploymentLog: dynamoDeploymentLog(tableName),
     fleetClusterOf: prefix === null ? null : (model) => clusterOfModel(prefix, model),
   };
 };

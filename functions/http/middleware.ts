@@ -4,6 +4,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { REQUEST_ID_FORMAT } from '../../shared/api/request-schemas.ts';
 import { PrognozError, isPrognozError } from '../../shared/domain/errors.ts';
 import { asAccountId, type AccountId } from '../../shared/domain/ids.ts';
+import { OPERATORS_GROUP } from '../../shared/domain/operators.ts';
 import type { RateLimiter } from '../../shared/ports/rate-limiter.ts';
 import type { RequestLog } from '../../shared/ports/request-log.ts';
 import { errorResponse } from './error-response.ts';
@@ -62,6 +63,8 @@ export interface AuthorizerContext {
   readonly tokenId?: string;
   /** Set when an account owner signed in (the console) rather than an API token: their user id. */
   readonly owner?: string;
+  /** 'true' when that owner is in the owners' pool's operators group (OPERATORS_GROUP). */
+  readonly operator?: string;
   /** API Gateway passes context values as strings or numbers. */
   readonly ratePerSecond?: number | string;
   readonly authError?: 'missing_token' | 'malformed_authorization' | 'invalid_token';
@@ -143,6 +146,23 @@ export const ownerAccountOf = (event: APIGatewayProxyEvent, what = 'list, create
     );
   }
   return account;
+};
+
+/**
+ * The owner's user id and account when an operator (an owner in the operators group, signed in)
+ * makes the request; 403 for anyone else, an API token first of all: resizing a fleet spends every
+ * account's money and capacity, not one account's.
+ */
+export const operatorOf = (event: APIGatewayProxyEvent, what: string): { sub: string; account: AccountId } => {
+  const account = accountOf(event);
+  const context = (event.requestContext.authorizer ?? {}) as AuthorizerContext;
+  if (typeof context.owner !== 'string' || context.owner === '' || context.operator !== 'true') {
+    throw new PrognozError(
+      'operator_required',
+      `only an operator (an owner in the ${OPERATORS_GROUP} group, signed in) may ${what}; an account's API token cannot`,
+    );
+  }
+  return { sub: context.owner, account };
 };
 
 export const accountOf = (event: APIGatewayProxyEvent): AccountId => {

@@ -22,40 +22,66 @@ const defaultClients = (): Promise<Clients> =>
 /** The service's name from its ARN (`arn:aws:ecs:…:service/<cluster>/<name>`), as scalable targets name it. */
 const serviceNameOf = (arn: string): string => arn.split('/').at(-1) ?? arn;
 
+const DIMENSION = { ServiceNamespace: 'ecs', ScalableDimension: 'ecs:service:DesiredCount' } as const;
+
 /**
  * A fleet is the one ECS service on its model's cluster: its counts from DescribeServices, its
- * bounds from the scalable target Application Auto Scaling keeps for its desired count.
+ * bounds the scalable target's that Application Auto Scaling keeps for its desired count.
  */
-export const awsFleetScaling = (given?: Clients): FleetScaling => ({
-  async state(cluster) {
-    const [{ ecs, scaling }, { ListServicesCommand, DescribeServicesCommand }, { DescribeScalableTargetsCommand }] =
-      await Promise.all([given ? Promise.resolve(given) : defaultClients(), ecsSdk(), scalingSdk()]);
-    let serviceArns: string[];
+export const awsFleetScaling = (given?: Clients): FleetScaling => {
+  const clients = () => (given ? Promise.resolve(given) : defaultClients());
+  /** The ARN of the cluster's one service; null when there is no such cluster or service. */
+  const serviceOf = async (cluster: string): Promise<string | null> => {
+    const [{ ecs }, { ListServicesCommand }] = await Promise.all([clients(), ecsSdk()]);
     try {
-      ({ serviceArns = [] } = await ecs.send(new ListServicesCommand({ cluster, maxResults: 1 })));
+      const { serviceArns = [] } = await ecs.send(new ListServicesCommand({ cluster, maxResults: 1 }));
+      return serviceArns[0] ?? null;
     } catch (error) {
       if (error instanceof Error && error.name === 'ClusterNotFoundException') return null;
       throw error;
     }
-    const [arn] = serviceArns;
-    if (arn === undefined) return null;
-    const { services = [] } = await ecs.send(new DescribeServicesCommand({ cluster, services: [arn] }));
-    const [service] = services;
-    if (!service) return null;
-    const { ScalableTargets: targets = [] } = await scaling.send(
-      new DescribeScalableTargetsCommand({
-        ServiceNamespace: 'ecs',
-        ScalableDimension: 'ecs:service:DesiredCount',
-        ResourceIds: [scalableTargetIdOf(cluster, serviceNameOf(arn))],
-      }),
-    );
-    const [target] = targets;
-    if (!target) throw new Error(`the fleet on ${cluster} has no scalable target`);
-    return {
-      minInstances: target.MinCapacity ?? 0,
-      maxInstances: target.MaxCapacity ?? 0,
-      desiredInstances: service.desiredCount ?? 0,
-      runningInstances: service.runningCount ?? 0,
-    };
-  },
-});
+  };
+  return {
+    async state(cluster) {
+      const arn = await serviceOf(cluster);
+      if (arn === null) return null;
+      const [{ ecs, scaling }, { DescribeServicesCommand }, { DescribeScalableTargetsCommand }] = await Promise.all([
+        clients(),
+        ecsSdk(),
+        scalingSdk(),
+      ]);
+      const { services = [] } = await ecs.send(new DescribeServicesCommand({ cluster, services: [arn] }));
+      const [service] = services;
+      if (!service) return null;
+      const { ScalableTargets: targets = [] } = await scaling.send(
+        new DescribeScalableTargetsCommand({
+          ...DIMENSION,
+          ResourceIds: [scalableTargetIdOf(cluster, serviceNameOf(arn))],
+        }),
+      );
+      const [target] = targets;
+      if (!target) throw new Error(`the fleet on ${cluster} has no scalable target`);
+      return {
+        minInstances: target.MinCapacity ?? 0,
+        maxInstances: target.MaxCapacity ?? 0,
+        desiredInstances: service.desiredCount ?? 0,
+        runningInstances: service.runningCount ?? 0,
+      };
+    },
+    async resize(cluster, { minInstances, maxInstances }) {
+      const arn = await serviceOf(cluster);
+      if (arn === null) throw new Error(`there is no fleet on ${cluster}`);
+      const [{ scaling }, { RegisterScalableTargetCommand }] = await Promise.all([clients(), scalingSdk()]);
+      // Registering a target that exists changes only the bounds given: its policies stay, and
+      // Application Auto Scaling moves the desired count into the new bounds at once.
+      await scaling.send(
+        new RegisterScalableTargetCommand({
+          ...DIMENSION,
+          ResourceId: scalableTargetIdOf(cluster, serviceNameOf(arn)),
+          MinCapacity: minInstances,
+          MaxCapacity: maxInstances,
+        }),
+      );
+    },
+  };
+};

@@ -2,13 +2,20 @@ import { JwtVerifier } from 'aws-jwt-verify';
 import { validateCognitoJwtFields } from 'aws-jwt-verify/cognito-verifier';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
 import type { OwnerSignInConfig } from '../config/authorizer.ts';
+import { OPERATORS_GROUP } from '../domain/operators.ts';
+
+/** Who a valid sign-in is: their Cognito user id, and whether they are in the operators group. */
+export interface OwnerSignIn {
+  readonly sub: string;
+  readonly operator: boolean;
+}
 
 export interface OwnerVerifier {
   /**
-   * The owner's Cognito user id (`sub`) when the token is an access token of the console's client,
-   * signed by the owners' pool and not expired; null for any other token.
+   * The owner when the token is an access token of the console's client, signed by the owners'
+   * pool and not expired; null for any other token.
    */
-  ownerOf(token: string): Promise<string | null>;
+  ownerOf(token: string): Promise<OwnerSignIn | null>;
 }
 
 /** aws-jwt-verify's own fetcher speaks HTTPS only; an emulator serves its keys over plain HTTP. */
@@ -37,7 +44,10 @@ export const cognitoOwnerVerifier = (config: OwnerSignInConfig): OwnerVerifier =
     ownerOf: async (token) => {
       try {
         const payload = await verifier.verify(token);
-        return typeof payload.sub === 'string' ? payload.sub : null;
+        if (typeof payload.sub !== 'string') return null;
+        // Cognito writes the user's groups into the access token itself: signed, so not forgeable.
+        const groups = payload['cognito:groups'];
+        return { sub: payload.sub, operator: Array.isArray(groups) && groups.includes(OPERATORS_GROUP) };
       } catch {
         return null;
       }

@@ -63,6 +63,14 @@ export const dataRemovalIndexKey = (id: string, removeAtMs: number) => ({
   sweep_at: removeAtMs,
 });
 
+/** A deployment's partition: its configuration's changes, one item each. */
+export const deploymentPartition = (model: string): string => `DEPLOYMENT#${model}`;
+/** Padded, so that the sort key orders releases by number. */
+export const deploymentReleaseKey = (model: string, release: number) => ({
+  pk: deploymentPartition(model),
+  sk: `RELEASE#${String(release).padStart(10, '0')}`,
+});
+
 /** One fixed window of a rate limit (`TOKEN#…` or `ACCOUNT#…`) for the second `window`. */
 export const rateWindowKey = (bucket: string, window: number) => ({ pk: `RATE#${bucket}`, sk: String(window) });
 

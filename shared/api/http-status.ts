@@ -16,6 +16,8 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   missing_token: 401,
   // Token self-service takes an owner's sign-in, never an API token: a leaked token must not mint more.
   owner_sign_in_required: 403,
+  // Resizing a fleet is an operator's, never an account's: an account's token reads deployments only.
+  operator_required: 403,
   insufficient_funds: 402,
   monthly_limit_reached: 402,
   invalid_token: 401,
@@ -37,6 +39,8 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   unsupported_media_type: 415,
   rate_limited: 429,
   invalid_input: 422,
+  // A deployment change the fleet cannot take (min above max, beyond the stack's cap), naming the field.
+  invalid_configuration: 422,
   // The IETF Idempotency-Key draft: a key reused with another request body.
   idempotency_key_reused: 422,
   internal_error: 500,

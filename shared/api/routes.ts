@@ -99,6 +99,12 @@ export const ROUTES = [
     entry: 'functions/http/deployments.ts',
   },
   {
+    method: 'PATCH',
+    path: '/api/v1/deployments/{company}/{model}',
+    handler: 'deployments',
+    entry: 'functions/http/deployments.ts',
+  },
+  {
     method: 'POST',
     path: '/api/v1/deployments/{company}/{model}/predictions',
     handler: 'create-prediction',

@@ -1,21 +1,28 @@
 import type { ModelDefinition } from '../models/registry.ts';
+import type { DeploymentChange, DeploymentLog } from '../ports/deployment-log.ts';
 import type { FleetScaling, FleetState } from '../ports/fleet-scaling.ts';
 
 export interface DeploymentDeps {
   readonly fleets: FleetScaling;
   readonly fleetClusterOf: (model: Pick<ModelDefinition, 'id'>) => string;
+  readonly log: DeploymentLog;
 }
 
-/** A model and its fleet as it stands now: a deployment of the model's name. */
+/** A model and its fleet as it stands now, with the last change of its bounds: a deployment of the model's name. */
 export interface Deployment {
   readonly model: ModelDefinition;
   readonly fleet: FleetState;
+  /** null while the bounds are the ones the stack's deploy registered (release 1). */
+  readonly lastChange: DeploymentChange | null;
 }
 
 /** A model's deployment; null when the stack runs no fleet for it. */
 export const deploymentOf = async (deps: DeploymentDeps, model: ModelDefinition): Promise<Deployment | null> => {
-  const fleet = await deps.fleets.state(deps.fleetClusterOf(model));
-  return fleet === null ? null : { model, fleet };
+  const [fleet, [lastChange = null]] = await Promise.all([
+    deps.fleets.state(deps.fleetClusterOf(model)),
+    deps.log.changes(model.id, 1),
+  ]);
+  return fleet === null ? null : { model, fleet, lastChange };
 };
 
 /** Every model's deployment, in the catalog's order. */

@@ -10,6 +10,7 @@ import { s3OutputStore } from '../../shared/adapters/output-store.ts';
 import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts';
 import { dynamoRateLimiter } from '../../shared/adapters/rate-limiter.ts';
 import { dynamoRequestLog } from '../../shared/adapters/request-log.ts';
+import { dynamoDeploymentLog } from '../../shared/adapters/deployment-log.ts';
 import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
 import { sfnWorkflowClient } from '../../shared/adapters/workflow-client.ts';
 import { webhookMessage } from '../../shared/workflow/messages.ts';
@@ -22,6 +23,7 @@ import { describeOutputStoreContract } from './output-store.contract.ts';
 import { describePredictionStoreContract } from './prediction-store.contract.ts';
 import { describeRateLimiterContract } from './rate-limiter.contract.ts';
 import { describeRequestLogContract } from './request-log.contract.ts';
+import { describeDeploymentLogContract } from './deployment-log.contract.ts';
 import { describeWebhookNotifierContract } from './webhook-notifier.contract.ts';
 import { describeWorkflowClientContract } from './workflow-client.contract.ts';
 
@@ -109,6 +111,10 @@ describeWorkflowClientContract('Step Functions', () =>
 
 describeRateLimiterContract('DynamoDB', async () =>
   dynamoRateLimiter(await emulated().freshTable(), emulated().dynamo),
+);
+
+describeDeploymentLogContract('DynamoDB', async () =>
+  dynamoDeploymentLog(await emulated().freshTable(), emulated().dynamo),
 );
 
 describeRequestLogContract('DynamoDB', async () => {

@@ -7,6 +7,7 @@ import { inMemoryOutputStore } from '../support/in-memory/output-store.ts';
 import { inMemoryPredictionStore } from '../support/in-memory/prediction-store.ts';
 import { inMemoryRateLimiter } from '../support/in-memory/rate-limiter.ts';
 import { inMemoryRequestLog } from '../support/in-memory/request-log.ts';
+import { inMemoryDeploymentLog } from '../support/in-memory/deployment-log.ts';
 import { inMemoryWebhookNotifier } from '../support/in-memory/webhook-notifier.ts';
 import { inMemoryWorkflowClient } from '../support/in-memory/workflow-client.ts';
 import { describeAccountStoreContract } from './account-store.contract.ts';
@@ -17,6 +18,7 @@ import { describeOutputStoreContract } from './output-store.contract.ts';
 import { describePredictionStoreContract } from './prediction-store.contract.ts';
 import { describeRateLimiterContract } from './rate-limiter.contract.ts';
 import { describeRequestLogContract } from './request-log.contract.ts';
+import { describeDeploymentLogContract } from './deployment-log.contract.ts';
 import { describeWebhookNotifierContract } from './webhook-notifier.contract.ts';
 import { describeWorkflowClientContract } from './workflow-client.contract.ts';
 
@@ -43,6 +45,7 @@ describeWorkflowClientContract('in memory', () =>
   }),
 );
 describeRateLimiterContract('in memory', () => given(inMemoryRateLimiter()));
+describeDeploymentLogContract('in memory', () => given(inMemoryDeploymentLog()));
 describeRequestLogContract('in memory', () => {
   const log = inMemoryRequestLog();
   return given({ log, kept: log.kept });

@@ -110,6 +110,7 @@ describe('npx prognoz (the admin command line)', () => {
       sub: expect.any(String) as string,
       status: 'FORCE_CHANGE_PASSWORD',
       created: true,
+      operator: false,
     });
     const user = await ownerCognito().send(
       new AdminGetUserCommand({ UserPoolId: runtime().ownerPoolId, Username: email }),
@@ -133,6 +134,13 @@ describe('npx prognoz (the admin command line)', () => {
     );
     const session = (await signIn(email, 'chosen-password-2026')).AccessToken ?? null;
     expect((await call<{ id: string }>('account', { token: session })).json.id).toBe(account);
+    // Not an operator: a deployment's bounds are not theirs to change (a change to what they are already, here).
+    const unchanged = { method: 'PATCH', body: { min_instances: 1 } };
+    expect((await call('deployments/prognoz/echo', { ...unchanged, token: session })).status).toBe(403);
+    // Made one, they may, from their next sign-in.
+    expect(await prognoz('owners', 'add', account, '--email', email, '--operator')).toMatchObject({ operator: true });
+    const asOperator = (await signIn(email, 'chosen-password-2026')).AccessToken ?? null;
+    expect((await call('deployments/prognoz/echo', { ...unchanged, token: asOperator })).status).toBe(200);
   });
 
   it('refuses an owner of another account, a bad email and an unknown account, changing nothing', async () => {

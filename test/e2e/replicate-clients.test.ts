@@ -89,6 +89,7 @@ describe('the official replicate npm client (1.4.0)', () => {
     expect(listed.results.map((d) => `${d.owner}/${d.name}`)).toEqual(expect.arrayContaining(['prognoz/echo']));
     const echo = await replicate.deployments.get('prognoz', 'echo');
     const manifest = requireModel('prognoz/echo').fleet;
+    // The local runtime's first bounds: one warm model server per model (local/run-fleets.ts).
     expect(echo).toMatchObject({
       owner: 'prognoz',
       name: 'echo',
@@ -98,8 +99,8 @@ describe('the official replicate npm client (1.4.0)', () => {
         version: 'prognoz/echo',
         configuration: {
           hardware: manifest.instanceType,
-          min_instances: manifest.minWarmTasks,
-          max_instances: manifest.maxTasks,
+          min_instances: 1,
+          max_instances: 1,
         },
       },
     });

@@ -19,6 +19,8 @@ export interface RuntimeInfo {
   /** fauxqs, unmetered: the tests peek at queues there. */
   readonly sqsEndpoint: string;
   readonly stepFunctionsEndpoint: string;
+  /** The fleets' ECS and Application Auto Scaling endpoint, and the start of their clusters' names. */
+  readonly fleets: { readonly endpoint: string; readonly clusterPrefix: string };
   /** The API front's origin, where /_local/processes lists the worker and model servers. */
   readonly origin: string;
 }
@@ -48,6 +50,8 @@ export default async function setup(project: TestProject) {
   process.env.PROGNOZ_WEBHOOK_RETRY_DELAYS = '1,2,3';
   // The sweeper every 2 s (on AWS, every minute), so tests of what it ends finish quickly.
   process.env.PROGNOZ_SCHEDULE_EVERY_SECONDS = '2';
+  // A fleet an operator lets scale to zero stops its idle model server after 3 s (on AWS, minutes).
+  process.env.PROGNOZ_LOCAL_SCALE_IN_SECONDS = '3';
   // No local weights, as in a fresh clone: a model that needs them (openai/whisper-large-v3-turbo) is withheld.
   const noWeights = mkdtempSync(path.join(tmpdir(), 'prognoz-no-weights-'));
   process.env.PROGNOZ_WEIGHTS_DIR = noWeights;
@@ -81,6 +85,7 @@ export default async function setup(project: TestProject) {
     dynamoEndpoint: runtime.dynamoEndpoint,
     sqsEndpoint: runtime.sqsEndpoint,
     stepFunctionsEndpoint: runtime.stepFunctionsEndpoint,
+    fleets: runtime.fleets,
     origin: new URL(runtime.apiUrl).origin,
   });
   return async () => {

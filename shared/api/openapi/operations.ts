@@ -7,7 +7,7 @@ import { fileViewSchema } from '../file-view.ts';
 import { modelListSchema, modelViewSchema } from '../model-view.ts';
 import { predictionListBodySchema } from '../prediction-list-page.ts';
 import { predictionViewSchema } from '../prediction-view.ts';
-import { deploymentListSchema, deploymentSchema } from '../deployment-view.ts';
+import { deploymentChangeSchema, deploymentListSchema, deploymentSchema } from '../deployment-view.ts';
 import {
   hardwareListSchema,
   modelVersionListSchema,
@@ -269,6 +269,28 @@ export const OPERATIONS: Readonly<Record<RouteKey, OperationSpec>> = {
     requestParams: { path: modelPath, header: authenticatedHeadersSchema },
     success: { status: 200, description: 'The deployment as its fleet stands now.', schema: deploymentSchema },
     errors: ['deployment_not_found'],
+  },
+  'PATCH /api/v1/deployments/{company}/{model}': {
+    operationId: 'updateDeployment',
+    summary: "Change a deployment's bounds",
+    description:
+      "An operator only (an owner in the owners' pool's `operators` group, signed in): an account's API token gets 403 and changes nothing. Sets the fleet's scalable target from now on, with no deploy; a later deploy leaves it as it is unless that deploy changes the fleet's first bounds (the manifest's minWarmTasks or maxTasks, or the prognoz:minWarmTasks context). Each change is a new release, recorded with who made it, when, and the bounds before and after (`npx prognoz deployments show`).",
+    tag: 'Deployments',
+    requestParams: { path: modelPath, header: authenticatedHeadersSchema },
+    requestBody: jsonBody(
+      deploymentChangeSchema,
+      '`{min_instances, max_instances}`, either or both; `hardware` and `version` only as they are.',
+    ),
+    success: { status: 200, description: 'The deployment, changed.', schema: deploymentSchema },
+    errors: [
+      'operator_required',
+      'deployment_not_found',
+      'invalid_configuration',
+      'invalid_json',
+      'invalid_body',
+      'unsupported_media_type',
+      'payload_too_large',
+    ],
   },
   'GET /api/v1/predictions/{id}/stream': {
     operationId: 'streamPrediction',
