@@ -20,6 +20,7 @@ import { runtimeProcesses, withPeakRss } from './memory.ts';
 import { startReadyChild } from './processes.ts';
 import { renderReport, type BenchReport } from './report.ts';
 import { measureOutputFiles } from './output-files.ts';
+import { measureIdleStarts } from './idle-start.ts';
 import { makeClips, measureLongTranscription, measureTranscription } from './transcription.ts';
 import { repositoryPython } from '../local/model-env.ts';
 
@@ -33,6 +34,7 @@ const MODES = {
     longMinutes: 10,
     coldStartRuns: 10,
     fileRepeats: 3,
+    idleRepeats: 2,
   },
   full: {
     warmUpSeconds: 10,
@@ -43,6 +45,7 @@ const MODES = {
     longMinutes: 60,
     coldStartRuns: 10,
     fileRepeats: 10,
+    idleRepeats: 5,
   },
 } as const;
 const CONCURRENCY = [1, 8, 32] as const;
@@ -83,6 +86,8 @@ const runtime = await startReadyChild<{
   apiToken: string;
   tableName: string;
   dynamoEndpoint: string;
+  fleetsEndpoint: string;
+  clusterPrefix: string;
   origin: string;
 }>(process.execPath, [...tsx, path.join(REPO_ROOT, 'bench', 'runtime-process.ts')], {
   timeoutMs: 180_000,
@@ -153,6 +158,9 @@ try {
   log(`long audio: ${settings.longMinutes} min through the service…`);
   const longRun = await withPeakRss(pick('openai/whisper-base'), () => measureLongTranscription(target, long, log));
 
+  log(`first prediction after idle: ${settings.idleRepeats} runs each of min 0 and min 1, interleaved…`);
+  const idleStart = await measureIdleStarts(target, runtime.ready, settings.idleRepeats, log);
+
   await runtime.stop();
   await bare.stop();
   log(`Lambda cold start proxy: bundling, then ${settings.coldStartRuns} fresh loads per function…`);
@@ -171,6 +179,7 @@ try {
     longTranscription: { ...longRun.value, peaks: longRun.peaks },
     coldStarts,
     outputFiles,
+    idleStart,
     costs: { prices: AWS_PRICES, scenarios: costs },
     memory: {
       controlPlane: control.peaks,

@@ -1,3 +1,4 @@
+import type { IdleStartResult } from './idle-start.ts';
 import type { AwsPrices } from './aws-prices.ts';
 import { renderBundleBreakdown } from './bundle-breakdown.ts';
 import type { ColdStartReport } from './cold-start.ts';
@@ -22,6 +23,8 @@ export interface BenchReport {
   readonly coldStarts: ColdStartReport;
   /** Absent from reports written before output files were measured. */
   readonly outputFiles?: OutputFilesResult;
+  /** Absent from reports written before deployments could scale to zero. */
+  readonly idleStart?: readonly IdleStartResult[];
   readonly costs: { prices: AwsPrices; scenarios: readonly ScenarioCost[] };
   readonly memory: { controlPlane: PhasePeaks; transcription: PhasePeaks };
 }
@@ -293,6 +296,26 @@ export const renderReport = (r: BenchReport): string => {
           p50p99(size.toUrl),
           p50p99(size.toFirstByte),
           p50p99(size.toDownloaded),
+        ]),
+      ),
+    );
+  }
+
+  if (r.idleStart) {
+    out.push('', '## 8. First prediction after idle — min 0 vs min 1, create to end, ms', '');
+    out.push(
+      "Each deployment resized as an operator does (PATCH /deployments' use case), then left idle past the runtime's scale-in time: with min 0 its model server has stopped and the prediction waits for one to start (and load its model); with min 1 one stayed warm. Interleaved, alternating which goes first; p50 / p99.",
+      '',
+    );
+    out.push(
+      table(
+        ['model', 'idle', 'min 0 (cold start)', 'min 1 (warm)', 'min 0 ÷ min 1 (p50)'],
+        r.idleStart.map((row) => [
+          `\`${row.model}\``,
+          `${n(row.idleSeconds)} s`,
+          p50p99(row.coldMs),
+          p50p99(row.warmMs),
+          `${n(row.coldMs.p50 / row.warmMs.p50)}×`,
         ]),
       ),
     );

@@ -22,8 +22,13 @@ export interface PollerOptions {
   readonly slots: number;
   /** Seconds a received message stays hidden: the worker's lease, renewed while it runs. */
   readonly leaseSeconds: number;
-  /** Stops the taking of jobs at once; the jobs running go on, and pollQueue returns when they end. */
+  /**
+   * Stops the taking of jobs: no receive begins after it, the jobs running go on, and pollQueue
+   * returns when they end and the receives under way have answered (handing back what they bring).
+   */
   readonly signal: AbortSignal;
+  /** How long one receive waits for a job (SQS's long poll; 20 s, its most, unless given). */
+  readonly waitSeconds?: number;
   readonly log: (message: string, fields?: Record<string, unknown>) => void;
   /** `setupError`: the model server failed its setup, so the job is ended with that error, not run. */
   readonly handle: (
@@ -74,10 +79,13 @@ const takeOne = async (options: PollerOptions, setupError: string | null): Promi
       new ReceiveMessageCommand({
         QueueUrl: options.queueUrl,
         MaxNumberOfMessages: 1,
-        WaitTimeSeconds: 20,
+        WaitTimeSeconds: options.waitSeconds ?? 20,
         VisibilityTimeout: options.leaseSeconds,
       }),
-      { abortSignal: options.signal },
+      // Never aborted, even as the worker stops: SQS answers a long poll whose caller hung up with
+      // the next message all the same, and that message stays hidden for a whole lease
+      // (aws/aws-sdk-java-v2#1395). A stopping worker waits out its poll (20 s at most) and
+      // hands back what it brings at once, below.
     );
   } catch (error) {
     if (options.signal.aborted) return;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CreateQueueCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { startFauxqs } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_REGION } from '../../local/paths.ts';
@@ -68,6 +68,7 @@ describe('the worker poller with two slots', () => {
       },
       slots: 2,
       leaseSeconds: 30,
+      waitSeconds: 1,
       signal: stop.signal,
       log: () => undefined,
       handle: async ({ predictionId }) => {
@@ -100,5 +101,61 @@ describe('the worker poller with two slots', () => {
     for (const id of [...running]) release.get(id)?.();
     stop.abort();
     await polling;
+  });
+});
+
+describe('a worker stopping while it waits for a job (a scale-in, a deploy)', () => {
+  it('lets its receive answer and hands back the job it brings at once, not a lease later', async () => {
+    // Before, the stop aborted the receive: the emulator, as SQS does, still gave the poll the next
+    // job, which no one read, and which stayed hidden for the whole lease (30 s here).
+    const queueUrl = await queueOf([]);
+    const stop = new AbortController();
+    let receives = 0;
+    const counting = new SQSClient({
+      endpoint: fauxqs.address,
+      region: LOCAL_REGION,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      useQueueUrlAsEndpoint: false,
+    });
+    counting.middlewareStack.add(
+      (next) => (args) => {
+        receives += 1;
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    const handled: string[] = [];
+    const polling = pollQueue({
+      sqs: counting,
+      queueUrl,
+      modelServer: { health: () => Promise.resolve(healthOf('READY')) },
+      slots: 1,
+      leaseSeconds: 30,
+      waitSeconds: 5,
+      signal: stop.signal,
+      log: () => undefined,
+      handle: ({ predictionId }) => {
+        handled.push(predictionId);
+        return Promise.resolve({ kind: 'delete' });
+      },
+    });
+    await until(() => receives === 1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    stop.abort();
+    // The job comes while the stopping worker's long poll is still open: SQS gives it to that poll.
+    const job = randomUUID();
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: queueUrl,
+        MessageBody: JSON.stringify({ predictionId: job, taskToken: 't' }),
+      }),
+    );
+    await polling;
+    expect(handled).toEqual([]);
+    const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, WaitTimeSeconds: 0 }));
+    expect(Messages.map((message) => JSON.parse(message.Body ?? '{}') as { predictionId: string })).toEqual([
+      expect.objectContaining({ predictionId: job }),
+    ]);
+    counting.destroy();
   });
 });
