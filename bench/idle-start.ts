@@ -9,6 +9,7 @@ import { dynamoDeploymentLog } from '../shared/adapters/deployment-log.ts';
 import { awsFleetScaling } from '../shared/adapters/fleet-scaling.ts';
 import type { PredictionView } from '../shared/api/prediction-view.ts';
 import type { FleetBounds } from '../shared/domain/deployment-bounds.ts';
+import { isTerminalStatus } from '../shared/domain/prediction.ts';
 import { clusterOfModel } from '../shared/fleet-config.ts';
 import { requireModel } from '../shared/models/registry.ts';
 import { deploymentOf } from '../shared/use-cases/read-deployments.ts';
@@ -88,8 +89,14 @@ export const measureIdleStart = async (
       body: { input },
       headers: { prefer: 'wait=60' },
     });
-    if (created.json.status !== 'succeeded')
-      throw new Error(`${id}: ${created.status} ${JSON.stringify(created.json)}`);
+    let prediction = created.json;
+    // A cold start of a large model can outlast the longest wait (60 s): then the prediction is polled.
+    while (!isTerminalStatus(prediction.status)) {
+      if (performance.now() - started > 300_000) throw new Error(`${id}: not ended after 5 minutes`);
+      await sleep(100);
+      prediction = (await apiCall<PredictionView>(api, `predictions/${prediction.id}`)).json;
+    }
+    if (prediction.status !== 'succeeded') throw new Error(`${id}: ${created.status} ${JSON.stringify(prediction)}`);
     return performance.now() - started;
   };
   const until = async (what: string, check: () => Promise<boolean>) => {

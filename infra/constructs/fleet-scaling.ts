@@ -1,7 +1,7 @@
 import type { ScalingInterval } from 'aws-cdk-lib/aws-applicationautoscaling';
 
 /** The bounds a fleet's scalable target is first deployed with, and how far an operator may raise them. */
-export interface FleetBounds {
+export interface DeployedFleetBounds {
   /** Tasks kept with an empty queue (the target's MinCapacity as deployed). */
   readonly minWarm: number;
   /** The target's MaxCapacity as deployed. */
@@ -24,7 +24,7 @@ export interface BacklogScaling {
 export const MAX_STEP_ADJUSTMENTS = 20;
 
 /** Refuses bounds the scalable target would not take: 0 ≤ minWarm ≤ maxTasks ≤ maxTasksCap. */
-export const checkFleetBounds = ({ minWarm, maxTasks, maxTasksCap }: FleetBounds): void => {
+export const checkFleetBounds = ({ minWarm, maxTasks, maxTasksCap }: DeployedFleetBounds): void => {
   if (!Number.isInteger(maxTasks) || maxTasks < 1) throw new Error('maxTasks must be an integer of at least 1');
   if (!Number.isInteger(maxTasksCap) || maxTasksCap < maxTasks)
     throw new Error('maxTasksCap must be an integer of at least maxTasks');
