@@ -65,7 +65,9 @@ interface Sweeper {
 
 const sweeperOf = (config: SweeperConfig, clock: Clock): Sweeper => {
   if (config.fleetsPath === null)
-    logger.info(`${SWEEPER_ENV.fleetsPath} is not set: no fleet is woken (in the local runtime, each fleet's scaler watches its own queue)`);
+    logger.info(
+      `${SWEEPER_ENV.fleetsPath} is not set: no fleet is woken (in the local runtime, each fleet's scaler watches its own queue)`,
+    );
   return {
     deps: {
       store: dynamoPredictionStore(config.tableName, dynamo(), config.retentionSeconds, () => clock.now()),
