@@ -28,7 +28,7 @@ const changeJson = (change: DeploymentChange) => ({
 });
 
 /** Newest first; a change whose `before` is not the older one's `after` came after a change made outside the log. */
-const changeLines = (changes: readonly DeploymentChange[]): string[] =>
+export const changeLines = (changes: readonly DeploymentChange[]): string[] =>
   changes.map((change, index) => {
     const older = changes[index + 1];
     const outside =
