@@ -150,13 +150,11 @@ describe('the web console', () => {
     await page.getByRole('link', { name: 'prognoz/echo' }).click();
     await page.getByRole('tab', { name: 'Playground' }).waitFor();
     expect(await unlabelledControls(page)).toEqual([]);
-    // Its fleet: the hardware it runs on, its bounds, and (locally) the one model server running.
+    // Its fleet: the hardware it runs on, its bounds (locally first min 1, max 1), and the one model server running.
     const fleet = page.getByLabel('Fleet');
     await expect.poll(() => fleet.textContent()).toContain('Running now1');
     const { fleet: manifest } = requireModel('prognoz/echo');
-    expect(await fleet.textContent()).toContain(
-      `Hardware${manifest.instanceType}Instances${manifest.minWarmTasks} to ${manifest.maxTasks}`,
-    );
+    expect(await fleet.textContent()).toContain(`Hardware${manifest.instanceType}Instances1 to 1`);
     await page.getByLabel('Text', { exact: true }).fill('привет from the playground');
     await page.getByLabel('Repeat').fill('2');
     await page.getByRole('button', { name: 'Run' }).click();
