@@ -42,8 +42,12 @@ const fixedFieldIssues = (model: ModelDefinition, change: z.infer<typeof deploym
 ];
 
 /** PATCH: an operator changes the deployment's bounds; the change is recorded with its email. */
-const update = async (event: APIGatewayProxyEvent, deps: ApiDeps, model: ModelDefinition) => {
-  const operator = operatorOf(event, "change a deployment's bounds");
+const update = async (
+  event: APIGatewayProxyEvent,
+  deps: ApiDeps,
+  model: ModelDefinition,
+  operator: ReturnType<typeof operatorOf>,
+) => {
   const parsed = deploymentChangeSchema.safeParse(parseBody(event).value);
   if (!parsed.success) throw refusedBody('invalid_body', 'a deployment change', parsed.error);
   const fixed = fixedFieldIssues(model, parsed.data);
@@ -80,9 +84,9 @@ export const handler = httpHandler(async (event, _context, deps) => {
   const model = findModel(id);
   if (event.httpMethod === 'PATCH') {
     // Who may change it is settled first: an account's token learns nothing from a PATCH.
-    operatorOf(event, "change a deployment's bounds");
+    const operator = operatorOf(event, "change a deployment's bounds");
     if (!model) throw notFound(id);
-    return update(event, deps, model);
+    return update(event, deps, model, operator);
   }
   const deployment = model ? await deploymentOf(deploymentDepsOf(deps), model) : null;
   if (!deployment) throw notFound(id);
