@@ -1,6 +1,6 @@
 """The official `replicate` Python client against prognoz: each step prints one JSON line that
-test/e2e/replicate-clients.test.ts checks. Run with PROGNOZ_BASE (the API's origin + /api) and
-REPLICATE_API_TOKEN set."""
+test/e2e/replicate-clients.test.ts checks. Run with PROGNOZ_BASE (the API's origin + /api),
+REPLICATE_API_TOKEN and PROGNOZ_OPERATOR_TOKEN (an operator's sign-in) set."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import sys
 import time
 
 import replicate
+from replicate.exceptions import ReplicateError
 
 
 def report(step: str, **fields: object) -> None:
@@ -59,6 +60,22 @@ def main() -> None:
     on_deployment = deployment.predictions.create(input={"text": "on the deployment"})
     on_deployment.wait()
     report("deployment_prediction", status=on_deployment.status, output=on_deployment.output)
+
+    # An operator's sign-in may change a deployment's bounds (here to what they are: no change);
+    # the account's API token may not.
+    operator = replicate.Client(api_token=os.environ["PROGNOZ_OPERATOR_TOKEN"], base_url=os.environ["PROGNOZ_BASE"])
+    updated = operator.deployments.update("prognoz", "echo", min_instances=1, max_instances=1)
+    configuration = updated.current_release.configuration if updated.current_release else None
+    report(
+        "deployment_update",
+        min_instances=configuration.min_instances if configuration else None,
+        max_instances=configuration.max_instances if configuration else None,
+    )
+    try:
+        client.deployments.update("prognoz", "echo", max_instances=2)
+        report("deployment_update_by_token", status=None)
+    except ReplicateError as error:
+        report("deployment_update_by_token", status=error.status)
 
     output = client.run(echo, input={"text": "polled", "sleep": 1}, wait=False)
     report("run_polling", output=output)

@@ -10,6 +10,7 @@ import { receiverForFile } from '../support/receiver.ts';
 import { wordErrorRate } from '../support/wer.ts';
 import { LOCAL_CERTIFICATE_FILE } from '../../local/local-tls.ts';
 import { requireModel } from '../../shared/models/registry.ts';
+import { signIn } from '../support/owners.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const JFK_AUDIO = path.resolve(ROOT, '..', 'shared', 'testdata', 'audio', 'jfk.flac');
@@ -196,6 +197,8 @@ describe('the official replicate PyPI client (1.0.7)', () => {
     const env = {
       ...process.env,
       REPLICATE_API_TOKEN: runtime().apiToken,
+      // The local runtime's owner, an operator, signed in.
+      PROGNOZ_OPERATOR_TOKEN: (await signIn(runtime().owner.email, runtime().owner.password)).AccessToken ?? '',
       // The Python client's paths start with /v1/.
       PROGNOZ_BASE: runtime().apiUrl.replace(/\/v1\/$/, ''),
       PROGNOZ_AUDIO: JFK_AUDIO,
@@ -231,6 +234,8 @@ describe('the official replicate PyPI client (1.0.7)', () => {
     expect(steps.get('version')).toMatchObject({ id: 'prognoz/echo' });
     expect(steps.get('hardware')?.skus).toEqual(expect.arrayContaining(['t3.small', 'g5.xlarge']));
     expect(steps.get('deployments')?.names).toEqual(expect.arrayContaining(['prognoz/echo']));
+    expect(steps.get('deployment_update')).toMatchObject({ min_instances: 1, max_instances: 1 });
+    expect(steps.get('deployment_update_by_token')).toMatchObject({ status: 403 });
     expect(steps.get('deployment')).toMatchObject({
       owner: 'prognoz',
       name: 'echo',
