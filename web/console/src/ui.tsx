@@ -18,11 +18,18 @@ export const useLoad = <T,>(
   const [error, setError] = useState<Error | null>(null);
   const loadRef = useRef(load);
   loadRef.current = load;
+  // Only the newest load's answer is shown: an older one that answers later (a slow filtered list,
+  // after its filter was cleared) would put back what the page no longer asks for.
+  const newest = useRef(0);
   const reload = useCallback(async () => {
+    const ticket = ++newest.current;
     try {
-      setData(await loadRef.current());
+      const loaded = await loadRef.current();
+      if (ticket !== newest.current) return;
+      setData(loaded);
       setError(null);
     } catch (failure) {
+      if (ticket !== newest.current) return;
       setError(failure instanceof Error ? failure : new Error(String(failure)));
     }
   }, []);
