@@ -1,6 +1,4 @@
-import { ApplicationAutoScalingClient } from '@aws-sdk/client-application-auto-scaling';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ECSClient } from '@aws-sdk/client-ecs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -48,12 +46,8 @@ const LOCAL = { region: 'us-east-1', credentials: { accessKeyId: 'local', secret
 
 /** The use cases of PATCH /deployments, on the bench runtime's fleets and table, as `npx prognoz deployments update` runs them. */
 const deploymentsOf = (target: FleetsTarget) => {
-  const fleetConfig = { ...LOCAL, endpoint: target.fleetsEndpoint };
   return {
-    fleets: awsFleetScaling({
-      ecs: new ECSClient(fleetConfig),
-      scaling: new ApplicationAutoScalingClient(fleetConfig),
-    }),
+    fleets: awsFleetScaling({ ...LOCAL, endpoint: target.fleetsEndpoint }),
     fleetClusterOf: (model: { id: string }) => clusterOfModel(target.clusterPrefix, model),
     log: dynamoDeploymentLog(
       target.tableName,

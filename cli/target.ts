@@ -1,5 +1,3 @@
-import { ApplicationAutoScalingClient } from '@aws-sdk/client-application-auto-scaling';
-import { ECSClient } from '@aws-sdk/client-ecs';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
@@ -81,14 +79,14 @@ export const resolveTarget = async (options: {
     throw new Error('no local runtime is running (start it with `npm start`), and no --stack or --table was given');
   }
   const local = JSON.parse(readFileSync(LOCAL_RUNTIME_FILE, 'utf8')) as LocalRuntimeFile;
-  const localConfig = { endpoint: local.fleetsEndpoint, region: local.region, credentials: LOCAL_CREDENTIALS };
   return {
     fleets:
       local.fleetsEndpoint && local.fleetClusterPrefix
         ? {
             scaling: awsFleetScaling({
-              ecs: new ECSClient(localConfig),
-              scaling: new ApplicationAutoScalingClient(localConfig),
+              endpoint: local.fleetsEndpoint,
+              region: local.region,
+              credentials: LOCAL_CREDENTIALS,
             }),
             clusterPrefix: local.fleetClusterPrefix,
           }

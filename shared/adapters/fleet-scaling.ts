@@ -1,23 +1,25 @@
-import type { ApplicationAutoScalingClient } from '@aws-sdk/client-application-auto-scaling';
-import type { ECSClient } from '@aws-sdk/client-ecs';
 import { scalableTargetIdOf } from '../fleet-config.ts';
 import type { FleetScaling } from '../ports/fleet-scaling.ts';
 
-interface Clients {
-  readonly ecs: ECSClient;
-  readonly scaling: ApplicationAutoScalingClient;
+/**
+ * Where the clients reach, when not the SDKs' defaults (the region and credentials of the
+ * environment): the local runtime's endpoint, or a given region and credentials.
+ */
+export interface FleetClientsConfig {
+  readonly endpoint?: string;
+  readonly region?: string;
+  readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
 }
 
 // Imported at the first use, not at a function's cold start: only the deployments routes read the
 // fleets, and every API function shares the adapters' module.
 const ecsSdk = () => import('@aws-sdk/client-ecs');
 const scalingSdk = () => import('@aws-sdk/client-application-auto-scaling');
-let defaults: Promise<Clients> | undefined;
-const defaultClients = (): Promise<Clients> =>
-  (defaults ??= Promise.all([ecsSdk(), scalingSdk()]).then(([{ ECSClient }, { ApplicationAutoScalingClient }]) => ({
-    ecs: new ECSClient({}),
-    scaling: new ApplicationAutoScalingClient({}),
-  })));
+const clientsFor = (config: FleetClientsConfig) =>
+  Promise.all([ecsSdk(), scalingSdk()]).then(([{ ECSClient }, { ApplicationAutoScalingClient }]) => ({
+    ecs: new ECSClient(config),
+    scaling: new ApplicationAutoScalingClient(config),
+  }));
 
 /** The service's name from its ARN (`arn:aws:ecs:…:service/<cluster>/<name>`), as scalable targets name it. */
 const serviceNameOf = (arn: string): string => arn.split('/').at(-1) ?? arn;
@@ -28,8 +30,9 @@ const DIMENSION = { ServiceNamespace: 'ecs', ScalableDimension: 'ecs:service:Des
  * A fleet is the one ECS service on its model's cluster: its counts from DescribeServices, its
  * bounds the scalable target's that Application Auto Scaling keeps for its desired count.
  */
-export const awsFleetScaling = (given?: Clients): FleetScaling => {
-  const clients = () => (given ? Promise.resolve(given) : defaultClients());
+export const awsFleetScaling = (config: FleetClientsConfig = {}): FleetScaling => {
+  let made: ReturnType<typeof clientsFor> | undefined;
+  const clients = () => (made ??= clientsFor(config));
   /** The ARN of the cluster's one service; null when there is no such cluster or service. */
   const serviceOf = async (cluster: string): Promise<string | null> => {
     const [{ ecs }, { ListServicesCommand }] = await Promise.all([clients(), ecsSdk()]);

@@ -1,5 +1,3 @@
-import { ApplicationAutoScalingClient } from '@aws-sdk/client-application-auto-scaling';
-import { ECSClient } from '@aws-sdk/client-ecs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalFleetEndpoint } from '../../local/fleets.ts';
 import { awsFleetScaling } from '../../shared/adapters/fleet-scaling.ts';
@@ -32,10 +30,8 @@ beforeAll(async () => {
 afterAll(() => endpoint.close());
 
 /** The adapter the deployments routes use on AWS, its SDK clients pointed at the local runtime's endpoint. */
-const scaling = () => {
-  const config = { endpoint: url, region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } };
-  return awsFleetScaling({ ecs: new ECSClient(config), scaling: new ApplicationAutoScalingClient(config) });
-};
+const scaling = () =>
+  awsFleetScaling({ endpoint: url, region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
 
 describe("a fleet read through ECS and Application Auto Scaling (the local runtime's endpoint)", () => {
   it("gives the bounds of the service's scalable target and its counts now", async () => {
