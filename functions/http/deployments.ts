@@ -4,7 +4,13 @@ import { deploymentChangeSchema, deploymentView, type deploymentListSchema } fro
 import { PrognozError, type FieldIssue } from '../../shared/domain/errors.ts';
 import type { ModelDefinition } from '../../shared/models/definition.ts';
 import { allModels, findModel } from '../../shared/models/registry.ts';
-import { allDeployments, deploymentOf, type DeploymentDeps } from '../../shared/use-cases/read-deployments.ts';
+import {
+  allDeployments,
+  deploymentNotFound,
+  deploymentOf,
+  type DeploymentDeps,
+} from '../../shared/use-cases/read-deployments.ts';
+import { configurationRefused } from '../../shared/domain/deployment-bounds.ts';
 import { updateDeployment } from '../../shared/use-cases/update-deployment.ts';
 import { parseBody, refusedBody } from './body.ts';
 import type { ApiDeps } from './deps.ts';
@@ -23,8 +29,6 @@ const deploymentDepsOf = (deps: ApiDeps): DeploymentDeps => {
     );
   return { fleets: deps.fleets, fleetClusterOf, log: deps.deploymentLog };
 };
-
-const notFound = (id: string) => new PrognozError('deployment_not_found', `there is no deployment ${id}`);
 
 /** `hardware` and `version` as they are now are no change; any other is the stack's to make. */
 const fixedFieldIssues = (model: ModelDefinition, change: z.infer<typeof deploymentChangeSchema>): FieldIssue[] => [
@@ -51,8 +55,7 @@ const update = async (
   const parsed = deploymentChangeSchema.safeParse(parseBody(event).value);
   if (!parsed.success) throw refusedBody('invalid_body', 'a deployment change', parsed.error);
   const fixed = fixedFieldIssues(model, parsed.data);
-  const [first] = fixed;
-  if (first) throw new PrognozError('invalid_configuration', `${first.field} ${first.message}`, { fields: fixed });
+  if (fixed.length > 0) throw configurationRefused(fixed);
   const owner = (await deps.accounts.ownersOf(operator.account)).find((link) => link.sub === operator.sub);
   const updated = await updateDeployment(deploymentDepsOf(deps), {
     model,
@@ -85,10 +88,10 @@ export const handler = httpHandler(async (event, _context, deps) => {
   if (event.httpMethod === 'PATCH') {
     // Who may change it is settled first: an account's token learns nothing from a PATCH.
     const operator = operatorOf(event, "change a deployment's bounds");
-    if (!model) throw notFound(id);
+    if (!model) throw deploymentNotFound(id);
     return update(event, deps, model, operator);
   }
   const deployment = model ? await deploymentOf(deploymentDepsOf(deps), model) : null;
-  if (!deployment) throw notFound(id);
+  if (!deployment) throw deploymentNotFound(id);
   return json(200, deploymentView(deployment));
 });

@@ -1,4 +1,4 @@
-import type { FieldIssue } from './errors.ts';
+import { PrognozError, type FieldIssue } from './errors.ts';
 import { err, ok, type Result } from './result.ts';
 
 /** The bounds a fleet's scaler keeps its instances within. */
@@ -59,3 +59,15 @@ export const boundsAfter = (
 
 export const sameBounds = (a: FleetBounds, b: FleetBounds): boolean =>
   a.minInstances === b.minInstances && a.maxInstances === b.maxInstances;
+
+/** A change the fleet cannot take: the first issue in the message, every one in `fields`. */
+export const configurationRefused = (issues: readonly FieldIssue[]): PrognozError => {
+  const [first] = issues;
+  return new PrognozError(
+    'invalid_configuration',
+    `${first?.field ?? 'the change'} ${first?.message ?? 'is not valid'}`,
+    {
+      fields: issues,
+    },
+  );
+};

@@ -1,3 +1,4 @@
+import { PrognozError } from '../domain/errors.ts';
 import type { ModelDefinition } from '../models/registry.ts';
 import type { DeploymentChange, DeploymentLog } from '../ports/deployment-log.ts';
 import type { FleetScaling, FleetState } from '../ports/fleet-scaling.ts';
@@ -15,6 +16,9 @@ export interface Deployment {
   /** null while the bounds are the ones the stack's deploy registered (release 1). */
   readonly lastChange: DeploymentChange | null;
 }
+
+export const deploymentNotFound = (id: string): PrognozError =>
+  new PrognozError('deployment_not_found', `there is no deployment ${id}`);
 
 /** A model's deployment; null when the stack runs no fleet for it. */
 export const deploymentOf = async (deps: DeploymentDeps, model: ModelDefinition): Promise<Deployment | null> => {

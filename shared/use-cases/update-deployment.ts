@@ -1,8 +1,9 @@
-import { boundsAfter, sameBounds, type BoundsChange } from '../domain/deployment-bounds.ts';
-import { PrognozError } from '../domain/errors.ts';
+import { boundsAfter, configurationRefused, sameBounds, type BoundsChange } from '../domain/deployment-bounds.ts';
+import type { PrognozError } from '../domain/errors.ts';
 import { err, ok, type Result } from '../domain/result.ts';
 import type { ModelDefinition } from '../models/registry.ts';
-import { deploymentOf, type Deployment, type DeploymentDeps } from './read-deployments.ts';
+import type { DeploymentChange } from '../ports/deployment-log.ts';
+import { deploymentNotFound, deploymentOf, type Deployment, type DeploymentDeps } from './read-deployments.ts';
 
 export interface DeploymentUpdate {
   readonly model: ModelDefinition;
@@ -30,30 +31,29 @@ export const updateDeployment = async (
 ): Promise<Result<Deployment, PrognozError>> => {
   const { model } = update;
   const current = await deploymentOf(deps, model);
-  if (current === null) return err(new PrognozError('deployment_not_found', `there is no deployment ${model.id}`));
+  if (current === null) return err(deploymentNotFound(model.id));
   const before = { minInstances: current.fleet.minInstances, maxInstances: current.fleet.maxInstances };
   const after = boundsAfter(before, update.change, model.fleet.maxTasksCap);
-  if (!after.ok) {
-    const [first] = after.error;
-    return err(
-      new PrognozError('invalid_configuration', `${first?.field ?? 'the change'} ${first?.message ?? 'is not valid'}`, {
-        fields: after.error,
-      }),
-    );
-  }
+  if (!after.ok) return err(configurationRefused(after.error));
   if (sameBounds(before, after.value)) return ok(current);
   const cluster = deps.fleetClusterOf(model);
   await deps.fleets.resize(cluster, after.value);
-  let release = (current.lastChange?.release ?? 1) + 1;
-  for (let attempt = 1; ; attempt++) {
-    const change = { model: model.id, release, by: update.by, atMs: update.nowMs, before, after: after.value };
-    if (await deps.log.record(change)) break;
+  let change: DeploymentChange = {
+    model: model.id,
+    release: (current.lastChange?.release ?? 1) + 1,
+    by: update.by,
+    atMs: update.nowMs,
+    before,
+    after: after.value,
+  };
+  for (let attempt = 1; !(await deps.log.record(change)); attempt++) {
     if (attempt === RECORD_ATTEMPTS)
       throw new Error(`could not record the change of ${model.id}: its releases kept being taken`);
     const [latest] = await deps.log.changes(model.id, 1);
-    release = (latest?.release ?? release) + 1;
+    change = { ...change, release: (latest?.release ?? change.release) + 1 };
   }
-  const changed = await deploymentOf(deps, model);
-  if (changed === null) return err(new PrognozError('deployment_not_found', `there is no deployment ${model.id}`));
-  return ok(changed);
+  // The fleet as it stands after the resize (its desired count moved into the bounds), with this change.
+  const fleet = await deps.fleets.state(cluster);
+  if (fleet === null) return err(deploymentNotFound(model.id));
+  return ok({ model, fleet, lastChange: change });
 };
