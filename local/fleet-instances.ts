@@ -23,10 +23,14 @@ export interface WorkerHost {
   readonly inputsRoot: string;
 }
 
-/** The processes of one instance of a model's fleet: the first keeps the model's plain names. */
-export const instanceNames = (model: string, instance: number) => {
-  const suffix = instance === 1 ? '' : `#${instance}`;
-  return { modelServer: `model:${model}${suffix}`, worker: `worker:${model}${suffix}` };
+/** The processes and inputs folder of one instance of a model's fleet: the first keeps the model's plain names. */
+const instanceNames = (model: string, instance: number) => {
+  const after = (separator: string) => (instance === 1 ? '' : `${separator}${instance}`);
+  return {
+    modelServer: `model:${model}${after('#')}`,
+    worker: `worker:${model}${after('#')}`,
+    inputs: `${model.replace('/', '--')}${after('--')}`,
+  };
 };
 
 /** How long a scaled-in worker may drain its runs before it is killed (ECS's stopTimeout is at most 120 s). */
@@ -35,6 +39,8 @@ const DRAIN_GRACE_MS = 120_000;
 /** Starts and stops the instances of one model's fleet. */
 export interface InstanceControl {
   start(instance: number): Promise<void>;
+  /** Its model servers running now. */
+  running(): number;
   /** The worker first (it drains: takes no new job, ends or hands back its runs), then its model server. */
   stop(instance: number): Promise<void>;
 }
@@ -54,10 +60,7 @@ export const instancesOf = (worker: LocalWorker, host: WorkerHost): InstanceCont
       const names = instanceNames(model.id, instance);
       const modelPort = await freePort();
       const modelUrl = `http://127.0.0.1:${modelPort}`;
-      const inputsDir = path.join(
-        host.inputsRoot,
-        `${model.id.replace('/', '--')}${instance === 1 ? '' : `--${instance}`}`,
-      );
+      const inputsDir = path.join(host.inputsRoot, names.inputs);
       mkdirSync(inputsDir, { recursive: true });
       host.supervisor.start({
         name: names.modelServer,
@@ -86,6 +89,12 @@ export const instancesOf = (worker: LocalWorker, host: WorkerHost): InstanceCont
           }),
         },
       });
+    },
+    running() {
+      const first = instanceNames(model.id, 1).modelServer;
+      return host.supervisor
+        .status()
+        .filter((p) => (p.name === first || p.name.startsWith(`${first}#`)) && p.pid !== null).length;
     },
     async stop(instance) {
       const names = instanceNames(model.id, instance);

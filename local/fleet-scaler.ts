@@ -12,8 +12,6 @@ export interface ScalerOptions {
   readonly instances: InstanceControl;
   /** Jobs waiting and running: what the fleet's alarm on AWS watches. */
   readonly backlog: () => Promise<number>;
-  /** Model servers running now. */
-  readonly running: () => number;
   /** How long the backlog must stay below the instances running before some stop (AWS: the alarm's minute and the cooldown). */
   readonly scaleInAfterMs: number;
   readonly everyMs: number;
@@ -59,7 +57,7 @@ export class FleetScaler implements LocalFleet {
   }
 
   state(): FleetState {
-    return { ...this.bounds, desiredInstances: this.desired, runningInstances: this.options.running() };
+    return { ...this.bounds, desiredInstances: this.desired, runningInstances: this.options.instances.running() };
   }
 
   resize(bounds: FleetBounds): void {

@@ -7,7 +7,7 @@ import type { FleetBounds } from '../shared/domain/deployment-bounds.ts';
 import { clusterOfModel } from '../shared/fleet-config.ts';
 import { requireModel } from '../shared/models/registry.ts';
 import type { LocalWorker } from './bind.ts';
-import { instanceNames, instancesOf, type WorkerHost } from './fleet-instances.ts';
+import { instancesOf, type WorkerHost } from './fleet-instances.ts';
 import { FleetScaler, queueBacklog } from './fleet-scaler.ts';
 import { LocalFleetEndpoint } from './fleets.ts';
 
@@ -50,23 +50,17 @@ export const runLocalFleets = async (options: LocalFleetsOptions) => {
     const model = requireModel(worker.model);
     const queueUrl = worker.environment[WORKER_ENV.queueUrl];
     if (!queueUrl) throw new Error(`the worker of ${model.id} is told no queue`);
-    const { modelServer } = instanceNames(model.id, 1);
     return new FleetScaler({
       cluster: clusterOfModel(options.clusterPrefix, model),
       bounds: kept[model.id] ?? LOCAL_FIRST_BOUNDS,
       backlogPerTask: model.fleet.backlogPerTask,
       instances: instancesOf(worker, options.host),
       backlog: () => queueBacklog(sqs(), queueUrl),
-      running: () =>
-        options.host.supervisor
-          .status()
-          .filter((p) => (p.name === modelServer || p.name.startsWith(`${modelServer}#`)) && p.pid !== null).length,
       scaleInAfterMs: options.scaleInAfterMs,
       everyMs: 1000,
       onResize: (bounds) => {
-        if (options.boundsFile === null) return;
-        const now = readKept(options.boundsFile);
-        writeFileSync(options.boundsFile, JSON.stringify({ ...now, [model.id]: bounds }, null, 2));
+        kept[model.id] = bounds;
+        if (options.boundsFile !== null) writeFileSync(options.boundsFile, JSON.stringify(kept, null, 2));
       },
       log: options.log,
     });

@@ -20,6 +20,7 @@ const setUp = (bounds: FleetBounds) => {
           running.add(instance);
           events.push(`start ${instance}`);
         }),
+      running: () => running.size,
       stop: (instance) =>
         answer(() => {
           running.delete(instance);
@@ -27,7 +28,6 @@ const setUp = (bounds: FleetBounds) => {
         }),
     },
     backlog: () => answer(() => backlog),
-    running: () => running.size,
     scaleInAfterMs: 60_000,
     everyMs: 3_600_000,
     onResize: (to) => kept.push(to),
