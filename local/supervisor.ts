@@ -18,6 +18,15 @@ export interface ProcessStatus {
   readonly url?: string;
 }
 
+/** SIGTERM, then SIGKILL if the process has not exited after `graceMs`; resolves once it has exited. */
+const terminate = async (child: ChildProcess | null, graceMs: number): Promise<void> => {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await Promise.race([exited, sleep(graceMs).then(() => child.kill('SIGKILL'))]);
+  await exited;
+};
+
 /**
  * Keeps the worker and model servers running as an orchestrator would: a process that dies is
  * started again after a short pause. Output is prefixed with the process name.
@@ -79,14 +88,9 @@ export class Supervisor {
     const entry = this.children.get(name);
     if (!entry) return;
     this.children.delete(name);
-    const { child } = entry;
-    // No restart: the exit handler finds the entry gone from the list and the process stopping.
+    // No restart: the exit handler sees the entry stopped.
     entry.stopped = true;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await Promise.race([exited, sleep(graceMs).then(() => child.kill('SIGKILL'))]);
-    await exited;
+    await terminate(entry.child, graceMs);
   }
 
   status(): ProcessStatus[] {
@@ -100,13 +104,6 @@ export class Supervisor {
 
   async stopAll(): Promise<void> {
     this.stopping = true;
-    await Promise.all(
-      [...this.children.values()].map(async ({ child }) => {
-        if (!child || child.exitCode !== null || child.signalCode !== null) return;
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await Promise.race([exited, sleep(5000).then(() => child.kill('SIGKILL'))]);
-      }),
-    );
+    await Promise.all([...this.children.values()].map(({ child }) => terminate(child, 5000)));
   }
 }
