@@ -8,13 +8,14 @@ For each model whose weights resolve (default: base, and large-v3-turbo where pr
 clip of whisper_direct.py, the two sides run interleaved, ROUNDS times each, the order alternating
 by round; the medians are compared. Raw faster-whisper runs twice over: as it comes
 (`WhisperModel.transcribe` with its defaults) and as its README recommends on a GPU (the batched
-pipeline, batch 16, with its VAD). The long clip gives the real-time factor of each. Prints one JSON
-report, then a table.
+pipeline, batch 16, with its VAD). The long clip gives the real-time factor of each: prognoz and the
+batched pipeline interleaved ROUNDS times (medians), raw once. Prints one JSON report, then a table.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import sys
 import time
@@ -27,6 +28,9 @@ from faster_whisper import BatchedInferencePipeline, decode_audio
 from weights import downloaded
 from whisper_direct import RATE, make_clips, score
 from whisper_predictor import Transcriber
+
+#: The batch faster-whisper's README gives its batched pipeline on a GPU.
+RECOMMENDED_BATCH = 16
 
 
 def _segments(found: Any) -> list[dict[str, Any]]:
@@ -48,8 +52,16 @@ def bench_model(name: str, clips: dict[str, Any], rounds: int) -> dict[str, Any]
     assert model is not None
     batched = BatchedInferencePipeline(model=model)
 
-    def pipeline(file: str) -> Callable[[], list[dict[str, Any]]]:
-        return lambda: transcriber.transcribe(file)["segments"]
+    decoder = transcriber.decoder
+    assert decoder is not None
+    product_batch = decoder.batch
+
+    def pipeline(file: str, batch: int = product_batch) -> Callable[[], list[dict[str, Any]]]:
+        def run() -> list[dict[str, Any]]:
+            decoder.batch = batch
+            return transcriber.transcribe(file)["segments"]
+
+        return run
 
     def raw(file: str) -> Callable[[], list[dict[str, Any]]]:
         def run() -> list[dict[str, Any]]:
@@ -58,10 +70,10 @@ def bench_model(name: str, clips: dict[str, Any], rounds: int) -> dict[str, Any]
 
         return run
 
-    def raw_batched(file: str) -> Callable[[], list[dict[str, Any]]]:
+    def raw_batched(file: str, batch: int = RECOMMENDED_BATCH) -> Callable[[], list[dict[str, Any]]]:
         def run() -> list[dict[str, Any]]:
             model.encode.clear()
-            return _segments(batched.transcribe(decode_audio(file, sampling_rate=RATE), batch_size=16)[0])
+            return _segments(batched.transcribe(decode_audio(file, sampling_rate=RATE), batch_size=batch)[0])
 
         return run
 
@@ -88,25 +100,43 @@ def bench_model(name: str, clips: dict[str, Any], rounds: int) -> dict[str, Any]
             }
         )
     long_file, long_seconds = clips["long"]["file"], clips["long"]["seconds"]
-    long = {}
-    for side, run in (
-        ("prognoz", pipeline(long_file)),
-        ("raw batched", raw_batched(long_file)),
-        ("raw", raw(long_file)),
-    ):
-        seconds, _ = _timed(run)
-        long[side] = {"seconds": seconds, "rtf": seconds / long_seconds}
+    # prognoz against the batched pipeline, the comparison that matters, interleaved ROUNDS times,
+    # at prognoz's batch and at the batch faster-whisper recommends (and at any batch that
+    # BENCH_BATCHES lists); raw as it comes (several times as slow) once.
+    tried = sorted(
+        {product_batch, RECOMMENDED_BATCH, *(int(b) for b in os.environ.get("BENCH_BATCHES", "").split(",") if b)}
+    )
+    hour = {f"prognoz b{b}": pipeline(long_file, b) for b in tried} | {
+        f"raw batched b{b}": raw_batched(long_file, b) for b in tried
+    }
+    hour_times: dict[str, list[float]] = {side: [] for side in hour}
+    passes: list[int] = []
+    for r in range(rounds):
+        for side in hour if r % 2 == 0 else reversed(list(hour)):
+            before = model.encode.passes
+            seconds, _ = _timed(hour[side])
+            hour_times[side].append(seconds)
+            if side == f"prognoz b{product_batch}":
+                passes.append(model.encode.passes - before)
+    decoder.batch = product_batch
+    raw_seconds, _ = _timed(raw(long_file))
+    long = {
+        side: {"seconds": statistics.median(t), "rtf": statistics.median(t) / long_seconds, "runs": t}
+        for side, t in hour_times.items()
+    }
+    long["raw"] = {"seconds": raw_seconds, "rtf": raw_seconds / long_seconds, "runs": [raw_seconds]}
     settings = {
         "model": name,
         "device": transcriber.device,
         "compute_type": transcriber.compute_type,
         "batched": transcriber.batched,
+        "batch": product_batch,
     }
     return {
         "settings": settings,
         "load_seconds": load_seconds,
         "clips": rows,
-        "long": {"audio_seconds": long_seconds, **long},
+        "long": {"audio_seconds": long_seconds, "prognoz_encoder_passes": passes[-1], **long},
     }
 
 
@@ -128,9 +158,15 @@ def table(report: dict[str, Any]) -> str:
         long = result["long"]
         minutes = long["audio_seconds"] / 60
         sides = ", ".join(
-            f"{side} {v['seconds']:.1f} s (RTF {v['rtf']:.4f})" for side, v in long.items() if side != "audio_seconds"
+            f"{side} {v['seconds']:.1f} s (RTF {v['rtf']:.4f})" for side, v in long.items() if isinstance(v, dict)
         )
+        ours, recommended = result["settings"]["batch"], RECOMMENDED_BATCH
+        ratio = long[f"prognoz b{ours}"]["seconds"] / long[f"raw batched b{recommended}"]["seconds"]
+        same = long[f"prognoz b{ours}"]["seconds"] / long[f"raw batched b{ours}"]["seconds"]
         lines.append(f"{minutes:.0f} min of speech: {sides}")
+        lines.append(
+            f"prognoz (batch {ours}) ÷ raw batched (batch {recommended}) {ratio:.2f}×; at the same batch {same:.2f}×"
+        )
     return "\n".join(lines)
 
 

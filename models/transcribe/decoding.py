@@ -1,7 +1,9 @@
-"""Whisper over stretches of speech, in a language given: one stretch at a time (a CPU), or many in
-one batch with faster-whisper's batched pipeline (a GPU, where a batch costs little more than one).
+"""Whisper over stretches of speech: one stretch at a time (a CPU), or many in one batch with
+faster-whisper's batched pipeline (a GPU, where a batch costs little more than one).
 
-Both answer, per stretch, the decoded segments with times from the stretch's start.
+Both hear each stretch's language from the encoder pass their decoding of the same stretches reuses
+(EncoderMemo: the windows are cut and stacked exactly as the decode cuts and stacks them), and
+answer, per stretch, the decoded segments with times from the stretch's start.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from typing import Any, Protocol
 
 import numpy as np
 from faster_whisper import BatchedInferencePipeline, WhisperModel
+from faster_whisper.audio import pad_or_trim
 
 from audio_stream import SAMPLE_RATE
 from speech import Stretch
@@ -27,9 +30,15 @@ BATCH_SIZE = 16
 SENTENCE_ENDS = (".", "?", "!", "。", "？", "！", "…")
 
 
+#: A language Whisper heard (its code) and its probability.
+Detected = tuple[str, float]
+
+
 class Decoder(Protocol):
     #: How many stretches it takes at once.
     batch: int
+
+    def languages(self, stretches: list[Stretch]) -> list[Detected]: ...
 
     def decode(self, stretches: list[Stretch], language: str, task: str, words: bool) -> list[list[Any]]: ...
 
@@ -39,6 +48,10 @@ class SequentialDecoder:
 
     def __init__(self, model: WhisperModel) -> None:
         self.model = model
+
+    def languages(self, stretches: list[Stretch]) -> list[Detected]:
+        # One window at a time, as transcribe() encodes its windows.
+        return [_detected(self.model, _window(self.model, stretch))[0] for stretch in stretches]
 
     def decode(self, stretches: list[Stretch], language: str, task: str, words: bool) -> list[list[Any]]:
         return [
@@ -63,14 +76,26 @@ class BatchedDecoder:
     batch = BATCH_SIZE
 
     def __init__(self, model: WhisperModel) -> None:
+        self.model = model
         self.pipeline = BatchedInferencePipeline(model=model)
+
+    def languages(self, stretches: list[Stretch]) -> list[Detected]:
+        # All in one encoder pass, the windows stacked as the pipeline stacks a batch's: a batch of
+        # these same stretches (one language, all of them) is then decoded without encoding again.
+        return _detected(self.model, np.stack([_window(self.model, stretch) for stretch in stretches]))
 
     def decode(self, stretches: list[Stretch], language: str, task: str, words: bool) -> list[list[Any]]:
         # A translation is used as text alone; a transcription needs its times.
         timed = task == "transcribe"
         audio = np.concatenate([stretch.audio for stretch in stretches])
-        starts = np.cumsum([0] + [stretch.audio.size for stretch in stretches]) / SAMPLE_RATE
-        clips = [{"start": float(starts[i]), "end": float(starts[i + 1])} for i in range(len(stretches))]
+        bounds = np.cumsum([0] + [stretch.audio.size for stretch in stretches])
+        starts = bounds / SAMPLE_RATE
+        # Half a sample in: the pipeline cuts at int(seconds × rate), which at an exact boundary
+        # can fall a sample short, and a window cut otherwise than languages() cut it is encoded again.
+        clips = [
+            {"start": (bounds[i] + 0.5) / SAMPLE_RATE, "end": (bounds[i + 1] + 0.5) / SAMPLE_RATE}
+            for i in range(len(stretches))
+        ]
         segments, _ = self.pipeline.transcribe(
             audio,
             language=language,
@@ -90,6 +115,18 @@ class BatchedDecoder:
             moved = shifted(segment, -float(starts[index]))
             out[index].extend(sentences(moved, words) if timed else [moved])
         return out
+
+
+def _window(model: WhisperModel, stretch: Stretch) -> np.ndarray:
+    """A stretch's first 30 s of features, cut as transcribe() and the batched pipeline cut a
+    window (the last frame dropped, padded or trimmed to 30 s)."""
+    return pad_or_trim(model.feature_extractor(stretch.audio)[..., :-1])
+
+
+def _detected(model: WhisperModel, windows: np.ndarray) -> list[Detected]:
+    """The likeliest language of each window (one window, or a stack of them)."""
+    found = model.model.detect_language(model.encode(windows))
+    return [(likeliest[0][0][2:-2], likeliest[0][1]) for likeliest in found]
 
 
 def sentences(segment: Any, words: bool) -> list[Any]:

@@ -94,6 +94,18 @@ def _cancelable(produce: Callable[[], Iterator[Any]], workers: list[threading.Th
         stop.set()
 
 
+def _groups(items: Iterator[Any], size: int) -> Iterator[list[Any]]:
+    """The items in lists of `size`, the last perhaps shorter (itertools.batched, Python 3.12)."""
+    group: list[Any] = []
+    for item in items:
+        group.append(item)
+        if len(group) == size:
+            yield group
+            group = []
+    if group:
+        yield group
+
+
 def default_device() -> str:
     """`cuda` where CTranslate2 sees a GPU, else `cpu`; WHISPER_DEVICE overrides."""
     device = os.environ.get("WHISPER_DEVICE")
@@ -226,9 +238,12 @@ class Transcriber:
             else speech_stretches(counted())
         )
         with contextlib.closing(found):
-            for stretch in found:
-                previous = forced or self._language_of(stretch, previous)
-                yield from batches.add(stretch, previous)
+            # Languages are heard a decode batch at a time: one encoder pass for them all.
+            for group in _groups(found, self.decoder.batch):
+                languages = [forced] * len(group) if forced else self._languages_of(group, previous)
+                previous = languages[-1]
+                for stretch, language in zip(group, languages, strict=True):
+                    yield from batches.add(stretch, language)
         yield from batches.finish()
 
     def _hear_batch(self, stretches: list[Stretch], language: str, words: bool, diarize: bool) -> list[Heard]:
@@ -257,19 +272,19 @@ class Transcriber:
                 heard[-1].speaker_embeddings = embed_words(self.speakers, stretch.audio, times)
         return heard
 
-    def _language_of(self, stretch: Stretch, previous: str | None) -> str:
-        """The stretch's language as Whisper hears it, from the encoder pass its decoding reuses."""
-        assert self.model is not None
-        # The features exactly as transcribe() cuts its first window (its last frame dropped), so
-        # that EncoderMemo hands that window's encoder output on.
-        features = self.model.feature_extractor(stretch.audio)[..., :-1]
-        language, probability, _ = self.model.detect_language(features=features)
-        chosen = previous if probability < LANGUAGE_CONFIDENCE and previous else language
-        kept = "" if chosen == language else f", kept {chosen} from the stretch before"
-        print(
-            f"{stretch.start_seconds:.1f}–{stretch.end_seconds:.1f} s: language {language} (detected, p={probability:.2f}{kept})",
-            flush=True,
-        )
+    def _languages_of(self, stretches: list[Stretch], previous: str | None) -> list[str]:
+        """Each stretch's language as Whisper hears it; one heard with little confidence takes the
+        language of the stretch before it."""
+        assert self.decoder is not None
+        chosen: list[str] = []
+        for stretch, (language, probability) in zip(stretches, self.decoder.languages(stretches), strict=True):
+            previous = previous if probability < LANGUAGE_CONFIDENCE and previous else language
+            kept = "" if previous == language else f", kept {previous} from the stretch before"
+            print(
+                f"{stretch.start_seconds:.1f}–{stretch.end_seconds:.1f} s: language {language} (detected, p={probability:.2f}{kept})",
+                flush=True,
+            )
+            chosen.append(previous)
         return chosen
 
     @staticmethod

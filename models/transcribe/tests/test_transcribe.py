@@ -184,6 +184,10 @@ def test_the_batched_pipeline_hears_the_same(folder: Path) -> None:
     """The GPU's way (faster-whisper's batched pipeline over many stretches), run here on the CPU."""
     transcriber = Transcriber(batched=True)
     transcriber.setup()
+    encode = transcriber.model.encode
+    before = encode.passes
+    transcriber.transcribe(AUDIO / "jfk.flac")
+    assert encode.passes - before == 1  # the batch's languages and its transcription from one pass
     path, parts = language_switches(folder)
     out = transcriber.transcribe(path, word_timestamp=True)
     for language, start, end in parts:
