@@ -18,15 +18,18 @@ const MAX_CONFLICTS = 5;
 /**
  * Applies one event with optimistic concurrency: read, run the pure transition, write only if the
  * prediction is still as it was read. A concurrent writer makes us re-read and decide again, so a
- * cancel racing a finish ends in exactly one terminal status.
+ * cancel racing a finish ends in exactly one terminal status. A caller that has just read the
+ * prediction passes it as `known`: the first try starts from it instead of reading again (the
+ * write's condition still holds it to what is stored).
  */
 export const applyEvent = async (
   store: PredictionStore,
   id: PredictionId,
   event: PredictionEvent,
+  known?: Prediction,
 ): Promise<Result<Applied, PrognozError>> => {
   for (let attempt = 0; attempt < MAX_CONFLICTS; attempt++) {
-    const before = await store.get(id);
+    const before = attempt === 0 && known !== undefined ? known : await store.get(id);
     if (!before) return err(new PrognozError('prediction_not_found', `prediction ${id} does not exist`));
     const next = transition(before, event, policyOf(requireModel(before.model)));
     if (!next.ok) return err(next.error);

@@ -52,7 +52,7 @@ export const claimJob = async (deps: ClaimDeps, id: PredictionId): Promise<Claim
     if (prediction.status === 'processing') {
       const wait = claimLostInMs(prediction.startedAt, deps.limits, nowMs);
       if (wait > 0) return { kind: 'later', afterMs: wait };
-      const lost = await applyEvent(deps.store, id, { type: 'lost', atMs: nowMs, claim: prediction.claim });
+      const lost = await applyEvent(deps.store, id, { type: 'lost', atMs: nowMs, claim: prediction.claim }, prediction);
       if (lost.ok) {
         deps.countLost();
         deps.log('the worker running this prediction was lost; it goes back to the queue', {
@@ -67,7 +67,7 @@ export const claimJob = async (deps: ClaimDeps, id: PredictionId): Promise<Claim
       await endUnlessEnded(deps.effects, id, owedEndingEvent(owed, nowMs, 'worker'));
       return { kind: 'done', reason: owed.error };
     }
-    const claimed = await applyEvent(deps.store, id, { type: 'claimed', atMs: nowMs, claim: deps.ids() });
+    const claimed = await applyEvent(deps.store, id, { type: 'claimed', atMs: nowMs, claim: deps.ids() }, prediction);
     if (claimed.ok && claimed.value.after.status === 'processing')
       return { kind: 'run', prediction: claimed.value.after };
   }
