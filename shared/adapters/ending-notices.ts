@@ -12,8 +12,15 @@ import {
 } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
 import { predictionIdSchema, type PredictionId } from '../domain/ids.ts';
-import type { EndingInbox, EndingInboxes, EndingTeller } from '../ports/ending-notices.ts';
+import { isTerminal, type TerminalPrediction } from '../domain/prediction.ts';
+import {
+  NOTICE_CARRIES_BYTES,
+  type EndingInbox,
+  type EndingInboxes,
+  type EndingTeller,
+} from '../ports/ending-notices.ts';
 import { sqs } from './aws-clients.ts';
+import { fromItem, toItem } from './prediction-item.ts';
 import { WAITER_QUEUE_NAMES } from './waiter-queue-names.ts';
 
 /**
@@ -25,7 +32,26 @@ import { WAITER_QUEUE_NAMES } from './waiter-queue-names.ts';
 /** Reports what went wrong where nothing may fail for it: a notice lost costs a wait latency, not correctness. */
 export type ReportFailure = (message: string, fields: Record<string, unknown>) => void;
 
-const notice = z.object({ predictionId: predictionIdSchema });
+/** A notice: the ended prediction's id, and its item as the table has it when that is small enough. */
+const notice = z.object({ predictionId: predictionIdSchema, item: z.record(z.string(), z.unknown()).optional() });
+
+const noticeBody = (ended: TerminalPrediction): string => {
+  const item = JSON.stringify(toItem(ended));
+  return Buffer.byteLength(item) <= NOTICE_CARRIES_BYTES
+    ? `{"predictionId":${JSON.stringify(ended.id)},"item":${item}}`
+    : JSON.stringify({ predictionId: ended.id });
+};
+
+/** The prediction a notice carries; null when it carries none, or none that is this one ended. */
+const carried = (id: PredictionId, item: Record<string, unknown> | undefined): TerminalPrediction | null => {
+  if (item === undefined) return null;
+  try {
+    const prediction = fromItem(item);
+    return prediction.id === id && isTerminal(prediction) ? prediction : null;
+  } catch {
+    return null;
+  }
+};
 
 /** A notice outlives any wait it could end: SQS's shortest retention. */
 const NOTICE_SECONDS = 60;
@@ -52,7 +78,12 @@ const parseJson = (text: string | undefined): unknown => {
 };
 
 interface Wait {
-  readonly wake: () => void;
+  readonly wake: (ended: TerminalPrediction | null) => void;
+}
+
+interface Notice {
+  readonly atMs: number;
+  readonly ended: TerminalPrediction | null;
 }
 
 /**
@@ -63,7 +94,7 @@ interface Wait {
 export const sqsEndingInbox = (options: SqsInboxOptions): EndingInbox => {
   const client = options.client ?? sqs();
   let queue: Promise<string> | null = null;
-  const noticed = new Map<PredictionId, number>();
+  const noticed = new Map<PredictionId, Notice>();
   const waits = new Map<PredictionId, Set<Wait>>();
   let listening = false;
 
@@ -86,15 +117,17 @@ export const sqsEndingInbox = (options: SqsInboxOptions): EndingInbox => {
 
   const deliver = (messages: readonly Message[]) => {
     const nowMs = options.now();
-    for (const [id, atMs] of noticed) if (atMs < nowMs - NOTICE_SECONDS * 1000) noticed.delete(id);
+    for (const [id, { atMs }] of noticed) if (atMs < nowMs - NOTICE_SECONDS * 1000) noticed.delete(id);
     for (const message of messages) {
       const parsed = notice.safeParse(parseJson(message.Body));
       if (!parsed.success) {
         options.report('a waiter queue held a message that is not an ending notice', { body: message.Body });
         continue;
       }
-      noticed.set(parsed.data.predictionId, nowMs);
-      for (const wait of waits.get(parsed.data.predictionId) ?? []) wait.wake();
+      const { predictionId, item } = parsed.data;
+      const ended = carried(predictionId, item);
+      noticed.set(predictionId, { atMs: nowMs, ended });
+      for (const wait of waits.get(predictionId) ?? []) wait.wake(ended);
     }
   };
 
@@ -136,20 +169,23 @@ export const sqsEndingInbox = (options: SqsInboxOptions): EndingInbox => {
   return {
     address,
     waitFor: (id, untilMs, signal) =>
-      new Promise<void>((resolve) => {
+      new Promise<TerminalPrediction | null>((resolve) => {
         const leftMs = untilMs - options.now();
-        if (noticed.has(id) || signal?.aborted || leftMs <= 0) return resolve();
-        const finish = () => {
+        const known = noticed.get(id);
+        if (known !== undefined) return resolve(known.ended);
+        if (signal?.aborted || leftMs <= 0) return resolve(null);
+        const finish = (ended: TerminalPrediction | null) => {
           clearTimeout(timer);
-          signal?.removeEventListener('abort', finish);
+          signal?.removeEventListener('abort', stop);
           const forId = waits.get(id);
           forId?.delete(wait);
           if (forId?.size === 0) waits.delete(id);
-          resolve();
+          resolve(ended);
         };
+        const stop = () => finish(null);
         const wait: Wait = { wake: finish };
-        const timer = setTimeout(finish, leftMs);
-        signal?.addEventListener('abort', finish, { once: true });
+        const timer = setTimeout(stop, leftMs);
+        signal?.addEventListener('abort', stop, { once: true });
         waits.set(id, (waits.get(id) ?? new Set()).add(wait));
         if (!listening) void listen();
       }),
@@ -158,14 +194,12 @@ export const sqsEndingInbox = (options: SqsInboxOptions): EndingInbox => {
 
 /** The enders' side: one SendMessage to the address the prediction recorded. */
 export const sqsEndingTeller = (report: ReportFailure, client: SQSClient = sqs()): EndingTeller => ({
-  async tell(address, id) {
+  async tell(address, ended) {
     try {
-      await client.send(
-        new SendMessageCommand({ QueueUrl: address, MessageBody: JSON.stringify({ predictionId: id }) }),
-      );
+      await client.send(new SendMessageCommand({ QueueUrl: address, MessageBody: noticeBody(ended) }));
     } catch (error) {
       report('the waiter could not be told that its prediction ended', {
-        predictionId: id,
+        predictionId: ended.id,
         address,
         error: String(error),
       });

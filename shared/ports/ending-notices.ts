@@ -1,11 +1,17 @@
 import type { PredictionId } from '../domain/ids.ts';
+import type { TerminalPrediction } from '../domain/prediction.ts';
 
 /**
  * Notices that a prediction has ended, sent by whoever ended it to the inbox of the process that
  * waits for it (a synchronous create), so that the wait learns of the end without polling
  * (architecture: Synchronous waits). Best-effort: a lost notice costs the waiter latency, never
- * correctness, for the wait still reads the prediction now and then.
+ * correctness, for the wait still reads the prediction now and then. A notice carries the
+ * prediction as it ended, so that the waiter answers without reading it again, unless its JSON is
+ * larger than NOTICE_CARRIES_BYTES: then the waiter reads it.
  */
+
+/** The largest ended prediction (its JSON) a notice carries: well inside an SQS message's 256 KiB. */
+export const NOTICE_CARRIES_BYTES = 128 * 1024;
 
 /** The waiting process's side: one inbox per process, shared by every wait in it. */
 export interface EndingInbox {
@@ -13,15 +19,16 @@ export interface EndingInbox {
   address(): Promise<string>;
   /**
    * Resolves when a notice for `id` has arrived (since the process began listening, even before
-   * this call), at `untilMs` (epoch ms) if none has, or at once when `signal` aborts. Never rejects.
+   * this call), with the prediction it carried (null when it carried none); with null at
+   * `untilMs` (epoch ms) if none has, or at once when `signal` aborts. Never rejects.
    */
-  waitFor(id: PredictionId, untilMs: number, signal?: AbortSignal): Promise<void>;
+  waitFor(id: PredictionId, untilMs: number, signal?: AbortSignal): Promise<TerminalPrediction | null>;
 }
 
 /** The ender's side. */
 export interface EndingTeller {
-  /** Sends a notice that `id` ended to the inbox at `address`. Never rejects: a failure is logged, not the ender's. */
-  tell(address: string, id: PredictionId): Promise<void>;
+  /** Sends a notice that `ended` ended to the inbox at `address`. Never rejects: a failure is logged, not the ender's. */
+  tell(address: string, ended: TerminalPrediction): Promise<void>;
 }
 
 /** The inboxes of a deployment as a whole, for the sweeper: a process that ends leaves its inbox behind. */

@@ -124,7 +124,7 @@ export const endPrediction = async (
   }
   const ended = applied.value.after;
   if (!isTerminal(ended)) throw new Error(`prediction ${id}: a ${event.type} event left it ${ended.status}`);
-  const told = ended.waiter === null ? null : deps.endingTeller.tell(ended.waiter, id);
+  const told = ended.waiter === null ? null : deps.endingTeller.tell(ended.waiter, ended);
   try {
     return ok(await completeEffects(deps, ended));
   } finally {

@@ -17,8 +17,9 @@ export interface WaitDeps {
 export const SAFETY_READ_MS = 1000;
 
 /**
- * Waits for the notice that the prediction ended (architecture: Synchronous waits), then reads it
- * with a consistent read; reads it also every SAFETY_READ_MS and once at the deadline. Returns it
+ * Waits for the notice that the prediction ended (architecture: Synchronous waits), which carries
+ * it as it ended (or, when it was too large to carry, is followed by a consistent read); reads it
+ * also every SAFETY_READ_MS and once at the deadline. Returns it
  * as it stands when it is terminal, the deadline passes or the caller has gone (`callerGone`): the
  * prediction goes on either way.
  */
@@ -33,7 +34,8 @@ export const waitForPrediction = async (
   while (!isTerminal(current) && !callerGone?.aborted) {
     const nowMs = deps.clock.now();
     if (nowMs >= deadline) break;
-    await deps.endingInbox.waitFor(current.id, Math.min(nowMs + SAFETY_READ_MS, deadline), callerGone);
+    const told = await deps.endingInbox.waitFor(current.id, Math.min(nowMs + SAFETY_READ_MS, deadline), callerGone);
+    if (told !== null) return told;
     if (callerGone?.aborted) break;
     current = (await deps.store.get(current.id)) ?? current;
   }

@@ -1,7 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { newPredictionId } from '../../shared/domain/ids.ts';
-import type { EndingInbox, EndingInboxes, EndingTeller } from '../../shared/ports/ending-notices.ts';
+import { newPredictionId, type PredictionId } from '../../shared/domain/ids.ts';
+import type { TerminalPrediction } from '../../shared/domain/prediction.ts';
+import {
+  NOTICE_CARRIES_BYTES,
+  type EndingInbox,
+  type EndingInboxes,
+  type EndingTeller,
+} from '../../shared/ports/ending-notices.ts';
+import { freshOwner, processing, startingPrediction, succeeded } from '../support/predictions.ts';
 
 export interface EndingNoticesHarness {
   /** A new process's inbox. */
@@ -19,6 +26,13 @@ export interface EndingNoticesHarness {
 }
 
 export type MakeEndingNotices = () => Promise<EndingNoticesHarness>;
+
+/** `id` ended: succeeded, its logs `logs`. */
+const endedAs = (id: PredictionId, logs = 'ran'): TerminalPrediction => {
+  const nowMs = Date.parse('2026-11-27T12:00:00Z');
+  const ended = succeeded(processing(startingPrediction({ id, owner: freshOwner(), nowMs }), nowMs), nowMs + 5000);
+  return { ...ended, logs };
+};
 
 /** A deadline no wait of these tests reaches unless it is not woken: the test's own timeout comes first. */
 const FAR_MS = 120_000;
@@ -54,12 +68,30 @@ export const describeEndingNoticesContract = (name: string, make: MakeEndingNoti
         otherEnded = true;
       });
       const waiting = waiter.waitFor(id, untilMs);
-      await teller.tell(address, id);
+      await teller.tell(address, endedAs(id));
       await waiting;
       expect(now()).toBeLessThan(untilMs);
       expect(otherEnded).toBe(false);
-      await teller.tell(address, other);
+      await teller.tell(address, endedAs(other));
       await otherWait;
+    });
+
+    it('answers a wait with the prediction its notice carried, as it ended; one too large to carry with null', async () => {
+      const { inbox, teller, now } = await make();
+      const waiter = inbox();
+      const address = await waiter.address();
+      const small = endedAs(newPredictionId());
+      const waiting = waiter.waitFor(small.id, now() + FAR_MS);
+      await teller.tell(address, small);
+      expect(await waiting).toEqual(small);
+      // A later wait for it, after the notice came, gets it too.
+      expect(await waiter.waitFor(small.id, now() + FAR_MS)).toEqual(small);
+      const large = endedAs(newPredictionId(), 'x'.repeat(NOTICE_CARRIES_BYTES));
+      const untilMs = now() + FAR_MS;
+      const waitingLarge = waiter.waitFor(large.id, untilMs);
+      await teller.tell(address, large);
+      expect(await waitingLarge).toBeNull();
+      expect(now()).toBeLessThan(untilMs);
     });
 
     it('ends at once a wait whose notice came before it', async () => {
@@ -69,8 +101,8 @@ export const describeEndingNoticesContract = (name: string, make: MakeEndingNoti
       const [first, second] = [newPredictionId(), newPredictionId()];
       // The process is listening (a wait is pending) when the other notice comes.
       const listening = waiter.waitFor(first, now() + FAR_MS);
-      await teller.tell(address, second);
-      await teller.tell(address, first);
+      await teller.tell(address, endedAs(second));
+      await teller.tell(address, endedAs(first));
       await listening;
       const untilMs = now() + FAR_MS;
       await waiter.waitFor(second, untilMs);
@@ -105,11 +137,11 @@ export const describeEndingNoticesContract = (name: string, make: MakeEndingNoti
       const old = await waiter.address();
       await vanish(old);
       const id = newPredictionId();
-      await expect(teller.tell(old, id)).resolves.toBeUndefined();
+      await expect(teller.tell(old, endedAs(id))).resolves.toBeUndefined();
       const untilMs = now() + FAR_MS;
       const waiting = waiter.waitFor(id, untilMs);
       await eventually(async () => (await waiter.address()) !== old);
-      await teller.tell(await waiter.address(), id);
+      await teller.tell(await waiter.address(), endedAs(id));
       await waiting;
       expect(now()).toBeLessThan(untilMs);
     });
@@ -123,9 +155,9 @@ export const describeEndingNoticesContract = (name: string, make: MakeEndingNoti
       const youngAddress = await young.address();
       expect(await inboxes.removeMadeBefore(now() - 3600_000)).toBe(1);
       expect(await inboxes.removeMadeBefore(now() - 3600_000)).toBe(0);
-      await expect(teller.tell(oldAddress, newPredictionId())).resolves.toBeUndefined();
+      await expect(teller.tell(oldAddress, endedAs(newPredictionId()))).resolves.toBeUndefined();
       const id = newPredictionId();
-      await teller.tell(youngAddress, id);
+      await teller.tell(youngAddress, endedAs(id));
       const untilMs = now() + FAR_MS;
       await young.waitFor(id, untilMs);
       expect(now()).toBeLessThan(untilMs);

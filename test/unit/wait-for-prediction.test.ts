@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Prediction } from '../../shared/domain/prediction.ts';
 import { endPrediction, stoppingExecutions } from '../../shared/use-cases/end-prediction.ts';
 import { SAFETY_READ_MS, waitForPrediction, waiterAddress } from '../../shared/use-cases/wait-for-prediction.ts';
@@ -40,11 +40,16 @@ const waitedFor = async (timeoutMs = 30_000, callerGone?: AbortSignal) => {
 };
 
 describe('a synchronous wait', () => {
-  it('answers as soon as the notice of the end comes, with no time passed', async () => {
-    const { waiting, cancel, elapsedMs, service } = await waitedFor();
+  it('answers as soon as the notice of the end comes, with no time passed, with the prediction it carried', async () => {
+    const { waiting, cancel, elapsedMs, service, id } = await waitedFor();
     await turn();
     await cancel();
+    const reads = vi.spyOn(service.store, 'get');
     expect(await waiting).toMatchObject({ status: 'canceled' });
+    // As it ended: what it still owed then (settled since) is the service's own, shown in no answer.
+    const told = await waiting;
+    expect(await service.store.get(id)).toEqual({ ...told, effects: [], sweepAtMs: null });
+    expect(reads).toHaveBeenCalledTimes(1); // the comparison's own read: the wait read nothing
     expect(elapsedMs()).toBe(0);
     expect(service.endings.lost).toEqual([]);
   });
@@ -78,7 +83,7 @@ describe('a synchronous wait', () => {
     const reported: unknown[] = [];
     const broken = {
       address: () => Promise.reject(new Error('CreateQueue refused')),
-      waitFor: () => Promise.resolve(),
+      waitFor: () => Promise.resolve(null),
     };
     expect(await waiterAddress(broken, (error) => reported.push(error))).toBeNull();
     expect(String(reported[0])).toMatch(/CreateQueue refused/);

@@ -1,11 +1,17 @@
 import type { PredictionId } from '../../../shared/domain/ids.ts';
-import type { EndingInbox, EndingInboxes, EndingTeller } from '../../../shared/ports/ending-notices.ts';
+import type { TerminalPrediction } from '../../../shared/domain/prediction.ts';
+import {
+  NOTICE_CARRIES_BYTES,
+  type EndingInbox,
+  type EndingInboxes,
+  type EndingTeller,
+} from '../../../shared/ports/ending-notices.ts';
 import { answer } from './answer.ts';
 import type { FakeClock } from './clock.ts';
 
 interface Inbox {
   readonly madeAtMs: number;
-  readonly receive: (id: PredictionId) => void;
+  readonly receive: (ended: TerminalPrediction) => void;
 }
 
 /**
@@ -21,11 +27,16 @@ export const inMemoryEndingNotices = (clock: Pick<FakeClock, 'now' | 'sleep'>) =
 
   const inbox = (): EndingInbox => {
     let address: string | null = null;
-    const noticed = new Set<PredictionId>();
+    const noticed = new Map<PredictionId, TerminalPrediction | null>();
     const wakers = new Map<PredictionId, Set<() => void>>();
-    const receive = (id: PredictionId) => {
-      noticed.add(id);
-      for (const wake of wakers.get(id) ?? []) wake();
+    const receive = (ended: TerminalPrediction) => {
+      // As a notice carries it: a copy, and none when too large.
+      const json = JSON.stringify(ended);
+      noticed.set(
+        ended.id,
+        Buffer.byteLength(json) <= NOTICE_CARRIES_BYTES ? (JSON.parse(json) as TerminalPrediction) : null,
+      );
+      for (const wake of wakers.get(ended.id) ?? []) wake();
     };
     return {
       address: () =>
@@ -37,23 +48,25 @@ export const inMemoryEndingNotices = (clock: Pick<FakeClock, 'now' | 'sleep'>) =
           return address;
         }),
       async waitFor(id, untilMs, signal) {
-        if (noticed.has(id) || signal?.aborted) return;
+        if (noticed.has(id)) return noticed.get(id) ?? null;
+        if (signal?.aborted) return null;
         const woken = new AbortController();
         const wake = () => woken.abort();
         wakers.set(id, (wakers.get(id) ?? new Set()).add(wake));
         const ended = signal ? AbortSignal.any([signal, woken.signal]) : woken.signal;
         await clock.sleep(untilMs - clock.now(), ended);
         wakers.get(id)?.delete(wake);
+        return noticed.get(id) ?? null;
       },
     };
   };
 
   const teller: EndingTeller = {
-    tell: (address, id) =>
+    tell: (address, ended) =>
       answer(() => {
         const target = inboxes.get(address);
-        if (target) target.receive(id);
-        else lost.push({ address, id });
+        if (target) target.receive(ended);
+        else lost.push({ address, id: ended.id });
       }),
   };
 
