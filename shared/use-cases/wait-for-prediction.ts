@@ -19,9 +19,8 @@ export const SAFETY_READ_MS = 1000;
 /**
  * Waits for the notice that the prediction ended (architecture: Synchronous waits), which carries
  * it as it ended (or, when it was too large to carry, is followed by a consistent read); reads it
- * also every SAFETY_READ_MS and once at the deadline. Returns it
- * as it stands when it is terminal, the deadline passes or the caller has gone (`callerGone`): the
- * prediction goes on either way.
+ * also every SAFETY_READ_MS and once at the deadline. Returns it as it stands when it is terminal,
+ * the deadline passes or the caller has gone (`callerGone`): the prediction goes on either way.
  */
 export const waitForPrediction = async (
   deps: WaitDeps,
