@@ -3,7 +3,7 @@ import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PredictionView } from '../shared/api/prediction-view.ts';
 import type { DynamoUsage, MeterSnapshot } from '../local/meter.ts';
-import { EMPTY_RECEIVE } from '../local/meter.ts';
+import { combineSnapshots, EMPTY_RECEIVE } from '../local/meter.ts';
 import { isTerminalStatus } from '../shared/domain/prediction.ts';
 import { apiCall, type ApiTarget } from '../test/support/http-client.ts';
 import type { AwsPrices } from './aws-prices.ts';
@@ -43,61 +43,9 @@ const sum = (values: Iterable<number>) => [...values].reduce((a, b) => a + b, 0)
 const perEach = (counts: Record<string, number>, n: number): Record<string, number> =>
   Object.fromEntries(Object.entries(counts).map(([key, value]) => [key, value / n] as const));
 
-const dynamoMinus = (
-  after: Record<string, DynamoUsage>,
-  before: Record<string, DynamoUsage>,
-): Record<string, DynamoUsage> =>
-  Object.fromEntries(
-    Object.entries(after)
-      .map(([op, usage]) => {
-        const was = before[op] ?? { calls: 0, readUnits: 0, writeUnits: 0 };
-        return [
-          op,
-          {
-            calls: usage.calls - was.calls,
-            readUnits: usage.readUnits - was.readUnits,
-            writeUnits: usage.writeUnits - was.writeUnits,
-          },
-        ] as const;
-      })
-      .filter(([, usage]) => usage.calls !== 0),
-  );
-
 /** after − before, key by key. */
-export const meterDelta = (after: MeterSnapshot, before: MeterSnapshot): MeterSnapshot => {
-  const minus = (a: Record<string, number>, b: Record<string, number>) =>
-    Object.fromEntries(
-      Object.entries(a)
-        .map(([key, value]) => [key, value - (b[key] ?? 0)] as const)
-        .filter(([, value]) => value !== 0),
-    );
-  return {
-    api: minus(after.api, before.api),
-    lambda: Object.fromEntries(
-      Object.entries(after.lambda)
-        .map(
-          ([entry, usage]) =>
-            [
-              entry,
-              {
-                invocations: usage.invocations - (before.lambda[entry]?.invocations ?? 0),
-                totalMs: usage.totalMs - (before.lambda[entry]?.totalMs ?? 0),
-              },
-            ] as const,
-        )
-        .filter(([, usage]) => usage.invocations !== 0),
-    ),
-    dynamodb: dynamoMinus(after.dynamodb, before.dynamodb),
-    dynamodbByItem: dynamoMinus(after.dynamodbByItem, before.dynamodbByItem),
-    sqs: minus(after.sqs, before.sqs),
-    s3: minus(after.s3, before.s3),
-    stepFunctions: {
-      executions: after.stepFunctions.executions - before.stepFunctions.executions,
-      transitions: after.stepFunctions.transitions - before.stepFunctions.transitions,
-      api: minus(after.stepFunctions.api, before.stepFunctions.api),
-    },
-  };
-};
+export const meterDelta = (after: MeterSnapshot, before: MeterSnapshot): MeterSnapshot =>
+  combineSnapshots(after, before, (a, b) => a - b);
 
 /** Per prediction; Lambda GB-s from each function's configured memory and its measured wall time. */
 export const callsPerPrediction = (

@@ -10,15 +10,18 @@ export interface TrackedProcess {
 export type PhasePeaks = Record<string, number | null>;
 
 /**
- * The runtime's processes worth watching: itself (API, workflow, Lambdas), DynamoDB Local, workers
+ * The runtime's processes worth watching: itself (API, workflow, Lambdas), the emulators' process
+ * (the proxies, fauxqs) and its DynamoDB Local, workers
  * and model servers — each model server with the predictor process it runs (coglet's child, which
  * holds the model).
  */
 export const runtimeProcesses = async (origin: string, runtimePid: number): Promise<TrackedProcess[]> => {
   const processes = await localProcesses(origin);
-  const java = childPids(runtimePid).find((pid) => commandLine(pid).includes('dynamodbv2.local'));
+  const emulators = childPids(runtimePid).find((pid) => commandLine(pid).includes('emulator-host'));
+  const java = emulators && childPids(emulators).find((pid) => commandLine(pid).includes('dynamodbv2.local'));
   return [
     { role: 'API process (local runtime: API front, Lambdas, workflow)', pid: runtimePid },
+    ...(emulators ? [{ role: "emulators' process (proxies, fauxqs for SQS and S3)", pid: emulators }] : []),
     ...(java ? [{ role: 'DynamoDB Local (Java)', pid: java }] : []),
     ...processes.flatMap((p) =>
       p.pid === null

@@ -162,7 +162,7 @@ export const startApiFront = async (options: ApiFrontOptions): Promise<{ url: st
       ? localEndpoints[url.pathname.slice('/_local/'.length)]
       : undefined;
     if (localEndpoint) {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(localEndpoint()));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(await localEndpoint()));
       return;
     }
     const readsPage = method === 'GET' || method === 'HEAD';

@@ -192,8 +192,52 @@ export class CallMeter {
   }
 }
 
-/** The runtime's one meter: the API front, the Lambda host and the emulators' proxies all count into it. */
+/**
+ * This process's meter. The API process's counts API requests, invocations and Step Functions;
+ * the emulators' process's (local/emulator-host.ts) the calls its proxies pass: `combineSnapshots`
+ * adds the two.
+ */
 export const localMeter = new CallMeter();
+
+type Arithmetic = (a: number, b: number) => number;
+
+/** Key by key over both sides; an entry that comes to nothing is left out. */
+const combineCounts = (a: Record<string, number>, b: Record<string, number>, op: Arithmetic) =>
+  Object.fromEntries(
+    [...new Set([...Object.keys(a), ...Object.keys(b)])]
+      .map((key) => [key, op(a[key] ?? 0, b[key] ?? 0)] as const)
+      .filter(([, value]) => value !== 0),
+  );
+
+/** The same for usages (`{ calls, readUnits, writeUnits }`, `{ invocations, totalMs }`), field by field. */
+const combineUsages = <U extends object>(a: Record<string, U>, b: Record<string, U>, op: Arithmetic) =>
+  Object.fromEntries(
+    [...new Set([...Object.keys(a), ...Object.keys(b)])]
+      .map((key) => [key, combineCounts(asCounts(a[key]), asCounts(b[key]), op)] as const)
+      .filter(([, usage]) => Object.keys(usage).length > 0)
+      .map(([key, usage]) => [key, { ...zeroOf(a[key] ?? b[key]), ...usage }] as const),
+  ) as Record<string, U>;
+
+const asCounts = (usage: object | undefined): Record<string, number> => (usage ?? {}) as Record<string, number>;
+const zeroOf = (usage: object | undefined) => Object.fromEntries(Object.keys(usage ?? {}).map((field) => [field, 0]));
+
+/**
+ * Two snapshots combined key by key: `+` makes two meters' counts one (the API process's and the
+ * emulators' process's), `−` tells what happened between two snapshots of one meter.
+ */
+export const combineSnapshots = (a: MeterSnapshot, b: MeterSnapshot, op: Arithmetic): MeterSnapshot => ({
+  api: combineCounts(a.api, b.api, op),
+  lambda: combineUsages(a.lambda, b.lambda, op),
+  dynamodb: combineUsages(a.dynamodb, b.dynamodb, op),
+  dynamodbByItem: combineUsages(a.dynamodbByItem, b.dynamodbByItem, op),
+  sqs: combineCounts(a.sqs, b.sqs, op),
+  s3: combineCounts(a.s3, b.s3, op),
+  stepFunctions: {
+    executions: op(a.stepFunctions.executions, b.stepFunctions.executions),
+    transitions: op(a.stepFunctions.transitions, b.stepFunctions.transitions),
+    api: combineCounts(a.stepFunctions.api, b.stepFunctions.api, op),
+  },
+});
 
 /** Operations that accept ReturnConsumedCapacity; the proxy asks DynamoDB Local for it on each. */
 export const CAPACITY_OPERATIONS = new Set([

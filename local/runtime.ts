@@ -15,13 +15,14 @@ import { startApiFront } from './api-front.ts';
 import { authorizerCachingOf } from './authorizer-cache.ts';
 import { bindTemplate, type BoundTemplate } from './bind.ts';
 import { prepareBroughtModels, type BroughtModel } from './brought-models.ts';
-import { closeServer, startEmulators } from './emulators.ts';
+import { closeServer } from './emulators.ts';
+import { startEmulatorsProcess } from './emulators-process.ts';
 import { pollEventSource } from './event-sources.ts';
 import { LocalEventBus } from './events.ts';
 import type { LocalFunction } from './lambda-host.ts';
 import { prepareLocalAccount, LOCAL_ACCOUNT_ID } from './local-account.ts';
 import { localTls, trustLocally } from './local-tls.ts';
-import { localMeter } from './meter.ts';
+import { combineSnapshots, localMeter } from './meter.ts';
 import { repositoryPython } from './model-env.ts';
 import type { OwnerCredentials } from './owner.ts';
 import { provisionResources } from './provision.ts';
@@ -98,7 +99,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       Object.assign(process.env, values);
     };
     if (brought.catalogFile) setHostEnv({ [EXTRA_CATALOG_ENV]: brought.catalogFile });
-    const emulators = await startEmulators(options.dataDir ? { dataDir: options.dataDir } : {});
+    const emulators = await startEmulatorsProcess(options.dataDir ? { dataDir: options.dataDir } : {});
     cleanups.push(() => emulators.stop());
     setHostEnv(emulators.awsEnv);
     // Before any process starts: every one of them trusts the certificate the API answers HTTPS with.
@@ -188,7 +189,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       localEndpoints: {
         processes: () => ({ processes: supervisor.status() }),
         // Calls made of each AWS service so far, for the cost model of `npm run bench`.
-        meter: () => localMeter.snapshot(),
+        meter: async () => combineSnapshots(localMeter.snapshot(), await emulators.meter(), (a, b) => a + b),
         ...options.localEndpoints,
         health: () => ({ status: 'ok', running_executions: stepFunctions.runningCount() }),
         queues: () => ({

@@ -3,7 +3,7 @@ import { AWS_PRICES } from '../../bench/aws-prices.ts';
 import { callsPerPrediction, dollarsPerThousand, meterDelta } from '../../bench/cost.ts';
 import { median, percentile, summarize } from '../../bench/stats.ts';
 import { itemSize } from '../../local/dynamodb/item-size.ts';
-import { CallMeter, EMPTY_RECEIVE, itemKinds, transactionUnits } from '../../local/meter.ts';
+import { CallMeter, combineSnapshots, EMPTY_RECEIVE, itemKinds, transactionUnits } from '../../local/meter.ts';
 
 describe('the local runtime call meter', () => {
   it('prices a transaction by DynamoDB’s rule: 2 units per item per KB written', () => {
@@ -84,6 +84,47 @@ describe('the local runtime call meter', () => {
     meter.lambdaInvocation('functions/workflow/finalize.ts', 40);
     expect(before.stepFunctions.transitions).toBe(0);
     expect(meter.snapshot().lambda).toEqual({ 'functions/workflow/finalize.ts': { invocations: 1, totalMs: 40 } });
+  });
+
+  it('adds two processes’ meters into one: each counts its own calls, the sum is the whole runtime’s', () => {
+    const apiProcess = new CallMeter();
+    const emulatorsProcess = new CallMeter();
+    apiProcess.apiRequest('GET', '/api/v1/predictions/{id}');
+    apiProcess.lambdaInvocation('functions/http/get-prediction.ts', 12);
+    apiProcess.executionStarted();
+    emulatorsProcess.dynamoCall(
+      'GetItem',
+      { Key: { pk: { S: 'PREDICTION#1' } } },
+      { ConsumedCapacity: { CapacityUnits: 1 } },
+    );
+    emulatorsProcess.dynamoCall(
+      'GetItem',
+      { Key: { pk: { S: 'PREDICTION#2' } } },
+      { ConsumedCapacity: { CapacityUnits: 0.5 } },
+    );
+    emulatorsProcess.sqsCall('SendMessage', {});
+    const both = combineSnapshots(apiProcess.snapshot(), emulatorsProcess.snapshot(), (a, b) => a + b);
+    expect(both.api).toEqual({ 'GET /api/v1/predictions/{id}': 1 });
+    expect(both.lambda).toEqual({ 'functions/http/get-prediction.ts': { invocations: 1, totalMs: 12 } });
+    expect(both.dynamodb).toEqual({ GetItem: { calls: 2, readUnits: 1.5, writeUnits: 0 } });
+    expect(both.dynamodbByItem).toEqual({ 'GetItem PREDICTION': { calls: 2, readUnits: 1.5, writeUnits: 0 } });
+    expect(both.sqs).toEqual({ SendMessage: 1 });
+    expect(both.stepFunctions.executions).toBe(1);
+  });
+
+  it('tells what happened between two snapshots, leaving out what did not move', () => {
+    const meter = new CallMeter();
+    meter.dynamoCall('GetItem', {}, { ConsumedCapacity: { CapacityUnits: 1 } });
+    meter.sqsCall('SendMessage', {});
+    const before = meter.snapshot();
+    meter.dynamoCall('GetItem', {}, { ConsumedCapacity: { CapacityUnits: 0.5 } });
+    meter.dynamoCall('PutItem', {}, { ConsumedCapacity: { CapacityUnits: 2 } });
+    const delta = combineSnapshots(meter.snapshot(), before, (a, b) => a - b);
+    expect(delta.dynamodb).toEqual({
+      GetItem: { calls: 1, readUnits: 0.5, writeUnits: 0 },
+      PutItem: { calls: 1, readUnits: 0, writeUnits: 2 },
+    });
+    expect(delta.sqs).toEqual({});
   });
 });
 

@@ -1,0 +1,73 @@
+import { fork } from 'node:child_process';
+import path from 'node:path';
+import type { Emulators } from './emulators.ts';
+import type { MeterSnapshot } from './meter.ts';
+import { REPO_ROOT } from './paths.ts';
+
+export type EmulatorHostRequest = { readonly type: 'meter'; readonly id: number } | { readonly type: 'stop' };
+
+export type EmulatorHostMessage =
+  | ({ readonly type: 'ready' } & Pick<Emulators, 'dynamoEndpoint' | 'fauxqsAddress' | 'awsEnv'>)
+  | { readonly type: 'failed'; readonly message: string }
+  | { readonly type: 'meter'; readonly id: number; readonly snapshot: MeterSnapshot };
+
+export interface EmulatorsProcess extends Emulators {
+  /** The emulators' process (DynamoDB Local and moto are its children). */
+  readonly pid: number;
+  /** The calls the service made of DynamoDB, SQS and S3 so far, as that process's meter counted them. */
+  meter(): Promise<MeterSnapshot>;
+}
+
+const STOP_GRACE_MS = 15_000;
+
+/**
+ * Starts the emulators in a process of their own (local/emulator-host.ts), on the same Node
+ * and loader as this one, and talks to it over IPC: ready, meter, stop.
+ */
+export const startEmulatorsProcess = async (options: { readonly dataDir?: string }): Promise<EmulatorsProcess> => {
+  const child = fork(path.join(REPO_ROOT, 'local', 'emulator-host.ts'), [JSON.stringify(options)], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const ready = await new Promise<Extract<EmulatorHostMessage, { type: 'ready' }>>((resolve, reject) => {
+    child.once('exit', (code, signal) =>
+      reject(new Error(`the emulators' process ended (${String(code ?? signal)}) before it was ready`)),
+    );
+    child.on('message', (message: EmulatorHostMessage) => {
+      if (message.type === 'ready') resolve(message);
+      if (message.type === 'failed') reject(new Error(message.message));
+    });
+  });
+  let nextId = 0;
+  const pending = new Map<number, (snapshot: MeterSnapshot) => void>();
+  child.on('message', (message: EmulatorHostMessage) => {
+    if (message.type !== 'meter') return;
+    pending.get(message.id)?.(message.snapshot);
+    pending.delete(message.id);
+  });
+  return {
+    pid: child.pid ?? 0,
+    dynamoEndpoint: ready.dynamoEndpoint,
+    fauxqsAddress: ready.fauxqsAddress,
+    awsEnv: ready.awsEnv,
+    meter: () =>
+      new Promise((resolve, reject) => {
+        const id = nextId++;
+        pending.set(id, resolve);
+        child.send({ type: 'meter', id } satisfies EmulatorHostRequest, (error) => {
+          if (error) {
+            pending.delete(id);
+            reject(error);
+          }
+        });
+      }),
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.send({ type: 'stop' } satisfies EmulatorHostRequest);
+      const killer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+};

@@ -1,0 +1,67 @@
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { childPids, commandLine, startReadyChild } from '../../bench/processes.ts';
+import { startEmulatorsProcess } from '../../local/emulators-process.ts';
+import { LOCAL_REGION, REPO_ROOT } from '../../local/paths.ts';
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return commandLine(pid) !== '';
+  } catch {
+    return false;
+  }
+};
+
+const gone = async (pids: readonly number[], withinMs: number): Promise<number[]> => {
+  const deadline = Date.now() + withinMs;
+  let left = pids.filter(alive);
+  while (left.length > 0 && Date.now() < deadline) {
+    await sleep(100);
+    left = left.filter(alive);
+  }
+  return left;
+};
+
+/** DynamoDB Local (java) and moto (python), the emulators' process's children. */
+const emulatorChildren = (pid: number) => {
+  const children = childPids(pid);
+  expect(children.map(commandLine).join('\n')).toMatch(/DynamoDBLocal|ServerRunner/);
+  return children;
+};
+
+describe("the emulators' own process (architecture: Local runtime)", () => {
+  it('serves DynamoDB through its metering proxy, counts the calls, and stops with everything it started', async () => {
+    const emulators = await startEmulatorsProcess({});
+    const children = emulatorChildren(emulators.pid);
+    try {
+      const before = await emulators.meter();
+      const client = new DynamoDBClient({
+        endpoint: emulators.dynamoEndpoint,
+        region: LOCAL_REGION,
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      });
+      await client.send(new ListTablesCommand({}));
+      await client.send(new ListTablesCommand({}));
+      client.destroy();
+      const after = await emulators.meter();
+      expect((after.dynamodb.ListTables?.calls ?? 0) - (before.dynamodb.ListTables?.calls ?? 0)).toBe(2);
+    } finally {
+      await emulators.stop();
+    }
+    expect(await gone([emulators.pid, ...children], 10_000)).toEqual([]);
+  });
+
+  it('leaves nothing running when the runtime holding it is killed outright', async () => {
+    const holder = await startReadyChild<{ pid: number }>(
+      process.execPath,
+      ['--import', 'tsx', path.join(REPO_ROOT, 'test', 'support', 'emulators-holder.ts')],
+      { timeoutMs: 120_000, log: () => undefined },
+    );
+    const children = emulatorChildren(holder.ready.pid);
+    holder.child.kill('SIGKILL');
+    expect(await gone([holder.ready.pid, ...children], 20_000)).toEqual([]);
+  });
+});
