@@ -14,6 +14,7 @@ import * as z from 'zod';
 import { predictionIdSchema, type PredictionId } from '../domain/ids.ts';
 import { isTerminal, type TerminalPrediction } from '../domain/prediction.ts';
 import {
+  INBOX_KEEPS_BYTES,
   NOTICE_CARRIES_BYTES,
   type EndingInbox,
   type EndingInboxes,
@@ -67,6 +68,8 @@ export interface SqsInboxOptions {
   readonly now: () => number;
   readonly report: ReportFailure;
   readonly client?: SQSClient;
+  /** Of what notices carried, how much is kept for later waits (INBOX_KEEPS_BYTES unless told). */
+  readonly keepsBytes?: number;
 }
 
 const parseJson = (text: string | undefined): unknown => {
@@ -83,20 +86,53 @@ interface Wait {
 
 interface Notice {
   readonly atMs: number;
-  readonly ended: TerminalPrediction | null;
+  /** What the notice carried; null once forgotten. */
+  ended: TerminalPrediction | null;
+  /** Its size, as the budget counts it (the message's body). */
+  bytes: number;
 }
 
 /**
  * This process's inbox: its queue is made at the first `address()`, and made anew when it is
  * found gone. One receive loop serves every wait of the process, long-polling only while a wait
- * is pending; a notice is kept NOTICE_SECONDS, for a wait that starts after it came.
+ * is pending; a notice is kept NOTICE_SECONDS, for a wait that starts after it came, and what it
+ * carried as long as the latest notices' fit in `keepsBytes`.
  */
 export const sqsEndingInbox = (options: SqsInboxOptions): EndingInbox => {
   const client = options.client ?? sqs();
+  const keepsBytes = options.keepsBytes ?? INBOX_KEEPS_BYTES;
   let queue: Promise<string> | null = null;
+  // In the order the notices came (a repeated one moves to the end): the oldest first.
   const noticed = new Map<PredictionId, Notice>();
+  let keptBytes = 0;
   const waits = new Map<PredictionId, Set<Wait>>();
   let listening = false;
+
+  const remember = (id: PredictionId, ended: TerminalPrediction | null, bytes: number) => {
+    const previous = noticed.get(id);
+    if (previous) {
+      keptBytes -= previous.bytes;
+      noticed.delete(id);
+    }
+    const kept = ended === null ? 0 : bytes;
+    noticed.set(id, { atMs: options.now(), ended, bytes: kept });
+    keptBytes += kept;
+  };
+  /** Drops the notices older than NOTICE_SECONDS, then what the oldest carried while over the budget. */
+  const forget = () => {
+    const oldestMs = options.now() - NOTICE_SECONDS * 1000;
+    for (const [id, notice] of noticed) {
+      if (notice.atMs >= oldestMs) break;
+      noticed.delete(id);
+      keptBytes -= notice.bytes;
+    }
+    for (const notice of noticed.values()) {
+      if (keptBytes <= keepsBytes) break;
+      keptBytes -= notice.bytes;
+      notice.ended = null;
+      notice.bytes = 0;
+    }
+  };
 
   const makeQueue = async (): Promise<string> => {
     const name = WAITER_QUEUE_NAMES.nameOf(options.namePrefix, options.now(), randomBytes(6).toString('hex'));
@@ -116,8 +152,6 @@ export const sqsEndingInbox = (options: SqsInboxOptions): EndingInbox => {
   };
 
   const deliver = (messages: readonly Message[]) => {
-    const nowMs = options.now();
-    for (const [id, { atMs }] of noticed) if (atMs < nowMs - NOTICE_SECONDS * 1000) noticed.delete(id);
     for (const message of messages) {
       const parsed = notice.safeParse(parseJson(message.Body));
       if (!parsed.success) {
@@ -126,9 +160,10 @@ export const sqsEndingInbox = (options: SqsInboxOptions): EndingInbox => {
       }
       const { predictionId, item } = parsed.data;
       const ended = carried(predictionId, item);
-      noticed.set(predictionId, { atMs: nowMs, ended });
+      remember(predictionId, ended, Buffer.byteLength(message.Body ?? ''));
       for (const wait of waits.get(predictionId) ?? []) wait.wake(ended);
     }
+    forget();
   };
 
   const receiveOnce = async (): Promise<void> => {
@@ -171,6 +206,7 @@ export const sqsEndingInbox = (options: SqsInboxOptions): EndingInbox => {
     waitFor: (id, untilMs, signal) =>
       new Promise<TerminalPrediction | null>((resolve) => {
         const leftMs = untilMs - options.now();
+        forget();
         const known = noticed.get(id);
         if (known !== undefined) return resolve(known.ended);
         if (signal?.aborted || leftMs <= 0) return resolve(null);

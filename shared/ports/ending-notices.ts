@@ -13,14 +13,22 @@ import type { TerminalPrediction } from '../domain/prediction.ts';
 /** The largest ended prediction (its JSON) a notice carries: well inside an SQS message's 256 KiB. */
 export const NOTICE_CARRIES_BYTES = 128 * 1024;
 
+/**
+ * How much of what notices carried an inbox keeps for waits that start after their notice came
+ * (their JSON, in all): past it, the oldest are forgotten, and a wait for one of them is answered
+ * null (its waiter reads the prediction). A busy process's memory stays bounded, whatever the items.
+ */
+export const INBOX_KEEPS_BYTES = 16 * 1024 * 1024;
+
 /** The waiting process's side: one inbox per process, shared by every wait in it. */
 export interface EndingInbox {
   /** Where enders send this process's notices; made at the first call, then the same (a new one if it vanished). */
   address(): Promise<string>;
   /**
    * Resolves when a notice for `id` has arrived (since the process began listening, even before
-   * this call), with the prediction it carried (null when it carried none); with null at
-   * `untilMs` (epoch ms) if none has, or at once when `signal` aborts. Never rejects.
+   * this call), with the prediction it carried (null when it carried none, or when the inbox has
+   * forgotten it: INBOX_KEEPS_BYTES); with null at `untilMs` (epoch ms) if none has, or at once
+   * when `signal` aborts. Never rejects.
    */
   waitFor(id: PredictionId, untilMs: number, signal?: AbortSignal): Promise<TerminalPrediction | null>;
 }

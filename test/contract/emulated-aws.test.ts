@@ -91,7 +91,7 @@ describeEndingNoticesContract('SQS', () => {
   const now = () => Date.now() + skippedMs;
   const report = () => undefined;
   return Promise.resolve({
-    inbox: () => sqsEndingInbox({ namePrefix, now, report, client: sqs }),
+    inbox: (keepsBytes) => sqsEndingInbox({ namePrefix, now, report, client: sqs, keepsBytes }),
     teller: sqsEndingTeller(report, sqs),
     inboxes: sqsEndingInboxes(namePrefix, sqs),
     vanish: async (address) => {

@@ -11,8 +11,8 @@ import {
 import { freshOwner, processing, startingPrediction, succeeded } from '../support/predictions.ts';
 
 export interface EndingNoticesHarness {
-  /** A new process's inbox. */
-  readonly inbox: () => EndingInbox;
+  /** A new process's inbox; it keeps what notices carried up to `keepsBytes` (INBOX_KEEPS_BYTES when absent). */
+  readonly inbox: (keepsBytes?: number) => EndingInbox;
   readonly teller: EndingTeller;
   readonly inboxes: EndingInboxes;
   /** Removes the inbox at `address`, as the sweeper does. */
@@ -91,6 +91,27 @@ export const describeEndingNoticesContract = (name: string, make: MakeEndingNoti
       const waitingLarge = waiter.waitFor(large.id, untilMs);
       await teller.tell(address, large);
       expect(await waitingLarge).toBeNull();
+      expect(now()).toBeLessThan(untilMs);
+    });
+
+    it('keeps what the latest notices carried within its budget: a wait for an older one is answered null, at once', async () => {
+      const { inbox, teller, now } = await make();
+      const [oldest, older, newer, newest] = [1, 2, 3, 4].map(() => endedAs(newPredictionId(), 'x'.repeat(10_000))) as [
+        TerminalPrediction,
+        TerminalPrediction,
+        TerminalPrediction,
+        TerminalPrediction,
+      ];
+      // Room for two of them, whether the budget counts the message or the prediction's JSON.
+      const waiter = inbox(25_000);
+      const address = await waiter.address();
+      const listening = waiter.waitFor(newest.id, now() + FAR_MS);
+      for (const ended of [oldest, older, newer, newest]) await teller.tell(address, ended);
+      expect(await listening).toEqual(newest);
+      const untilMs = now() + FAR_MS;
+      expect(await waiter.waitFor(newer.id, untilMs)).toEqual(newer);
+      expect(await waiter.waitFor(oldest.id, untilMs)).toBeNull();
+      expect(await waiter.waitFor(older.id, untilMs)).toBeNull();
       expect(now()).toBeLessThan(untilMs);
     });
 

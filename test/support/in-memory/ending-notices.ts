@@ -1,6 +1,7 @@
 import type { PredictionId } from '../../../shared/domain/ids.ts';
 import type { TerminalPrediction } from '../../../shared/domain/prediction.ts';
 import {
+  INBOX_KEEPS_BYTES,
   NOTICE_CARRIES_BYTES,
   type EndingInbox,
   type EndingInboxes,
@@ -25,18 +26,30 @@ export const inMemoryEndingNotices = (clock: Pick<FakeClock, 'now' | 'sleep'>) =
   /** The notices that reached no inbox. */
   const lost: { readonly address: string; readonly id: PredictionId }[] = [];
 
-  const inbox = (): EndingInbox => {
+  /** One process's inbox; it keeps what notices carried up to `keepsBytes` (their JSON), the latest first. */
+  const inbox = (keepsBytes = INBOX_KEEPS_BYTES): EndingInbox => {
     let address: string | null = null;
-    const noticed = new Map<PredictionId, TerminalPrediction | null>();
+    // In the order the notices came: the oldest first.
+    const noticed = new Map<PredictionId, { ended: TerminalPrediction | null; bytes: number }>();
     const wakers = new Map<PredictionId, Set<() => void>>();
     const receive = (ended: TerminalPrediction) => {
       // As a notice carries it: a copy, and none when too large.
       const json = JSON.stringify(ended);
+      const bytes = Buffer.byteLength(json);
+      noticed.delete(ended.id);
       noticed.set(
         ended.id,
-        Buffer.byteLength(json) <= NOTICE_CARRIES_BYTES ? (JSON.parse(json) as TerminalPrediction) : null,
+        bytes <= NOTICE_CARRIES_BYTES
+          ? { ended: JSON.parse(json) as TerminalPrediction, bytes }
+          : { ended: null, bytes: 0 },
       );
       for (const wake of wakers.get(ended.id) ?? []) wake();
+      let kept = [...noticed.values()].reduce((sum, notice) => sum + notice.bytes, 0);
+      for (const notice of noticed.values()) {
+        if (kept <= keepsBytes) break;
+        kept -= notice.bytes;
+        Object.assign(notice, { ended: null, bytes: 0 });
+      }
     };
     return {
       address: () =>
@@ -48,7 +61,7 @@ export const inMemoryEndingNotices = (clock: Pick<FakeClock, 'now' | 'sleep'>) =
           return address;
         }),
       async waitFor(id, untilMs, signal) {
-        if (noticed.has(id)) return noticed.get(id) ?? null;
+        if (noticed.has(id)) return noticed.get(id)?.ended ?? null;
         if (signal?.aborted) return null;
         const woken = new AbortController();
         const wake = () => woken.abort();
@@ -56,7 +69,7 @@ export const inMemoryEndingNotices = (clock: Pick<FakeClock, 'now' | 'sleep'>) =
         const ended = signal ? AbortSignal.any([signal, woken.signal]) : woken.signal;
         await clock.sleep(untilMs - clock.now(), ended);
         wakers.get(id)?.delete(wake);
-        return noticed.get(id) ?? null;
+        return noticed.get(id)?.ended ?? null;
       },
     };
   };
