@@ -11,11 +11,19 @@ export type EmulatorHostMessage =
   | { readonly type: 'failed'; readonly message: string }
   | { readonly type: 'meter'; readonly id: number; readonly snapshot: MeterSnapshot };
 
+export interface EmulatorsProcessOptions {
+  readonly dataDir?: string;
+  /** Told, with why, if the process ends without being stopped: the service's AWS calls fail from then on. */
+  readonly onEnded?: (why: string) => void;
+}
+
 export interface EmulatorsProcess extends Emulators {
   /** The emulators' process (DynamoDB Local and moto are its children). */
   readonly pid: number;
   /** The calls the service made of DynamoDB, SQS and S3 so far, as that process's meter counted them. */
   meter(): Promise<MeterSnapshot>;
+  /** False once the process has ended. */
+  running(): boolean;
 }
 
 const STOP_GRACE_MS = 15_000;
@@ -24,8 +32,9 @@ const STOP_GRACE_MS = 15_000;
  * Starts the emulators in a process of their own (local/emulator-host.ts), on the same Node
  * and loader as this one, and talks to it over IPC: ready, meter, stop.
  */
-export const startEmulatorsProcess = async (options: { readonly dataDir?: string }): Promise<EmulatorsProcess> => {
-  const child = fork(path.join(REPO_ROOT, 'local', 'emulator-host.ts'), [JSON.stringify(options)], {
+export const startEmulatorsProcess = async (options: EmulatorsProcessOptions): Promise<EmulatorsProcess> => {
+  const hostOptions = options.dataDir === undefined ? {} : { dataDir: options.dataDir };
+  const child = fork(path.join(REPO_ROOT, 'local', 'emulator-host.ts'), [JSON.stringify(hostOptions)], {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -40,11 +49,20 @@ export const startEmulatorsProcess = async (options: { readonly dataDir?: string
     });
   });
   let nextId = 0;
-  const pending = new Map<number, (snapshot: MeterSnapshot) => void>();
+  let stopping = false;
+  let ended: string | null = null;
+  const pending = new Map<number, { resolve: (snapshot: MeterSnapshot) => void; reject: (error: Error) => void }>();
   child.on('message', (message: EmulatorHostMessage) => {
     if (message.type !== 'meter') return;
-    pending.get(message.id)?.(message.snapshot);
+    pending.get(message.id)?.resolve(message.snapshot);
     pending.delete(message.id);
+  });
+  child.once('exit', (code, signal) => {
+    const why = `the emulators' process ended (${String(code ?? signal)})`;
+    ended = why;
+    for (const { reject } of pending.values()) reject(new Error(why));
+    pending.clear();
+    if (!stopping) options.onEnded?.(why);
   });
   return {
     pid: child.pid ?? 0,
@@ -53,8 +71,9 @@ export const startEmulatorsProcess = async (options: { readonly dataDir?: string
     awsEnv: ready.awsEnv,
     meter: () =>
       new Promise((resolve, reject) => {
+        if (ended !== null) return reject(new Error(ended));
         const id = nextId++;
-        pending.set(id, resolve);
+        pending.set(id, { resolve, reject });
         child.send({ type: 'meter', id } satisfies EmulatorHostRequest, (error) => {
           if (error) {
             pending.delete(id);
@@ -62,7 +81,9 @@ export const startEmulatorsProcess = async (options: { readonly dataDir?: string
           }
         });
       }),
+    running: () => ended === null,
     async stop() {
+      stopping = true;
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.send({ type: 'stop' } satisfies EmulatorHostRequest);
       const killer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);

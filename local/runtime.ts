@@ -99,7 +99,11 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       Object.assign(process.env, values);
     };
     if (brought.catalogFile) setHostEnv({ [EXTRA_CATALOG_ENV]: brought.catalogFile });
-    const emulators = await startEmulatorsProcess(options.dataDir ? { dataDir: options.dataDir } : {});
+    const emulators = await startEmulatorsProcess({
+      ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+      onEnded: (why) =>
+        log(`prognoz: ${why}: DynamoDB, SQS and S3 are gone, every request will fail; restart the runtime`),
+    });
     cleanups.push(() => emulators.stop());
     setHostEnv(emulators.awsEnv);
     // Before any process starts: every one of them trusts the certificate the API answers HTTPS with.
@@ -191,7 +195,10 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
         // Calls made of each AWS service so far, for the cost model of `npm run bench`.
         meter: async () => combineSnapshots(localMeter.snapshot(), await emulators.meter(), (a, b) => a + b),
         ...options.localEndpoints,
-        health: () => ({ status: 'ok', running_executions: stepFunctions.runningCount() }),
+        health: () => ({
+          status: emulators.running() ? 'ok' : 'emulators-ended',
+          running_executions: stepFunctions.runningCount(),
+        }),
         queues: () => ({
           sqsEndpoint: emulators.fauxqsAddress,
           queues: [...resources.queues].map(([logicalId, queue]) => ({ logicalId, url: queue.url })),

@@ -54,6 +54,24 @@ describe("the emulators' own process (architecture: Local runtime)", () => {
     expect(await gone([emulators.pid, ...children], 10_000)).toEqual([]);
   });
 
+  it('tells the runtime when it ends without being stopped, and a meter read then fails instead of hanging', async () => {
+    const told: string[] = [];
+    const emulators = await startEmulatorsProcess({ onEnded: (why) => told.push(why) });
+    const children = emulatorChildren(emulators.pid);
+    try {
+      const reading = emulators.meter();
+      process.kill(emulators.pid, 'SIGKILL');
+      await reading.catch(() => undefined);
+      for (let i = 0; i < 100 && told.length === 0; i++) await sleep(50);
+      await expect(emulators.meter()).rejects.toThrow(/ended/);
+      expect(told).toEqual([expect.stringMatching(/the emulators' process ended \(SIGKILL\)/)]);
+      expect(emulators.running()).toBe(false);
+    } finally {
+      await emulators.stop();
+      for (const pid of children.filter(alive)) process.kill(pid, 'SIGKILL');
+    }
+  });
+
   it('leaves nothing running when the runtime holding it is killed outright', async () => {
     const holder = await startReadyChild<{ pid: number }>(
       process.execPath,
