@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { closeServer } from './close-server.ts';
 
 /** An error an emulated AWS API answers with: `name` is its error type (ExecutionDoesNotExist, …). */
 export class ApiError extends Error {
@@ -64,9 +65,6 @@ export const serveAwsJson = async (service: AwsJsonService): Promise<AwsJsonServ
   const address = server.address();
   return {
     url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => closeServer(server),
   };
 };

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { closeServer } from './close-server.ts';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { startFauxqs } from 'fauxqs';
 import { startCognitoEmulator } from './cognito-emulator.ts';
@@ -102,12 +102,6 @@ const s3Operation = (method: string, path: string): string => {
       return `${method} ${object ? 'object' : 'bucket'}`;
   }
 };
-
-export const closeServer = (server: Server) =>
-  new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
 
 const parseJson = (body: Buffer): Record<string, unknown> => {
   try {

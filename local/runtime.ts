@@ -15,7 +15,7 @@ import { startApiFront } from './api-front.ts';
 import { authorizerCachingOf } from './authorizer-cache.ts';
 import { bindTemplate, type BoundTemplate } from './bind.ts';
 import { prepareBroughtModels, type BroughtModel } from './brought-models.ts';
-import { closeServer } from './emulators.ts';
+import { closeServer } from './close-server.ts';
 import { startEmulatorsProcess } from './emulators-process.ts';
 import { pollEventSource } from './event-sources.ts';
 import { LocalEventBus } from './events.ts';
