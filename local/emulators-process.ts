@@ -84,7 +84,7 @@ export const startEmulatorsProcess = async (options: EmulatorsProcessOptions): P
     running: () => ended === null,
     async stop() {
       stopping = true;
-      if (child.exitCode !== null || child.signalCode !== null) return;
+      if (ended !== null) return;
       child.send({ type: 'stop' } satisfies EmulatorHostRequest);
       const killer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
       await exited;

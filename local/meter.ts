@@ -201,25 +201,25 @@ export const localMeter = new CallMeter();
 
 type Arithmetic = (a: number, b: number) => number;
 
+const keysOf = (a: object, b: object): string[] => [...new Set([...Object.keys(a), ...Object.keys(b)])];
+
+/** Field by field, every field of either side. */
+const fieldwise = (a: Record<string, number>, b: Record<string, number>, op: Arithmetic): Record<string, number> =>
+  Object.fromEntries(keysOf(a, b).map((key) => [key, op(a[key] ?? 0, b[key] ?? 0)]));
+
 /** Key by key over both sides; an entry that comes to nothing is left out. */
 const combineCounts = (a: Record<string, number>, b: Record<string, number>, op: Arithmetic) =>
-  Object.fromEntries(
-    [...new Set([...Object.keys(a), ...Object.keys(b)])]
-      .map((key) => [key, op(a[key] ?? 0, b[key] ?? 0)] as const)
-      .filter(([, value]) => value !== 0),
-  );
+  Object.fromEntries(Object.entries(fieldwise(a, b, op)).filter(([, value]) => value !== 0));
 
 /** The same for usages (`{ calls, readUnits, writeUnits }`, `{ invocations, totalMs }`), field by field. */
 const combineUsages = <U extends object>(a: Record<string, U>, b: Record<string, U>, op: Arithmetic) =>
   Object.fromEntries(
-    [...new Set([...Object.keys(a), ...Object.keys(b)])]
-      .map((key) => [key, combineCounts(asCounts(a[key]), asCounts(b[key]), op)] as const)
-      .filter(([, usage]) => Object.keys(usage).length > 0)
-      .map(([key, usage]) => [key, { ...zeroOf(a[key] ?? b[key]), ...usage }] as const),
+    keysOf(a, b)
+      .map((key) => [key, fieldwise(asCounts(a[key]), asCounts(b[key]), op)] as const)
+      .filter(([, usage]) => Object.values(usage).some((value) => value !== 0)),
   ) as Record<string, U>;
 
 const asCounts = (usage: object | undefined): Record<string, number> => (usage ?? {}) as Record<string, number>;
-const zeroOf = (usage: object | undefined) => Object.fromEntries(Object.keys(usage ?? {}).map((field) => [field, 0]));
 
 /**
  * Two snapshots combined key by key: `+` makes two meters' counts one (the API process's and the
