@@ -80,6 +80,8 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
   /** The ending the prediction came to be owed while it ran (its deadline): the run was stopped for it. */
   let owedAtStop: OwedEnding | null = null;
   let handingBack = false;
+  /** Whether a look recorded the run on the prediction: until one does, it is stored as it was claimed. */
+  let recordedRun = false;
   let watch = freshWatch();
   // Stops the fetching of file inputs, as a cancel to the model server stops its run.
   const stopRun = new AbortController();
@@ -108,7 +110,9 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
     const changed = step !== null && Object.keys(step.update).length > 0;
     // The record is written only while the prediction is still ours: when it is written, that was
     // the check, and the table is asked once a look rather than twice.
-    if (!(changed && (await deps.store.recordRun(id, claim, step.update)))) {
+    const recorded = changed && (await deps.store.recordRun(id, claim, step.update));
+    if (recorded) recordedRun = true;
+    if (!recorded) {
       const current = await deps.store.statusOf(id);
       if (current?.status !== 'processing' || current.claim !== claim) {
         stopped = true;
@@ -222,27 +226,35 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
   }
   const report = response instanceof Error ? {} : await reportOf(deps, id, response, scrub, files);
   if (filesOverflow !== null) {
-    return finish(deps, prediction, {
-      type: 'failed',
-      atMs: deps.clock.now(),
-      by: 'worker',
-      claim,
-      runtimeMs,
-      error: (filesOverflow as OutputFilesTooLarge).message,
-      ...report,
-    });
+    return finish(
+      deps,
+      { prediction, recordedRun },
+      {
+        type: 'failed',
+        atMs: deps.clock.now(),
+        by: 'worker',
+        claim,
+        runtimeMs,
+        error: (filesOverflow as OutputFilesTooLarge).message,
+        ...report,
+      },
+    );
   }
   // A run that finished in the moment it came to be owed an ending (its deadline) keeps its result.
   if (owedAtStop !== null && !succeeded) {
-    return finish(deps, prediction, {
-      ...owedEndingEvent(owedAtStop, deps.clock.now(), 'worker'),
-      claim,
-      runtimeMs,
-      ...report,
-    });
+    return finish(
+      deps,
+      { prediction, recordedRun },
+      {
+        ...owedEndingEvent(owedAtStop, deps.clock.now(), 'worker'),
+        claim,
+        runtimeMs,
+        ...report,
+      },
+    );
   }
   const ending = await endingOf(deps, prediction, response, runtimeMs, limits.runSeconds, scrub, files);
-  return finish(deps, prediction, { ...ending, ...report, atMs: deps.clock.now() });
+  return finish(deps, { prediction, recordedRun }, { ...ending, ...report, atMs: deps.clock.now() });
 };
 
 /** The run is done and losing its result would run it again: its writes are retried a few times. */
@@ -357,11 +369,13 @@ const reportOf = async (
  * message comes back and the run is taken up again, as after any lost worker. One whose token
  * fails writes an end that owes the execution's end, as before. A cancel that lands between the
  * two ends the prediction `canceled` behind an execution that succeeded: only the execution's
- * history tells the run's result, which no longer counts.
+ * history tells the run's result, which no longer counts. A run that recorded nothing on the
+ * prediction leaves it stored as it was claimed: the end is written from that, not read first; a
+ * cancel or a takeover meanwhile fails the write's condition, and the end reads and decides again.
  */
 const finish = async (
   deps: RunDeps,
-  prediction: Processing,
+  { prediction, recordedRun }: { readonly prediction: Processing; readonly recordedRun: boolean },
   event: Extract<PredictionEvent, { type: 'succeeded' | 'failed' | 'canceled' }>,
 ): Promise<RunOutcome> => {
   const executionEnded = await deps.effects
@@ -379,7 +393,7 @@ const finish = async (
   let ended: Awaited<ReturnType<typeof endPrediction>>;
   try {
     ended = await retrying(deps, 'recording the result', prediction.id, () =>
-      endPrediction(deps.effects, prediction.id, { ...event, executionEnded }),
+      endPrediction(deps.effects, prediction.id, { ...event, executionEnded }, recordedRun ? undefined : prediction),
     );
   } catch (error) {
     if (!(error instanceof EffectsOwed)) throw error;

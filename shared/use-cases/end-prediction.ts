@@ -3,7 +3,13 @@ import type { WebhookNotifier } from '../ports/webhook-notifier.ts';
 import type { WorkflowClient } from '../ports/workflow-client.ts';
 import type { PrognozError } from '../domain/errors.ts';
 import type { PredictionId } from '../domain/ids.ts';
-import { isTerminal, withEffectsDone, type SideEffect, type TerminalPrediction } from '../domain/prediction.ts';
+import {
+  isTerminal,
+  withEffectsDone,
+  type Prediction,
+  type SideEffect,
+  type TerminalPrediction,
+} from '../domain/prediction.ts';
 import { type PredictionEvent } from '../domain/transition.ts';
 import { err, ok, type Result } from '../domain/result.ts';
 import type { PredictionStore } from '../ports/prediction-store.ts';
@@ -108,13 +114,16 @@ export const endUnlessEnded = async (deps: EffectDeps, id: PredictionId, event: 
  * latency, never its answer. A prediction that had already ended is returned as it stands after
  * its owed effects are settled, so a retried end finishes what a failed one started; for a
  * cancel that is the success case, for the others the caller sees `prediction_finished`.
+ * An ender that knows how the prediction is stored (a worker whose run wrote nothing on it since
+ * its claim) passes it as `known`, and the end is written without reading it first (applyEvent).
  */
 export const endPrediction = async (
   deps: EffectDeps,
   id: PredictionId,
   event: TerminalEvent,
+  known?: Prediction,
 ): Promise<Result<TerminalPrediction, PrognozError>> => {
-  const applied = await applyEvent(deps.store, id, event);
+  const applied = await applyEvent(deps.store, id, event, known);
   if (!applied.ok) {
     if (applied.error.code === 'prediction_finished') {
       const current = await deps.store.get(id);

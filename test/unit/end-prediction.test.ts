@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { WebhookEvent } from '../../shared/domain/prediction.ts';
 import { applyEvent } from '../../shared/use-cases/apply-event.ts';
 import { endPrediction, stoppingExecutions } from '../../shared/use-cases/end-prediction.ts';
@@ -23,7 +23,7 @@ const running = async (options: { webhookEvents?: WebhookEvent[] | null } = {}) 
     const now = await account();
     return { balance: now?.balanceKopecks, held: now?.heldKopecks, spent: now?.spentThisMonthKopecks };
   };
-  return { service, id, deps, money, execution };
+  return { service, id, deps, money, execution, claimed: claimed.value.after };
 };
 
 describe('ending a prediction', () => {
@@ -81,6 +81,52 @@ describe('ending a prediction', () => {
     service.notifier.failing(null);
     expect((await endPrediction(deps, id, event)).ok).toBe(true);
     expect(await service.store.get(id)).toMatchObject({ effects: [], sweepAtMs: null });
+    expect(service.notifier.queued).toEqual([{ predictionId: id, status: 'canceled' }]);
+  });
+
+  it('writes the end from the prediction as its ender knows it, without reading it first', async () => {
+    const { service, id, deps, money, claimed } = await running();
+    const reads = vi.spyOn(service.store, 'get');
+    service.clock.advance(4000);
+    const ended = await endPrediction(
+      deps,
+      id,
+      {
+        type: 'succeeded',
+        atMs: service.clock.now(),
+        claim: 'c1',
+        output: { kind: 'inline', value: 'hi' },
+        runtimeMs: 4000,
+      },
+      claimed,
+    );
+    expect(ended.ok && ended.value).toMatchObject({ status: 'succeeded', costKopecks: 4 });
+    expect(reads).not.toHaveBeenCalled();
+    expect(await money()).toEqual({ balance: 96, held: 0, spent: 4 });
+  });
+
+  it('reads and decides again when what its ender knows is no longer so: a cancel that came first stands', async () => {
+    const { service, id, deps, money, claimed } = await running();
+    service.clock.advance(3000);
+    const canceled = await endPrediction(deps, id, { type: 'canceled', atMs: service.clock.now(), by: 'api' });
+    expect(canceled.ok && canceled.value.status).toBe('canceled');
+    const reads = vi.spyOn(service.store, 'get');
+    const late = await endPrediction(
+      deps,
+      id,
+      {
+        type: 'succeeded',
+        atMs: service.clock.now(),
+        claim: 'c1',
+        output: { kind: 'inline', value: 'hi' },
+        runtimeMs: 9000,
+      },
+      claimed,
+    );
+    expect(late.ok ? late.value.status : late.error.code).toBe('prediction_finished');
+    expect(reads).toHaveBeenCalled();
+    expect(await service.store.get(id)).toMatchObject({ status: 'canceled', costKopecks: 3 });
+    expect(await money()).toEqual({ balance: 97, held: 0, spent: 3 });
     expect(service.notifier.queued).toEqual([{ predictionId: id, status: 'canceled' }]);
   });
 
