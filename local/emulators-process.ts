@@ -37,8 +37,25 @@ export const startEmulatorsProcess = async (options: EmulatorsProcessOptions): P
   const child = fork(path.join(REPO_ROOT, 'local', 'emulator-host.ts'), [JSON.stringify(hostOptions)], {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    // A process group of its own, which DynamoDB Local and moto join: Node has no parent-death
+    // signal, so what of it outlives the process unasked is ended by its group (endGroup).
+    // Out of the terminal's group too, so a Ctrl-C reaches the runtime, which stops it in order.
+    detached: true,
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const endGroup = (signal: NodeJS.Signals) => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, signal);
+    } catch {
+      // Nothing of the group is left.
+    }
+  };
+  let stopping = false;
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      if (!stopping) endGroup('SIGTERM');
+      resolve();
+    }),
+  );
   const ready = await new Promise<Extract<EmulatorHostMessage, { type: 'ready' }>>((resolve, reject) => {
     child.once('exit', (code, signal) =>
       reject(new Error(`the emulators' process ended (${String(code ?? signal)}) before it was ready`)),
@@ -49,7 +66,6 @@ export const startEmulatorsProcess = async (options: EmulatorsProcessOptions): P
     });
   });
   let nextId = 0;
-  let stopping = false;
   let ended: string | null = null;
   const pending = new Map<number, { resolve: (snapshot: MeterSnapshot) => void; reject: (error: Error) => void }>();
   child.on('message', (message: EmulatorHostMessage) => {
@@ -86,7 +102,7 @@ export const startEmulatorsProcess = async (options: EmulatorsProcessOptions): P
       stopping = true;
       if (ended !== null) return;
       child.send({ type: 'stop' } satisfies EmulatorHostRequest);
-      const killer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+      const killer = setTimeout(() => endGroup('SIGKILL'), STOP_GRACE_MS);
       await exited;
       clearTimeout(killer);
     },

@@ -54,7 +54,7 @@ describe("the emulators' own process (architecture: Local runtime)", () => {
     expect(await gone([emulators.pid, ...children], 10_000)).toEqual([]);
   });
 
-  it('tells the runtime when it ends without being stopped, and a meter read then fails instead of hanging', async () => {
+  it('tells the runtime when it ends without being stopped, a meter read then fails instead of hanging, and its children end with it', async () => {
     const told: string[] = [];
     const emulators = await startEmulatorsProcess({ onEnded: (why) => told.push(why) });
     const children = emulatorChildren(emulators.pid);
@@ -66,6 +66,7 @@ describe("the emulators' own process (architecture: Local runtime)", () => {
       await expect(emulators.meter()).rejects.toThrow(/ended/);
       expect(told).toEqual([expect.stringMatching(/the emulators' process ended \(SIGKILL\)/)]);
       expect(emulators.running()).toBe(false);
+      expect(await gone(children, 20_000)).toEqual([]);
     } finally {
       await emulators.stop();
       for (const pid of children.filter(alive)) process.kill(pid, 'SIGKILL');
