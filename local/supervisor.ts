@@ -18,12 +18,22 @@ export interface ProcessStatus {
   readonly url?: string;
 }
 
-/** SIGTERM, then SIGKILL if the process has not exited after `graceMs`; resolves once it has exited. */
+/**
+ * SIGTERM, then SIGKILL to its whole process group (a model server's own worker with it) if the
+ * process has not exited after `graceMs`; resolves once it has exited.
+ */
 const terminate = async (child: ChildProcess | null, graceMs: number): Promise<void> => {
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
-  await Promise.race([exited, sleep(graceMs).then(() => child.kill('SIGKILL'))]);
+  const killGroup = () => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      child.kill('SIGKILL');
+    }
+  };
+  await Promise.race([exited, sleep(graceMs).then(killGroup)]);
   await exited;
 };
 
@@ -53,6 +63,10 @@ export class Supervisor {
         cwd: spec.cwd,
         env: { ...process.env, ...spec.env },
         stdio: ['ignore', 'pipe', 'pipe'],
+        // Each in a process group of its own, as a task is apart from its orchestrator: a Ctrl-C
+        // in the terminal reaches only the runtime, which stops them in order (stopAll). Sent to
+        // a model server along with its own worker, it left that worker running, orphaned.
+        detached: true,
       });
       entry.child = child;
       const relay = (chunk: Buffer) => {

@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { localProcesses } from '../../bench/local-endpoints.ts';
+import { commandLine } from '../../bench/processes.ts';
 import { RESTART_ERROR } from '../../local/runtime.ts';
 import { generateToken } from '../../shared/domain/tokens.ts';
 
@@ -23,6 +24,8 @@ const startRuntime = async (dataDir: string): Promise<Started> => {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', PROGNOZ_DATA_DIR: dataDir, PROGNOZ_API_TOKEN: TOKEN },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A process group of its own, as a terminal's foreground job: a Ctrl-C goes to all of it.
+    detached: true,
   });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -36,11 +39,25 @@ const startRuntime = async (dataDir: string): Promise<Started> => {
   }
 };
 
+/** Ctrl-C, as a terminal sends it: SIGINT to every process of the foreground job's group. */
 const stopRuntime = async (started: Started): Promise<number | null> => {
   const exited = new Promise<number | null>((resolve) => started.child.once('exit', (code) => resolve(code)));
-  started.child.kill('SIGINT');
+  process.kill(-(started.child.pid ?? 0), 'SIGINT');
   return exited;
 };
+
+/** Every process still running that the runtime started, at any depth: they all carry its data folder in their environment. */
+const startedBy = (dataDir: string): string[] =>
+  readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`PROGNOZ_DATA_DIR=${dataDir}`);
+      } catch {
+        return false;
+      }
+    })
+    .map((pid) => `${pid} ${commandLine(Number(pid))}`);
 
 const request = async (apiUrl: string, pathName: string, init: RequestInit = {}) => {
   const response = await fetch(new URL(pathName, apiUrl), {
@@ -84,6 +101,7 @@ describe('the local runtime (npm start)', () => {
     expect(await stopRuntime(first)).toBe(0);
     expect(first.output()).toContain('prognoz: stopped.');
     expect(children.filter((child) => child.pid !== null && alive(child.pid))).toEqual([]);
+    expect(startedBy(dataDir)).toEqual([]);
 
     const second = await startRuntime(dataDir);
     try {
