@@ -109,17 +109,19 @@ let report: BenchReport;
 try {
   const apiToken = await createAccount(runtime.ready, UNLIMITED_ACCOUNT);
   const target = { apiUrl: runtime.ready.apiUrl, apiToken };
-  const processes = await runtimeProcesses(runtime.ready.origin, runtime.pid);
   // The runtime's own processes in every phase; of the workers and model servers, the phase's model's.
-  const pick = (model: string) =>
-    processes.filter((p) => !/^(worker|model):/.test(p.role) || p.role.endsWith(`:${model}`));
+  // Looked up as each phase starts: a model server's predictor process exists only once its setup has begun.
+  const pick = async (model: string) =>
+    (await runtimeProcesses(runtime.ready.origin, runtime.pid)).filter(
+      (p) => !/^(worker|model):/.test(p.role) || p.role.endsWith(`:${model}`),
+    );
 
   log(`warming up (${settings.warmUpSeconds} s)…`);
   await warmUp(target, settings.warmUpSeconds);
   log(
     `control plane: ${CONCURRENCY.join(', ')} clients, ${settings.secondsPerLevel} s each, against prognoz and the bare server`,
   );
-  const control = await withPeakRss(pick('prognoz/echo'), async () => {
+  const control = await withPeakRss(await pick('prognoz/echo'), async () => {
     const plane = await measureControlPlane(
       target,
       runtime.ready.origin,
@@ -152,11 +154,13 @@ try {
     'transcription: the service, the same transcription called directly, and faster-whisper as it comes, interleaved…',
   );
   const { clips, long } = await makeClips(python, scratch, settings.longMinutes);
-  const transcription = await withPeakRss(pick('openai/whisper-base'), () =>
+  const transcription = await withPeakRss(await pick('openai/whisper-base'), () =>
     measureTranscription(target, python, clips, settings.transcriptionRepeats, log),
   );
   log(`long audio: ${settings.longMinutes} min through the service…`);
-  const longRun = await withPeakRss(pick('openai/whisper-base'), () => measureLongTranscription(target, long, log));
+  const longRun = await withPeakRss(await pick('openai/whisper-base'), () =>
+    measureLongTranscription(target, long, log),
+  );
 
   log(`first prediction after idle: ${settings.idleRepeats} runs each of min 0 and min 1, interleaved…`);
   const idleStart = await measureIdleStarts(target, runtime.ready, settings.idleRepeats, log);
