@@ -26,6 +26,10 @@ const running = async (options: { webhookEvents?: WebhookEvent[] | null } = {}) 
   return { service, id, deps, money, execution, claimed: claimed.value.after };
 };
 
+/** The worker's end of its run under claim c1. */
+const succeeded = (atMs: number, runtimeMs: number) =>
+  ({ type: 'succeeded', atMs, claim: 'c1', output: { kind: 'inline', value: 'hi' }, runtimeMs }) as const;
+
 describe('ending a prediction', () => {
   it('charges its model time, releases its hold, stops its execution and queues its webhook', async () => {
     const { service, id, deps, money, execution } = await running();
@@ -88,18 +92,7 @@ describe('ending a prediction', () => {
     const { service, id, deps, money, claimed } = await running();
     const reads = vi.spyOn(service.store, 'get');
     service.clock.advance(4000);
-    const ended = await endPrediction(
-      deps,
-      id,
-      {
-        type: 'succeeded',
-        atMs: service.clock.now(),
-        claim: 'c1',
-        output: { kind: 'inline', value: 'hi' },
-        runtimeMs: 4000,
-      },
-      claimed,
-    );
+    const ended = await endPrediction(deps, id, succeeded(service.clock.now(), 4000), claimed);
     expect(ended.ok && ended.value).toMatchObject({ status: 'succeeded', costKopecks: 4 });
     expect(reads).not.toHaveBeenCalled();
     expect(await money()).toEqual({ balance: 96, held: 0, spent: 4 });
@@ -111,18 +104,7 @@ describe('ending a prediction', () => {
     const canceled = await endPrediction(deps, id, { type: 'canceled', atMs: service.clock.now(), by: 'api' });
     expect(canceled.ok && canceled.value.status).toBe('canceled');
     const reads = vi.spyOn(service.store, 'get');
-    const late = await endPrediction(
-      deps,
-      id,
-      {
-        type: 'succeeded',
-        atMs: service.clock.now(),
-        claim: 'c1',
-        output: { kind: 'inline', value: 'hi' },
-        runtimeMs: 9000,
-      },
-      claimed,
-    );
+    const late = await endPrediction(deps, id, succeeded(service.clock.now(), 9000), claimed);
     expect(late.ok ? late.value.status : late.error.code).toBe('prediction_finished');
     expect(reads).toHaveBeenCalled();
     expect(await service.store.get(id)).toMatchObject({ status: 'canceled', costKopecks: 3 });
