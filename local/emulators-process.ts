@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Emulators } from './emulators.ts';
 import type { MeterSnapshot } from './meter.ts';
 import { REPO_ROOT } from './paths.ts';
+import { signalGroup } from './process-group.ts';
 
 export type EmulatorHostRequest = { readonly type: 'meter'; readonly id: number } | { readonly type: 'stop' };
 
@@ -38,21 +39,14 @@ export const startEmulatorsProcess = async (options: EmulatorsProcessOptions): P
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     // A process group of its own, which DynamoDB Local and moto join: Node has no parent-death
-    // signal, so what of it outlives the process unasked is ended by its group (endGroup).
+    // signal, so what of it outlives the process unasked is ended by its group (signalGroup).
     // Out of the terminal's group too, so a Ctrl-C reaches the runtime, which stops it in order.
     detached: true,
   });
-  const endGroup = (signal: NodeJS.Signals) => {
-    try {
-      if (child.pid !== undefined) process.kill(-child.pid, signal);
-    } catch {
-      // Nothing of the group is left.
-    }
-  };
   let stopping = false;
   const exited = new Promise<void>((resolve) =>
     child.once('exit', () => {
-      if (!stopping) endGroup('SIGTERM');
+      if (!stopping) signalGroup(child, 'SIGTERM');
       resolve();
     }),
   );
@@ -102,7 +96,7 @@ export const startEmulatorsProcess = async (options: EmulatorsProcessOptions): P
       stopping = true;
       if (ended !== null) return;
       child.send({ type: 'stop' } satisfies EmulatorHostRequest);
-      const killer = setTimeout(() => endGroup('SIGKILL'), STOP_GRACE_MS);
+      const killer = setTimeout(() => signalGroup(child, 'SIGKILL'), STOP_GRACE_MS);
       await exited;
       clearTimeout(killer);
     },

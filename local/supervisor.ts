@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { signalGroup } from './process-group.ts';
 
 export interface ProcessSpec {
   readonly name: string;
@@ -26,14 +27,7 @@ const terminate = async (child: ChildProcess | null, graceMs: number): Promise<v
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
-  const killGroup = () => {
-    try {
-      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      child.kill('SIGKILL');
-    }
-  };
-  await Promise.race([exited, sleep(graceMs).then(killGroup)]);
+  await Promise.race([exited, sleep(graceMs).then(() => signalGroup(child, 'SIGKILL'))]);
   await exited;
 };
 
