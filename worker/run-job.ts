@@ -80,8 +80,8 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
   /** The ending the prediction came to be owed while it ran (its deadline): the run was stopped for it. */
   let owedAtStop: OwedEnding | null = null;
   let handingBack = false;
-  /** Whether a look recorded the run on the prediction: until one does, it is stored as it was claimed. */
-  let recordedRun = false;
+  /** The prediction as it is stored, while this worker knows it: as claimed, until a look records the run. */
+  let stored: Processing | undefined = prediction;
   let watch = freshWatch();
   // Stops the fetching of file inputs, as a cancel to the model server stops its run.
   const stopRun = new AbortController();
@@ -110,9 +110,8 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
     const changed = step !== null && Object.keys(step.update).length > 0;
     // The record is written only while the prediction is still ours: when it is written, that was
     // the check, and the table is asked once a look rather than twice.
-    const recorded = changed && (await deps.store.recordRun(id, claim, step.update));
-    if (recorded) recordedRun = true;
-    if (!recorded) {
+    if (changed && (await deps.store.recordRun(id, claim, step.update))) stored = undefined;
+    else {
       const current = await deps.store.statusOf(id);
       if (current?.status !== 'processing' || current.claim !== claim) {
         stopped = true;
@@ -228,7 +227,7 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
   if (filesOverflow !== null) {
     return finish(
       deps,
-      { prediction, recordedRun },
+      prediction,
       {
         type: 'failed',
         atMs: deps.clock.now(),
@@ -238,23 +237,25 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
         error: (filesOverflow as OutputFilesTooLarge).message,
         ...report,
       },
+      stored,
     );
   }
   // A run that finished in the moment it came to be owed an ending (its deadline) keeps its result.
   if (owedAtStop !== null && !succeeded) {
     return finish(
       deps,
-      { prediction, recordedRun },
+      prediction,
       {
         ...owedEndingEvent(owedAtStop, deps.clock.now(), 'worker'),
         claim,
         runtimeMs,
         ...report,
       },
+      stored,
     );
   }
   const ending = await endingOf(deps, prediction, response, runtimeMs, limits.runSeconds, scrub, files);
-  return finish(deps, { prediction, recordedRun }, { ...ending, ...report, atMs: deps.clock.now() });
+  return finish(deps, prediction, { ...ending, ...report, atMs: deps.clock.now() }, stored);
 };
 
 /** The run is done and losing its result would run it again: its writes are retried a few times. */
@@ -375,8 +376,10 @@ const reportOf = async (
  */
 const finish = async (
   deps: RunDeps,
-  { prediction, recordedRun }: { readonly prediction: Processing; readonly recordedRun: boolean },
+  prediction: Processing,
   event: Extract<PredictionEvent, { type: 'succeeded' | 'failed' | 'canceled' }>,
+  /** The prediction as stored, when the worker knows it (`stored` in runClaimed). */
+  stored: Processing | undefined,
 ): Promise<RunOutcome> => {
   const executionEnded = await deps.effects
     .stopExecution({ id: prediction.id, model: prediction.model, status: event.type })
@@ -393,7 +396,7 @@ const finish = async (
   let ended: Awaited<ReturnType<typeof endPrediction>>;
   try {
     ended = await retrying(deps, 'recording the result', prediction.id, () =>
-      endPrediction(deps.effects, prediction.id, { ...event, executionEnded }, recordedRun ? undefined : prediction),
+      endPrediction(deps.effects, prediction.id, { ...event, executionEnded }, stored),
     );
   } catch (error) {
     if (!(error instanceof EffectsOwed)) throw error;
