@@ -13,7 +13,8 @@ import { type OutputReader } from '../../shared/ports/output-store.ts';
 import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts';
 import { type PredictionStore } from '../../shared/ports/prediction-store.ts';
 import { checkWebhookHost } from '../../shared/adapters/webhook-transport.ts';
-import { dynamoRateLimiter } from '../../shared/adapters/rate-limiter.ts';
+import { instanceRateLimiter } from '../../shared/adapters/instance-rate-limiter.ts';
+import { dynamoRateWindows } from '../../shared/adapters/rate-windows.ts';
 import { type RateLimiter } from '../../shared/ports/rate-limiter.ts';
 import { dynamoRequestLog } from '../../shared/adapters/request-log.ts';
 import { type RequestLog } from '../../shared/ports/request-log.ts';
@@ -98,7 +99,7 @@ export const apiDeps = (config: ApiConfig, clock: Clock): ApiDeps => {
     accounts: dynamoAccountStore(tableName),
     deliveries: dynamoDeliveryLog(tableName, dynamo(), retentionSeconds),
     checkWebhookHost: (url) => checkWebhookHost(url, addressPolicy),
-    rateLimiter: dynamoRateLimiter(tableName),
+    rateLimiter: instanceRateLimiter(dynamoRateWindows(tableName)),
     requestLog: dynamoRequestLog(tableName),
     ratePerSecond: config.ratePerSecond,
     fleets: awsFleetScaling(),

@@ -10,7 +10,7 @@ export interface RateCounter {
   readonly limit: number;
 }
 
-/** The port to request rates, counted across every instance of the API. */
+/** The port to request rates, as a request sees them. */
 export interface RateLimiter {
   /**
    * Counts one request against each of `counters`, all kept together under `scope` (the
@@ -18,4 +18,14 @@ export interface RateLimiter {
    * limit and each counts the request, or none counts it and it is refused.
    */
   take(scope: string, counters: readonly RateCounter[], nowMs: number): Promise<RateDecision>;
+}
+
+/** The port to the one-second windows (shared/domain/rate-windows.ts), counted across every instance of the API. */
+export interface RateWindows {
+  /**
+   * Counts `permits` requests at once against each of `counters` in the window `nowMs` falls in,
+   * all kept together under `scope`: true when every counter had room for all of them and counts
+   * them; false, counting none, when any counter had not.
+   */
+  reserve(scope: string, counters: readonly RateCounter[], permits: number, nowMs: number): Promise<boolean>;
 }

@@ -8,7 +8,7 @@ import { sqsEndingInbox, sqsEndingInboxes, sqsEndingTeller } from '../../shared/
 import { s3DynamoFileStore } from '../../shared/adapters/file-store.ts';
 import { s3OutputStore } from '../../shared/adapters/output-store.ts';
 import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts';
-import { dynamoRateLimiter } from '../../shared/adapters/rate-limiter.ts';
+import { dynamoRateWindows } from '../../shared/adapters/rate-windows.ts';
 import { dynamoRequestLog } from '../../shared/adapters/request-log.ts';
 import { dynamoDeploymentLog } from '../../shared/adapters/deployment-log.ts';
 import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
@@ -110,7 +110,7 @@ describeWorkflowClientContract('Step Functions', () =>
 );
 
 describeRateLimiterContract('DynamoDB', async () =>
-  dynamoRateLimiter(await emulated().freshTable(), emulated().dynamo),
+  dynamoRateWindows(await emulated().freshTable(), emulated().dynamo),
 );
 
 describeDeploymentLogContract('DynamoDB', async () =>

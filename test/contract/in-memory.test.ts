@@ -5,7 +5,7 @@ import { inMemoryEndingNotices } from '../support/in-memory/ending-notices.ts';
 import { inMemoryFileStore } from '../support/in-memory/file-store.ts';
 import { inMemoryOutputStore } from '../support/in-memory/output-store.ts';
 import { inMemoryPredictionStore } from '../support/in-memory/prediction-store.ts';
-import { inMemoryRateLimiter } from '../support/in-memory/rate-limiter.ts';
+import { inMemoryRateWindows } from '../support/in-memory/rate-windows.ts';
 import { inMemoryRequestLog } from '../support/in-memory/request-log.ts';
 import { inMemoryDeploymentLog } from '../support/in-memory/deployment-log.ts';
 import { inMemoryWebhookNotifier } from '../support/in-memory/webhook-notifier.ts';
@@ -44,7 +44,7 @@ describeWorkflowClientContract('in memory', () =>
     stateMachineArn: 'arn:aws:states:us-east-1:000000000000:stateMachine:w',
   }),
 );
-describeRateLimiterContract('in memory', () => given(inMemoryRateLimiter()));
+describeRateLimiterContract('in memory', () => given(inMemoryRateWindows()));
 describeDeploymentLogContract('in memory', () => given(inMemoryDeploymentLog()));
 describeRequestLogContract('in memory', () => {
   const log = inMemoryRequestLog();
