@@ -18,7 +18,7 @@ import {
 } from '@aws-sdk/client-cognito-identity-provider';
 import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { sqs } from '../shared/adapters/aws-clients.ts';
+import { sqs } from '../shared/adapters/sqs-client.ts';
 import { s3 } from '../shared/adapters/s3-client.ts';
 import { resolveIntrinsics, resourcesOfType, type CfnTemplate, type LocalBindings } from './template.ts';
 
@@ -33,7 +33,7 @@ export interface LocalResources {
 /** Creates every table, queue, bucket and user pool of the template in the emulators (the SDK's endpoints point there). */
 export const provisionResources = async (template: CfnTemplate): Promise<LocalResources> => ({
   tables: await provisionTables(template, new DynamoDBClient({})),
-  queues: await provisionQueues(template, sqs()),
+  queues: await provisionQueues(template, await sqs()),
   buckets: await provisionBuckets(template, await s3()),
   userPools: await provisionUserPools(template, new CognitoIdentityProviderClient({})),
 });

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod';
-import { sqs } from '../shared/adapters/aws-clients.ts';
+import { sqs } from '../shared/adapters/sqs-client.ts';
 import { WORKER_ENV } from '../shared/config/worker.ts';
 import type { FleetBounds } from '../shared/domain/deployment-bounds.ts';
 import { clusterOfModel } from '../shared/fleet-config.ts';
@@ -55,7 +55,7 @@ export const runLocalFleets = async (options: LocalFleetsOptions) => {
       bounds: kept[model.id] ?? LOCAL_FIRST_BOUNDS,
       backlogPerTask: model.fleet.backlogPerTask,
       instances: instancesOf(worker, options.host),
-      backlog: () => queueBacklog(sqs(), queueUrl),
+      backlog: async () => queueBacklog(await sqs(), queueUrl),
       scaleInAfterMs: options.scaleInAfterMs,
       everyMs: 1000,
       onResize: (bounds) => {

@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { sqs } from '../shared/adapters/aws-clients.ts';
+import { sqs } from '../shared/adapters/sqs-client.ts';
 import { authorizerConfigFromEnv } from '../shared/config/authorizer.ts';
 import { sweeperConfigFromEnv } from '../shared/config/sweeper.ts';
 import { AUTHORIZER_ENTRY, entryOf } from '../shared/api/routes.ts';
@@ -172,7 +172,8 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     setHostEnv({ AWS_ENDPOINT_URL_ECS: fleetsEndpoint, AWS_ENDPOINT_URL_APPLICATION_AUTO_SCALING: fleetsEndpoint });
 
     const eventSources = new AbortController();
-    const pollers = bound.eventSources.map((source) => pollEventSource(source, sqs(), eventSources.signal, log));
+    const queues = await sqs();
+    const pollers = bound.eventSources.map((source) => pollEventSource(source, queues, eventSources.signal, log));
     cleanups.push(async () => {
       eventSources.abort();
       await Promise.allSettled(pollers);
@@ -255,7 +256,7 @@ const startWorkflows = async (bound: BoundTemplate, log: (line: string) => void)
   const bus = new LocalEventBus(bound.rules, log);
   const stepFunctions = new LocalStepFunctions(
     bound.machines,
-    { dynamodb: new DynamoDBClient({}), sqs: sqs(), functions: bound.functions },
+    { dynamodb: new DynamoDBClient({}), sqs: await sqs(), functions: bound.functions },
     (ended) =>
       bus.put({
         source: 'aws.states',

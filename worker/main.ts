@@ -5,7 +5,8 @@ import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { dynamo, sqs } from '../shared/adapters/aws-clients.ts';
+import { dynamo } from '../shared/adapters/aws-clients.ts';
+import { sqs } from '../shared/adapters/sqs-client.ts';
 import { taskProtectionOf } from '../shared/adapters/ecs-task-protection.ts';
 import { sqsEndingTeller } from '../shared/adapters/ending-notices.ts';
 import { s3OutputStore } from '../shared/adapters/output-store.ts';
@@ -159,7 +160,7 @@ log('worker started', {
   leaseSeconds: limits.leaseSeconds,
 });
 await pollQueue({
-  sqs: sqs(),
+  sqs: await sqs(),
   queueUrl: config.queueUrl,
   modelServer,
   slots: model.predictor.concurrency,

@@ -1,15 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import {
-  CreateQueueCommand,
-  DeleteMessageBatchCommand,
-  DeleteQueueCommand,
-  ListQueuesCommand,
-  QueueDoesNotExist,
-  ReceiveMessageCommand,
-  SendMessageCommand,
-  type Message,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
+import type { Message, SQSClient } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
 import { predictionIdSchema, type PredictionId } from '../domain/ids.ts';
 import { isTerminal, type TerminalPrediction } from '../domain/prediction.ts';
@@ -20,7 +10,7 @@ import {
   type EndingInboxes,
   type EndingTeller,
 } from '../ports/ending-notices.ts';
-import { sqs } from './aws-clients.ts';
+import { sqsOr, sqsSdk } from './sqs-client.ts';
 import { fromItem, toItem } from './prediction-item.ts';
 import { WAITER_QUEUE_NAMES } from './waiter-queue-names.ts';
 
@@ -99,7 +89,9 @@ interface Notice {
  * carried as long as the latest notices' fit in `keepsBytes`.
  */
 export const sqsEndingInbox = (options: SqsInboxOptions): EndingInbox => {
-  const client = options.client ?? sqs();
+  const client = sqsOr(options.client);
+  /** The SDK's commands and the client, loaded at the first call (sqs-client.ts). */
+  const sdk = () => Promise.all([sqsSdk(), client()]);
   const keepsBytes = options.keepsBytes ?? INBOX_KEEPS_BYTES;
   let queue: Promise<string> | null = null;
   // In the order the notices came (a repeated one moves to the end): the oldest first.
@@ -136,7 +128,8 @@ export const sqsEndingInbox = (options: SqsInboxOptions): EndingInbox => {
 
   const makeQueue = async (): Promise<string> => {
     const name = WAITER_QUEUE_NAMES.nameOf(options.namePrefix, options.now(), randomBytes(6).toString('hex'));
-    const { QueueUrl } = await client.send(
+    const [{ CreateQueueCommand }, sqs] = await sdk();
+    const { QueueUrl } = await sqs.send(
       new CreateQueueCommand({ QueueName: name, Attributes: { MessageRetentionPeriod: String(NOTICE_SECONDS) } }),
     );
     if (!QueueUrl) throw new Error(`SQS gave no URL for the waiter queue ${name}`);
@@ -169,13 +162,14 @@ export const sqsEndingInbox = (options: SqsInboxOptions): EndingInbox => {
   const receiveOnce = async (): Promise<void> => {
     const made = address();
     const url = await made;
+    const [{ ReceiveMessageCommand, DeleteMessageBatchCommand, QueueDoesNotExist }, sqs] = await sdk();
     try {
-      const { Messages = [] } = await client.send(
+      const { Messages = [] } = await sqs.send(
         new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: POLL_SECONDS }),
       );
       if (Messages.length === 0) return;
       deliver(Messages);
-      await client.send(
+      await sqs.send(
         new DeleteMessageBatchCommand({
           QueueUrl: url,
           Entries: Messages.map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle })),
@@ -229,41 +223,52 @@ export const sqsEndingInbox = (options: SqsInboxOptions): EndingInbox => {
 };
 
 /** The enders' side: one SendMessage to the address the prediction recorded. */
-export const sqsEndingTeller = (report: ReportFailure, client: SQSClient = sqs()): EndingTeller => ({
-  async tell(address, ended) {
-    try {
-      await client.send(new SendMessageCommand({ QueueUrl: address, MessageBody: noticeBody(ended) }));
-    } catch (error) {
-      report('the waiter could not be told that its prediction ended', {
-        predictionId: ended.id,
-        address,
-        error: String(error),
-      });
-    }
-  },
-});
+export const sqsEndingTeller = (report: ReportFailure, given?: SQSClient): EndingTeller => {
+  const client = sqsOr(given);
+  return {
+    async tell(address, ended) {
+      try {
+        const [{ SendMessageCommand }, sqs] = await Promise.all([sqsSdk(), client()]);
+        await sqs.send(new SendMessageCommand({ QueueUrl: address, MessageBody: noticeBody(ended) }));
+      } catch (error) {
+        report('the waiter could not be told that its prediction ended', {
+          predictionId: ended.id,
+          address,
+          error: String(error),
+        });
+      }
+    },
+  };
+};
 
 /** The deployment's waiter queues, found by their names' prefix (ListQueues, a page of up to 1,000 at a time). */
-export const sqsEndingInboxes = (namePrefix: string, client: SQSClient = sqs()): EndingInboxes => ({
-  async removeMadeBefore(epochMs) {
-    let removed = 0;
-    let nextToken: string | undefined;
-    do {
-      const page = await client.send(
-        new ListQueuesCommand({ QueueNamePrefix: namePrefix, MaxResults: 1000, NextToken: nextToken }),
-      );
-      for (const url of page.QueueUrls ?? []) {
-        const madeAtMs = WAITER_QUEUE_NAMES.madeAtOf(namePrefix, WAITER_QUEUE_NAMES.nameOfUrl(url));
-        if (madeAtMs === null || madeAtMs >= epochMs) continue;
-        try {
-          await client.send(new DeleteQueueCommand({ QueueUrl: url }));
-          removed++;
-        } catch (error) {
-          if (!(error instanceof QueueDoesNotExist)) throw error;
+export const sqsEndingInboxes = (namePrefix: string, given?: SQSClient): EndingInboxes => {
+  const client = sqsOr(given);
+  return {
+    async removeMadeBefore(epochMs) {
+      const [{ ListQueuesCommand, DeleteQueueCommand, QueueDoesNotExist }, sqs] = await Promise.all([
+        sqsSdk(),
+        client(),
+      ]);
+      let removed = 0;
+      let nextToken: string | undefined;
+      do {
+        const page = await sqs.send(
+          new ListQueuesCommand({ QueueNamePrefix: namePrefix, MaxResults: 1000, NextToken: nextToken }),
+        );
+        for (const url of page.QueueUrls ?? []) {
+          const madeAtMs = WAITER_QUEUE_NAMES.madeAtOf(namePrefix, WAITER_QUEUE_NAMES.nameOfUrl(url));
+          if (madeAtMs === null || madeAtMs >= epochMs) continue;
+          try {
+            await sqs.send(new DeleteQueueCommand({ QueueUrl: url }));
+            removed++;
+          } catch (error) {
+            if (!(error instanceof QueueDoesNotExist)) throw error;
+          }
         }
-      }
-      nextToken = page.NextToken;
-    } while (nextToken !== undefined);
-    return removed;
-  },
-});
+        nextToken = page.NextToken;
+      } while (nextToken !== undefined);
+      return removed;
+    },
+  };
+};

@@ -1,21 +1,26 @@
-import { ChangeMessageVisibilityCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { sqs } from './aws-clients.ts';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { sqsOr, sqsSdk } from './sqs-client.ts';
 import type { WebhookNotifier } from '../ports/webhook-notifier.ts';
 
-export const sqsWebhookNotifier = (queueUrl: string, client: SQSClient = sqs()): WebhookNotifier => ({
-  async notify(message) {
-    await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message) }));
-  },
-});
+export const sqsWebhookNotifier = (queueUrl: string, given?: SQSClient): WebhookNotifier => {
+  const client = sqsOr(given);
+  return {
+    async notify(message) {
+      const [{ SendMessageCommand }, sqs] = await Promise.all([sqsSdk(), client()]);
+      await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message) }));
+    },
+  };
+};
 
 /**
  * Hides a webhook message that failed for `delaySeconds`, so that retries back off rather than
  * come straight back (0: at once, to be moved to the dead-letter queue).
  */
-export const sqsRetryLater =
-  (queueUrl: string, client: SQSClient = sqs()) =>
-  async (receiptHandle: string, delaySeconds: number): Promise<void> => {
-    await client.send(
+export const sqsRetryLater = (queueUrl: string, given?: SQSClient) => {
+  const client = sqsOr(given);
+  return async (receiptHandle: string, delaySeconds: number): Promise<void> => {
+    const [{ ChangeMessageVisibilityCommand }, sqs] = await Promise.all([sqsSdk(), client()]);
+    await sqs.send(
       new ChangeMessageVisibilityCommand({
         QueueUrl: queueUrl,
         ReceiptHandle: receiptHandle,
@@ -23,3 +28,4 @@ export const sqsRetryLater =
       }),
     );
   };
+};

@@ -1,11 +1,5 @@
-import {
-  DescribeExecutionCommand,
-  SendTaskSuccessCommand,
-  StartExecutionCommand,
-  StopExecutionCommand,
-  type SFNClient,
-} from '@aws-sdk/client-sfn';
-import { stepFunctions } from './aws-clients.ts';
+import type { SFNClient } from '@aws-sdk/client-sfn';
+import { sfnOr, sfnSdk } from './sfn-client.ts';
 import type { WorkflowClient, TaskCallbacks } from '../ports/workflow-client.ts';
 
 /** Executions are named after their prediction, so the ARN is derived, never stored. */
@@ -14,51 +8,64 @@ export const executionArnOf = (stateMachineArn: string, predictionId: string): s
 
 const named = (error: unknown, ...names: string[]): boolean => error instanceof Error && names.includes(error.name);
 
-export const sfnWorkflowClient = (client: SFNClient = stepFunctions()): WorkflowClient => ({
-  async start(stateMachineArn, input) {
-    try {
-      await client.send(
-        new StartExecutionCommand({ stateMachineArn, name: input.predictionId, input: JSON.stringify(input) }),
-      );
-      return 'started';
-    } catch (error) {
-      if (named(error, 'ExecutionAlreadyExists')) return 'exists';
-      throw error;
-    }
-  },
-  async stop(stateMachineArn, predictionId, cause) {
-    try {
-      await client.send(
-        new StopExecutionCommand({ executionArn: executionArnOf(stateMachineArn, predictionId), cause }),
-      );
-    } catch (error) {
-      if (named(error, 'ExecutionDoesNotExist')) return;
-      throw error;
-    }
-  },
-  async status(stateMachineArn, predictionId) {
-    try {
-      const { status } = await client.send(
-        new DescribeExecutionCommand({ executionArn: executionArnOf(stateMachineArn, predictionId) }),
-      );
-      return status ?? 'MISSING';
-    } catch (error) {
-      if (named(error, 'ExecutionDoesNotExist')) return 'MISSING';
-      throw error;
-    }
-  },
-});
+/** The SDK's commands and the client, loaded at the first call (sfn-client.ts). */
+const sdkAnd = (client: () => Promise<SFNClient>) => Promise.all([sfnSdk(), client()]);
+
+export const sfnWorkflowClient = (given?: SFNClient): WorkflowClient => {
+  const client = sfnOr(given);
+  return {
+    async start(stateMachineArn, input) {
+      const [{ StartExecutionCommand }, sfn] = await sdkAnd(client);
+      try {
+        await sfn.send(
+          new StartExecutionCommand({ stateMachineArn, name: input.predictionId, input: JSON.stringify(input) }),
+        );
+        return 'started';
+      } catch (error) {
+        if (named(error, 'ExecutionAlreadyExists')) return 'exists';
+        throw error;
+      }
+    },
+    async stop(stateMachineArn, predictionId, cause) {
+      const [{ StopExecutionCommand }, sfn] = await sdkAnd(client);
+      try {
+        await sfn.send(
+          new StopExecutionCommand({ executionArn: executionArnOf(stateMachineArn, predictionId), cause }),
+        );
+      } catch (error) {
+        if (named(error, 'ExecutionDoesNotExist')) return;
+        throw error;
+      }
+    },
+    async status(stateMachineArn, predictionId) {
+      const [{ DescribeExecutionCommand }, sfn] = await sdkAnd(client);
+      try {
+        const { status } = await sfn.send(
+          new DescribeExecutionCommand({ executionArn: executionArnOf(stateMachineArn, predictionId) }),
+        );
+        return status ?? 'MISSING';
+      } catch (error) {
+        if (named(error, 'ExecutionDoesNotExist')) return 'MISSING';
+        throw error;
+      }
+    },
+  };
+};
 
 /** Errors by which Step Functions says the task is over already: stopped, timed out, or done. */
 export const TASK_CLOSED_ERRORS = new Set(['TaskTimedOut', 'TaskDoesNotExist', 'InvalidToken']);
 
-export const sfnTaskCallbacks = (client: SFNClient = stepFunctions()): TaskCallbacks => ({
-  async succeed(taskToken, result) {
-    try {
-      await client.send(new SendTaskSuccessCommand({ taskToken, output: JSON.stringify(result) }));
-    } catch (error) {
-      if (error instanceof Error && TASK_CLOSED_ERRORS.has(error.name)) return;
-      throw error;
-    }
-  },
-});
+export const sfnTaskCallbacks = (given?: SFNClient): TaskCallbacks => {
+  const client = sfnOr(given);
+  return {
+    async succeed(taskToken, result) {
+      const [{ SendTaskSuccessCommand }, sfn] = await sdkAnd(client);
+      try {
+        await sfn.send(new SendTaskSuccessCommand({ taskToken, output: JSON.stringify(result) }));
+      } catch (error) {
+        if (error instanceof Error && TASK_CLOSED_ERRORS.has(error.name)) return;
+        throw error;
+      }
+    },
+  };
+};
