@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { rateWindowAt } from '../domain/rate-windows.ts';
+import { rateWindowAt, roomWhileBelow } from '../domain/rate-windows.ts';
 import { dynamo } from './aws-clients.ts';
 import { rateWindowKey } from './table-keys.ts';
 import type { RateWindows } from '../ports/rate-limiter.ts';
@@ -13,11 +13,10 @@ import type { RateWindows } from '../ports/rate-limiter.ts';
 export const dynamoRateWindows = (tableName: string, client: DynamoDBDocumentClient = dynamo()): RateWindows => ({
   async reserve(scope, counters, permits, nowMs) {
     // A window with nothing counted yet has room for them only if the limit does.
-    if (counters.some(({ limit }) => permits - 1 >= limit)) return false;
+    if (counters.some(({ limit }) => roomWhileBelow(limit, permits) <= 0)) return false;
     const { window } = rateWindowAt(nowMs);
     const names = Object.fromEntries(counters.map(({ key }, i) => [`#c${i}`, key]));
-    // Room for `permits` more: the count is below limit − permits + 1 (a limit may be a fraction).
-    const below = Object.fromEntries(counters.map(({ limit }, i) => [`:b${i}`, limit - permits + 1]));
+    const below = Object.fromEntries(counters.map(({ limit }, i) => [`:b${i}`, roomWhileBelow(limit, permits)]));
     try {
       await client.send(
         new UpdateCommand({

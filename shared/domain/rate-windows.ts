@@ -1,11 +1,18 @@
 /** Request rates are counted in fixed one-second windows. */
-export const RATE_WINDOW_MS = 1000;
+const RATE_WINDOW_MS = 1000;
 
 /** The one-second window `nowMs` falls in, and the whole seconds (at least 1) until it ends. */
 export const rateWindowAt = (nowMs: number): { readonly window: number; readonly retryAfterSeconds: number } => {
   const window = Math.floor(nowMs / RATE_WINDOW_MS);
   return { window, retryAfterSeconds: Math.max(1, Math.ceil(((window + 1) * RATE_WINDOW_MS - nowMs) / 1000)) };
 };
+
+/**
+ * A window has room for `permits` more requests on a counter while its count is below this: the
+ * last of them would then be let in one at a time (a count under the limit, which may be a
+ * fraction). At zero or below, not even an empty window has room for them.
+ */
+export const roomWhileBelow = (limit: number, permits: number): number => limit - permits + 1;
 
 /** An instance holds at most this share of a limit at once, taken and not yet used. */
 const MOST_OF_A_LIMIT = 1 / 16;

@@ -1,4 +1,4 @@
-import { rateWindowAt } from '../../../shared/domain/rate-windows.ts';
+import { rateWindowAt, roomWhileBelow } from '../../../shared/domain/rate-windows.ts';
 import type { RateWindows } from '../../../shared/ports/rate-limiter.ts';
 import { answer } from './answer.ts';
 
@@ -13,8 +13,8 @@ export const inMemoryRateWindows = (): RateWindows & { readonly reservations: ()
         reservations += 1;
         const { window } = rateWindowAt(nowMs);
         const keyOf = (key: string) => `${scope}#${window}#${key}`;
-        // The last of them would be let in one at a time: the count before it is under the limit.
-        if (counters.some(({ key, limit }) => (counts.get(keyOf(key)) ?? 0) + permits - 1 >= limit)) return false;
+        if (counters.some(({ key, limit }) => (counts.get(keyOf(key)) ?? 0) >= roomWhileBelow(limit, permits)))
+          return false;
         for (const { key } of counters) counts.set(keyOf(key), (counts.get(keyOf(key)) ?? 0) + permits);
         return true;
       }),
