@@ -15,6 +15,7 @@ import { authorizerEventOf, proxyEventOf, type FrontRequest } from './gateway-ev
 import { invokeLocal, invokeLocalHttp, type LocalFunction, type ResponseSink } from './lambda-host.ts';
 import { localMeter } from './meter.ts';
 import { REPO_ROOT } from './paths.ts';
+import { readTurns } from './read-turns.ts';
 import { readBody } from './request-body.ts';
 
 /** Streamed answers (sync creates, event streams) may last as long as Lambda lets a function run. */
@@ -33,6 +34,8 @@ export interface ApiFrontOptions {
   readonly console?: LocalConsole;
   /** Answers HTTPS on the same port too, with this key and certificate (output file URLs are https). */
   readonly tls?: { readonly key: string; readonly cert: string };
+  /** How many reads run at once (local/read-turns.ts); as many as the machine has cores unless given. */
+  readonly readsAtOnce?: number;
 }
 
 /** What the authorizer answers that the handlers see (its policy allows the whole stage: functions/authorizer.ts). */
@@ -99,10 +102,11 @@ const sinkOf = (res: ServerResponse): ResponseSink => {
 export const startApiFront = async (options: ApiFrontOptions): Promise<{ url: string; server: Server }> => {
   let inFlight = 0;
   const decisions = authorizerCache<AuthorizerDecision>(options.authorizerCaching.ttlSeconds);
+  const reads = readTurns(options.readsAtOnce);
   const localEndpoints: Readonly<Record<string, () => unknown>> = {
     ...options.localEndpoints,
-    // How many API requests a handler is working on now: 0 at rest, callers gone or not.
-    requests: () => ({ in_flight: inFlight }),
+    // How many API requests a handler is working on now (0 at rest, callers gone or not), and how many reads wait their turn.
+    requests: () => ({ in_flight: inFlight, reads_waiting: reads.waiting }),
     // As `aws apigateway flush-stage-authorizers-cache` does on AWS: a revoked token is refused from the next request.
     'flush-authorizer-cache': () => ({ flushed: decisions.flush() }),
   };
@@ -110,6 +114,21 @@ export const startApiFront = async (options: ApiFrontOptions): Promise<{ url: st
   const invoke = async (request: FrontRequest, body: Buffer, res: ServerResponse): Promise<void> => {
     const { match, method, resource } = request;
     localMeter.apiRequest(method, resource);
+    const streamed = match.kind === 'found' && 'streaming' in match.route && match.route.streaming;
+    const run = () => invokeFunctions(request, body, res, streamed);
+    // A stream is held open for minutes, so it never holds a read's turn.
+    if (streamed || (method !== 'GET' && method !== 'HEAD')) return run();
+    return reads.take(() => !res.destroyed, run);
+  };
+
+  /** The authorizer (unless the route is public), then the route's handler, answering on `res`. */
+  const invokeFunctions = async (
+    request: FrontRequest,
+    body: Buffer,
+    res: ServerResponse,
+    streamed: boolean,
+  ): Promise<void> => {
+    const { match } = request;
     let authorizer: Record<string, unknown> | null = null;
     // A public route (a prediction's stream, reached by its capability URL) has no authorizer, as on AWS.
     if (match.kind === 'found' && !isPublicRoute(match.route)) {
@@ -121,7 +140,6 @@ export const startApiFront = async (options: ApiFrontOptions): Promise<{ url: st
       authorizer = { principalId: decision.principalId, ...decision.context };
     }
     const entry = match.kind === 'found' ? match.route.entry : UNMATCHED_ENTRY;
-    const streamed = match.kind === 'found' && 'streaming' in match.route && match.route.streaming;
     const answered = invokeLocalHttp(
       options.functionAt(entry),
       proxyEventOf(request, body, authorizer),
