@@ -8,6 +8,7 @@ import { isTerminalStatus } from '../shared/domain/prediction.ts';
 import { apiCall, type ApiTarget } from '../test/support/http-client.ts';
 import type { AwsPrices } from './aws-prices.ts';
 import { localJson, meterSnapshot } from './local-endpoints.ts';
+import { closeServer } from '../local/close-server.ts';
 
 /** What one prediction asked of each AWS service, averaged over a scenario's predictions. */
 export interface CallsPerPrediction {
@@ -316,7 +317,6 @@ export const measureCosts = async (
     return results;
   } finally {
     jobs.close();
-    receiver.closeAllConnections();
-    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    await closeServer(receiver);
   }
 };

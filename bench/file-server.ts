@@ -1,6 +1,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
+import { closeServer } from '../local/close-server.ts';
 
 /** Serves a fixed set of files by name over HTTP, as a caller's storage would serve inputs. */
 export const serveFiles = async (
@@ -18,10 +19,6 @@ export const serveFiles = async (
   const origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   return {
     urlOf: (file) => `${origin}/${path.basename(file)}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 };

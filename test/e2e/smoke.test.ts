@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateToken } from '../../shared/domain/tokens.ts';
 import { call, createOtherAccount, getPrediction, runtime } from '../support/api.ts';
+import { closeServer } from '../../local/close-server.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const STEPS = ['create and poll', 'synchronous create', 'event stream', 'cancel while running', 'signed webhook'];
@@ -134,8 +135,7 @@ describe('npm run smoke', () => {
       );
       expect(run.stdout).toContain('4 passed, 1 failed');
     } finally {
-      tunnel.closeAllConnections();
-      await new Promise((resolve) => tunnel.close(resolve));
+      await closeServer(tunnel);
     }
   });
 

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { afterAll, beforeAll } from 'vitest';
+import { closeServer } from '../../local/close-server.ts';
 
 /** One webhook delivery as a real receiver got it. */
 export interface Delivery {
@@ -52,11 +53,7 @@ export const startReceiver = async (
     deliveries,
     accepted: (predictionId) =>
       deliveries.filter((d) => d.answered >= 200 && d.answered < 300 && idOf(d) === predictionId),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 };
 

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_DOWNLOAD_LIMITS, downloadToFile } from '../../shared/adapters/guarded-download.ts';
+import { closeServer } from '../../local/close-server.ts';
 
 /** The worker's fetcher of file inputs against a real HTTP server on loopback. */
 const BODY = Buffer.from('file input bytes\n'.repeat(100));
@@ -42,9 +43,8 @@ beforeAll(async () => {
   const address = server.address();
   base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
 });
-afterAll(() => {
-  server.closeAllConnections();
-  server.close();
+afterAll(async () => {
+  await closeServer(server);
   rmSync(folder, { recursive: true, force: true });
 });
 

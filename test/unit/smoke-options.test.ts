@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { readEventStream } from '../../cli/smoke/event-stream.ts';
 import { parseSmokeOptions, webhookPlan, type SmokeOptions } from '../../cli/smoke/options.ts';
+import { closeServer } from '../../local/close-server.ts';
 
 const parse = (...argv: string[]): SmokeOptions => {
   const parsed = parseSmokeOptions(argv, {});
@@ -109,8 +110,7 @@ describe('the smoke test’s event-stream reader', () => {
         { event: 'done', id: '2', data: '{}' },
       ]);
     } finally {
-      server.closeAllConnections();
-      server.close();
+      await closeServer(server);
     }
   });
 });

@@ -7,6 +7,7 @@ import {
   taskProtectionOf,
 } from '../../shared/adapters/ecs-task-protection.ts';
 import { scaleInGuard } from '../../worker/scale-in-guard.ts';
+import { closeServer } from '../../local/close-server.ts';
 
 const TASK_ARN = 'arn:aws:ecs:eu-west-1:111122223333:task/prognoz-echo/0123456789abcdef0';
 const CONTAINER_ID = '0123456789abcdef0-1234567890';
@@ -43,9 +44,7 @@ class FakeEcsAgent {
   async stop(): Promise<void> {
     const server = this.server;
     if (!server) return;
-    const closed = new Promise((resolve) => server.close(resolve));
-    server.closeAllConnections();
-    await closed;
+    await closeServer(server);
   }
 
   private view() {
