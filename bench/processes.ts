@@ -93,3 +93,13 @@ export const commandLine = (pid: number): string => {
     return '';
   }
 };
+
+/** Whether a process is running: a zombie (ended, not yet reaped by its parent) is not. */
+export const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return commandLine(pid) !== '';
+  } catch {
+    return false;
+  }
+};

@@ -2,18 +2,9 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { childPids, commandLine, startReadyChild } from '../../bench/processes.ts';
+import { alive, childPids, commandLine, startReadyChild } from '../../bench/processes.ts';
 import { startEmulatorsProcess } from '../../local/emulators-process.ts';
 import { LOCAL_REGION, REPO_ROOT } from '../../local/paths.ts';
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return commandLine(pid) !== '';
-  } catch {
-    return false;
-  }
-};
 
 const gone = async (pids: readonly number[], withinMs: number): Promise<number[]> => {
   const deadline = Date.now() + withinMs;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { localProcesses } from '../../bench/local-endpoints.ts';
-import { commandLine } from '../../bench/processes.ts';
+import { alive, commandLine } from '../../bench/processes.ts';
 import { RESTART_ERROR } from '../../local/runtime.ts';
 import { generateToken } from '../../shared/domain/tokens.ts';
 
@@ -69,15 +69,6 @@ const request = async (apiUrl: string, pathName: string, init: RequestInit = {})
     },
   });
   return (await response.json()) as { id: string; status: string; error: string | null };
-};
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 };
 
 describe('the local runtime (npm start)', () => {
