@@ -113,7 +113,7 @@ try {
   // Looked up as each phase starts: a model server's predictor process exists only once its setup has begun.
   const pick = async (model: string) =>
     (await runtimeProcesses(runtime.ready.origin, runtime.pid)).filter(
-      (p) => !/^(worker|model):/.test(p.role) || p.role.endsWith(`:${model}`),
+      (p) => p.model === undefined || p.model === model,
     );
 
   log(`warming up (${settings.warmUpSeconds} s)…`);

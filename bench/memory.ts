@@ -4,7 +4,12 @@ import { childPids, commandLine, peakRssMiB, resetPeakRss } from './processes.ts
 export interface TrackedProcess {
   readonly role: string;
   readonly pid: number;
+  /** The model a worker, model server or predictor process serves; absent for the runtime's own processes. */
+  readonly model?: string;
 }
+
+/** The model of a supervised process, from its name (`model:acme/x`, `worker:acme/x#2`: local/fleet-instances.ts). */
+const modelOf = (name: string): string | undefined => /^(?:worker|model):([^#]+)/.exec(name)?.[1];
 
 /** Peak RSS (MiB) of each process over one phase of the benchmark. */
 export type PhasePeaks = Record<string, number | null>;
@@ -23,14 +28,20 @@ export const runtimeProcesses = async (origin: string, runtimePid: number): Prom
     { role: 'API process (local runtime: API front, Lambdas, workflow)', pid: runtimePid },
     ...(emulators ? [{ role: "emulators' process (proxies, fauxqs for SQS and S3)", pid: emulators }] : []),
     ...(java ? [{ role: 'DynamoDB Local (Java)', pid: java }] : []),
-    ...processes.flatMap((p) =>
-      p.pid === null
-        ? []
-        : [
-            { role: p.name, pid: p.pid },
-            ...childPids(p.pid).map((pid) => ({ role: `${p.name} (predictor process)`, pid })),
-          ],
-    ),
+    ...processes.flatMap((p) => {
+      if (p.pid === null) return [];
+      const model = modelOf(p.name);
+      const ofModel = model === undefined ? {} : { model };
+      return [
+        { role: p.name, pid: p.pid, ...ofModel },
+        // A worker's children are tsx's compiler service, not a model: only a model server's are predictors.
+        ...(p.name.startsWith('model:') ? childPids(p.pid) : []).map((pid) => ({
+          role: `${p.name} (predictor process)`,
+          pid,
+          ...ofModel,
+        })),
+      ];
+    }),
   ];
 };
 
