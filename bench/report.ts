@@ -52,7 +52,7 @@ export const renderReport = (r: BenchReport): string => {
     `Closed loop: each client creates a prediction (async), polls it every ${plane.pollMs} ms until it ends, and starts the next; ${plane.secondsPerLevel} s per level. ` +
       'The bare server is Node’s own HTTP server answering a fixed prediction-shaped JSON body to the same POST-then-GET shape: this machine’s ceiling. Latencies in ms, p50 / p99. ' +
       'Every API request costs the local runtime a few DynamoDB Local calls (the item; the rate window, which a busy API process counts several requests at a time; the authorizer’s only once a minute per token, as its cache does on AWS), ' +
-      'ordered only where they touch the same items (`local/dynamodb-request-order.ts`); the API front runs every handler in one Node process, which at 32 clients keeps one core busy and is then the ceiling.',
+      'ordered only where they touch the same items (`local/dynamodb-request-order.ts`); the API front runs every handler in one Node process, and lets at most as many GETs run at once as the machine has cores (`local/read-turns.ts`): a poll waits its turn, while creates and the work behind them never wait for polls.',
   );
   out.push('');
   out.push(
