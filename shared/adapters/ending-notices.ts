@@ -10,7 +10,7 @@ import {
   type EndingInboxes,
   type EndingTeller,
 } from '../ports/ending-notices.ts';
-import { sqsOr, sqsSdk } from './sqs-client.ts';
+import { sqsSdkAndClient } from './sqs-client.ts';
 import { fromItem, toItem } from './prediction-item.ts';
 import { WAITER_QUEUE_NAMES } from './waiter-queue-names.ts';
 
@@ -89,9 +89,7 @@ interface Notice {
  * carried as long as the latest notices' fit in `keepsBytes`.
  */
 export const sqsEndingInbox = (options: SqsInboxOptions): EndingInbox => {
-  const client = sqsOr(options.client);
-  /** The SDK's commands and the client, loaded at the first call (sqs-client.ts). */
-  const sdk = () => Promise.all([sqsSdk(), client()]);
+  const sdk = sqsSdkAndClient(options.client);
   const keepsBytes = options.keepsBytes ?? INBOX_KEEPS_BYTES;
   let queue: Promise<string> | null = null;
   // In the order the notices came (a repeated one moves to the end): the oldest first.
@@ -224,11 +222,11 @@ export const sqsEndingInbox = (options: SqsInboxOptions): EndingInbox => {
 
 /** The enders' side: one SendMessage to the address the prediction recorded. */
 export const sqsEndingTeller = (report: ReportFailure, given?: SQSClient): EndingTeller => {
-  const client = sqsOr(given);
+  const sdk = sqsSdkAndClient(given);
   return {
     async tell(address, ended) {
       try {
-        const [{ SendMessageCommand }, sqs] = await Promise.all([sqsSdk(), client()]);
+        const [{ SendMessageCommand }, sqs] = await sdk();
         await sqs.send(new SendMessageCommand({ QueueUrl: address, MessageBody: noticeBody(ended) }));
       } catch (error) {
         report('the waiter could not be told that its prediction ended', {
@@ -243,13 +241,10 @@ export const sqsEndingTeller = (report: ReportFailure, given?: SQSClient): Endin
 
 /** The deployment's waiter queues, found by their names' prefix (ListQueues, a page of up to 1,000 at a time). */
 export const sqsEndingInboxes = (namePrefix: string, given?: SQSClient): EndingInboxes => {
-  const client = sqsOr(given);
+  const sdk = sqsSdkAndClient(given);
   return {
     async removeMadeBefore(epochMs) {
-      const [{ ListQueuesCommand, DeleteQueueCommand, QueueDoesNotExist }, sqs] = await Promise.all([
-        sqsSdk(),
-        client(),
-      ]);
+      const [{ ListQueuesCommand, DeleteQueueCommand, QueueDoesNotExist }, sqs] = await sdk();
       let removed = 0;
       let nextToken: string | undefined;
       do {

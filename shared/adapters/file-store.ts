@@ -6,7 +6,7 @@ import { asAccountId, parseFileId, type FileId } from '../domain/ids.ts';
 import { isExpired, type StoredFile } from '../domain/stored-file.ts';
 import type { FileStore } from '../ports/file-store.ts';
 import { dynamo } from './aws-clients.ts';
-import { s3Or, s3Sdk } from './s3-client.ts';
+import { s3SdkAndClient } from './s3-client.ts';
 import { fileKey } from './table-keys.ts';
 
 /** Under its owner, so that an account's files can be found (and removed) in the bucket alone. */
@@ -77,10 +77,10 @@ export const s3DynamoFileStore = (
   clients: FileStoreClients = { dynamo: dynamo() },
   now: () => number = Date.now,
 ): FileStore => {
-  const s3 = s3Or(clients.s3);
+  const sdk = s3SdkAndClient(clients.s3);
   return {
     async save(file, content) {
-      const [{ PutObjectCommand }, client] = await Promise.all([s3Sdk(), s3()]);
+      const [{ PutObjectCommand }, client] = await sdk();
       await client.send(
         new PutObjectCommand({
           Bucket: bucket,
@@ -102,14 +102,13 @@ export const s3DynamoFileStore = (
     async remove(file) {
       // The record first: bytes without a record are invisible, and the lifecycle rule takes them.
       await clients.dynamo.send(new DeleteCommand({ TableName: tableName, Key: fileKey(file.id) }));
-      const [{ DeleteObjectCommand }, client] = await Promise.all([s3Sdk(), s3()]);
+      const [{ DeleteObjectCommand }, client] = await sdk();
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: fileObjectKey(file) }));
     },
     async downloadUrl(file, expiresInSeconds) {
-      const [{ GetObjectCommand }, { getSignedUrl }, client] = await Promise.all([
-        s3Sdk(),
+      const [[{ GetObjectCommand }, client], { getSignedUrl }] = await Promise.all([
+        sdk(),
         import('@aws-sdk/s3-request-presigner'),
-        s3(),
       ]);
       return getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: fileObjectKey(file) }), {
         expiresIn: expiresInSeconds,

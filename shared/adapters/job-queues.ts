@@ -1,13 +1,13 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { sqsOr, sqsSdk } from './sqs-client.ts';
+import { sqsSdkAndClient } from './sqs-client.ts';
 import type { JobQueues } from '../ports/fleet-control.ts';
 
 /** Model queues on SQS: the jobs waiting are the queue's visible messages, as SQS counts them. */
 export const sqsJobQueues = (given?: SQSClient): JobQueues => {
-  const client = sqsOr(given);
+  const sdk = sqsSdkAndClient(given);
   return {
     async waitingJobs(queueUrl) {
-      const [{ GetQueueAttributesCommand }, sqs] = await Promise.all([sqsSdk(), client()]);
+      const [{ GetQueueAttributesCommand }, sqs] = await sdk();
       const { Attributes } = await sqs.send(
         new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages'] }),
       );

@@ -5,7 +5,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
  * the functions use it takes the longest to load (bench §4), and most of their requests never
  * reach S3 (a small output is kept in the prediction's item, and most routes have no files).
  */
-export const s3Sdk = () => import('@aws-sdk/client-s3');
+const s3Sdk = () => import('@aws-sdk/client-s3');
 
 let s3Client: Promise<S3Client> | undefined;
 
@@ -22,3 +22,12 @@ export const s3 = (): Promise<S3Client> =>
 /** `given` (a test's, an emulator's), or else the process's own client. */
 export const s3Or = (given: S3Client | undefined) => (): Promise<S3Client> =>
   given === undefined ? s3() : Promise.resolve(given);
+
+/**
+ * What an adapter calls before each request: the SDK's module (its commands) and `given` or else
+ * the process's own client, both loaded at the first call and kept.
+ */
+export const s3SdkAndClient = (given?: S3Client) => {
+  const client = s3Or(given);
+  return () => Promise.all([s3Sdk(), client()]);
+};

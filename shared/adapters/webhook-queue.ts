@@ -1,12 +1,12 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { sqsOr, sqsSdk } from './sqs-client.ts';
+import { sqsSdkAndClient } from './sqs-client.ts';
 import type { WebhookNotifier } from '../ports/webhook-notifier.ts';
 
 export const sqsWebhookNotifier = (queueUrl: string, given?: SQSClient): WebhookNotifier => {
-  const client = sqsOr(given);
+  const sdk = sqsSdkAndClient(given);
   return {
     async notify(message) {
-      const [{ SendMessageCommand }, sqs] = await Promise.all([sqsSdk(), client()]);
+      const [{ SendMessageCommand }, sqs] = await sdk();
       await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message) }));
     },
   };
@@ -17,9 +17,9 @@ export const sqsWebhookNotifier = (queueUrl: string, given?: SQSClient): Webhook
  * come straight back (0: at once, to be moved to the dead-letter queue).
  */
 export const sqsRetryLater = (queueUrl: string, given?: SQSClient) => {
-  const client = sqsOr(given);
+  const sdk = sqsSdkAndClient(given);
   return async (receiptHandle: string, delaySeconds: number): Promise<void> => {
-    const [{ ChangeMessageVisibilityCommand }, sqs] = await Promise.all([sqsSdk(), client()]);
+    const [{ ChangeMessageVisibilityCommand }, sqs] = await sdk();
     await sqs.send(
       new ChangeMessageVisibilityCommand({
         QueueUrl: queueUrl,

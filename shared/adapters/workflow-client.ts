@@ -1,5 +1,5 @@
 import type { SFNClient } from '@aws-sdk/client-sfn';
-import { sfnOr, sfnSdk } from './sfn-client.ts';
+import { sfnSdkAndClient } from './sfn-client.ts';
 import type { WorkflowClient, TaskCallbacks } from '../ports/workflow-client.ts';
 
 /** Executions are named after their prediction, so the ARN is derived, never stored. */
@@ -8,14 +8,11 @@ export const executionArnOf = (stateMachineArn: string, predictionId: string): s
 
 const named = (error: unknown, ...names: string[]): boolean => error instanceof Error && names.includes(error.name);
 
-/** The SDK's commands and the client, loaded at the first call (sfn-client.ts). */
-const sdkAnd = (client: () => Promise<SFNClient>) => Promise.all([sfnSdk(), client()]);
-
 export const sfnWorkflowClient = (given?: SFNClient): WorkflowClient => {
-  const client = sfnOr(given);
+  const sdk = sfnSdkAndClient(given);
   return {
     async start(stateMachineArn, input) {
-      const [{ StartExecutionCommand }, sfn] = await sdkAnd(client);
+      const [{ StartExecutionCommand }, sfn] = await sdk();
       try {
         await sfn.send(
           new StartExecutionCommand({ stateMachineArn, name: input.predictionId, input: JSON.stringify(input) }),
@@ -27,7 +24,7 @@ export const sfnWorkflowClient = (given?: SFNClient): WorkflowClient => {
       }
     },
     async stop(stateMachineArn, predictionId, cause) {
-      const [{ StopExecutionCommand }, sfn] = await sdkAnd(client);
+      const [{ StopExecutionCommand }, sfn] = await sdk();
       try {
         await sfn.send(
           new StopExecutionCommand({ executionArn: executionArnOf(stateMachineArn, predictionId), cause }),
@@ -38,7 +35,7 @@ export const sfnWorkflowClient = (given?: SFNClient): WorkflowClient => {
       }
     },
     async status(stateMachineArn, predictionId) {
-      const [{ DescribeExecutionCommand }, sfn] = await sdkAnd(client);
+      const [{ DescribeExecutionCommand }, sfn] = await sdk();
       try {
         const { status } = await sfn.send(
           new DescribeExecutionCommand({ executionArn: executionArnOf(stateMachineArn, predictionId) }),
@@ -56,10 +53,10 @@ export const sfnWorkflowClient = (given?: SFNClient): WorkflowClient => {
 export const TASK_CLOSED_ERRORS = new Set(['TaskTimedOut', 'TaskDoesNotExist', 'InvalidToken']);
 
 export const sfnTaskCallbacks = (given?: SFNClient): TaskCallbacks => {
-  const client = sfnOr(given);
+  const sdk = sfnSdkAndClient(given);
   return {
     async succeed(taskToken, result) {
-      const [{ SendTaskSuccessCommand }, sfn] = await sdkAnd(client);
+      const [{ SendTaskSuccessCommand }, sfn] = await sdk();
       try {
         await sfn.send(new SendTaskSuccessCommand({ taskToken, output: JSON.stringify(result) }));
       } catch (error) {
