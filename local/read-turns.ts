@@ -9,8 +9,6 @@ export interface ReadTurns {
   take(wanted: () => boolean, read: () => Promise<void>): Promise<void>;
   /** Reads waiting for their turn now. */
   readonly waiting: number;
-  /** Reads running now. */
-  readonly running: number;
 }
 
 /**
@@ -26,9 +24,6 @@ export const readTurns = (atOnce: number = availableParallelism()): ReadTurns =>
     take: (wanted, read) => limit(() => (wanted() ? read() : undefined)),
     get waiting() {
       return limit.pendingCount;
-    },
-    get running() {
-      return limit.activeCount;
     },
   };
 };
