@@ -81,6 +81,7 @@ const handle = async (
   message: DispatchMessage,
   renewLease: () => Promise<void>,
   setupError: string | null,
+  runEnded: () => void,
 ): Promise<Disposition> => {
   // The task token ends the execution: used once, by whoever of this worker ends the prediction.
   const effects: EffectDeps = {
@@ -136,6 +137,7 @@ const handle = async (
         sleep: (ms) => sleep(ms),
         log,
         handBack: handBack.signal,
+        runEnded,
       },
       taken.prediction,
     ),

@@ -30,13 +30,21 @@ export interface PollerOptions {
   /** How long one receive waits for a job (SQS's long poll; 20 s, its most, unless given). */
   readonly waitSeconds?: number;
   readonly log: (message: string, fields?: Record<string, unknown>) => void;
-  /** `setupError`: the model server failed its setup, so the job is ended with that error, not run. */
+  /**
+   * `setupError`: the model server failed its setup, so the job is ended with that error, not run.
+   * `runEnded`: called once the model server has ended the job's run, its result in hand; the slot
+   * takes its next job then, while this one's end is recorded.
+   */
   readonly handle: (
     message: DispatchMessage,
     renewLease: () => Promise<void>,
     setupError: string | null,
+    runEnded: () => void,
   ) => Promise<Disposition>;
 }
+
+/** The first pause before asking the model server again; each pause doubles, up to the last. */
+const HEALTH_PAUSES_MS = { first: 10, last: 250 } as const;
 
 /**
  * Waits until the model server can take a run: READY (a slot free), or failed its setup — then
@@ -46,33 +54,58 @@ export interface PollerOptions {
  */
 const waitUntilUsable = async (options: PollerOptions): Promise<ModelHealth | null> => {
   let said = false;
+  let pauseMs: number = HEALTH_PAUSES_MS.first;
   while (!options.signal.aborted) {
     const health = await options.modelServer.health().catch(() => null);
     if (health?.status === 'READY' || health?.status === 'SETUP_FAILED') return health;
     if (!said) options.log('waiting for the model server', { health: health?.status ?? 'UNREACHABLE' });
     said = true;
-    await sleep(250, undefined, { signal: options.signal }).catch(() => undefined);
+    // Short at first: another slot's run that has just ended frees its slot a moment later.
+    await sleep(pauseMs, undefined, { signal: options.signal }).catch(() => undefined);
+    pauseMs = Math.min(pauseMs * 2, HEALTH_PAUSES_MS.last);
   }
   return null;
 };
 
 /**
- * Keeps `slots` jobs going at once (one per run the model server takes): each slot waits for the
- * model, receives one message (hidden for one lease), runs it, then deletes or returns it. A job
- * that throws leaves its message to come back when the lease runs out, as a dead worker's would.
+ * Keeps `slots` runs going at once (one per run the model server takes): each slot waits for the
+ * model, receives one message (hidden for one lease), runs it, then deletes or returns it. A slot
+ * takes its next job as soon as the model server has answered the run, while the job's end is
+ * still being recorded, so the model does not wait for the bookkeeping; while more jobs are being
+ * ended than there are slots, none is taken, so a store that stalls stops the taking of jobs. A
+ * job that throws leaves its message to come back when the lease runs out, as a dead worker's
+ * would.
  */
 export const pollQueue = async (options: PollerOptions): Promise<void> => {
+  const slots = Math.max(1, options.slots);
+  const ending = new Set<Promise<void>>();
   const slot = async () => {
+    // After a run the model server answered, it is known to be up: the next job is taken without asking.
+    let ready: ModelHealth | null = null;
     while (!options.signal.aborted) {
-      const health = await waitUntilUsable(options);
+      while (ending.size > slots) await Promise.race(ending);
+      const health: ModelHealth | null = ready ?? (await waitUntilUsable(options));
       if (!health || options.signal.aborted) return;
-      await takeOne(options, health.setupError);
+      const taken = await takeOne(options, health.setupError);
+      ready = taken === null ? null : health;
+      if (taken === null) continue;
+      const { rest } = taken;
+      ending.add(rest);
+      void rest.finally(() => ending.delete(rest));
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, options.slots) }, slot));
+  await Promise.all(Array.from({ length: slots }, slot));
+  await Promise.all(ending);
 };
 
-const takeOne = async (options: PollerOptions, setupError: string | null): Promise<void> => {
+/**
+ * Receives one job and starts it. Resolves once its run has ended (or the job has, if it never ran
+ * a model): with what is left of the job (`rest`: its end being recorded), or null when nothing is.
+ */
+const takeOne = async (
+  options: PollerOptions,
+  setupError: string | null,
+): Promise<{ readonly rest: Promise<void> } | null> => {
   let received;
   try {
     received = await options.sqs.send(
@@ -88,40 +121,43 @@ const takeOne = async (options: PollerOptions, setupError: string | null): Promi
       // hands back what it brings at once, below.
     );
   } catch (error) {
-    if (options.signal.aborted) return;
+    if (options.signal.aborted) return null;
     options.log('receive failed; retrying', { error: String(error) });
     await sleep(1000);
-    return;
+    return null;
   }
-  for (const message of received.Messages ?? []) {
-    const receipt = message.ReceiptHandle ?? '';
-    const hideFor = (seconds: number) =>
-      options.sqs.send(
-        new ChangeMessageVisibilityCommand({
-          QueueUrl: options.queueUrl,
-          ReceiptHandle: receipt,
-          VisibilityTimeout: seconds,
-        }),
-      );
-    const remove = () =>
-      options.sqs.send(new DeleteMessageCommand({ QueueUrl: options.queueUrl, ReceiptHandle: receipt }));
-    let body: unknown = null;
-    try {
-      body = JSON.parse(message.Body ?? 'null');
-    } catch {
-      // Not JSON: refused below like any message that is not a dispatch message.
-    }
-    const parsed = dispatchMessage.safeParse(body);
-    if (!parsed.success) {
-      options.log('dropping a message that is not a dispatch message', { messageId: message.MessageId });
-      await remove();
-      continue;
-    }
-    if (options.signal.aborted) {
-      // Received as the worker began to stop: another worker takes it at once.
-      await hideFor(0);
-      continue;
-    }
+  const message = received.Messages?.[0];
+  if (message === undefined) return null;
+  const receipt = message.ReceiptHandle ?? '';
+  const hideFor = (seconds: number) =>
+    options.sqs.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: options.queueUrl,
+        ReceiptHandle: receipt,
+        VisibilityTimeout: seconds,
+      }),
+    );
+  const remove = () =>
+    options.sqs.send(new DeleteMessageCommand({ QueueUrl: options.queueUrl, ReceiptHandle: receipt }));
+  let body: unknown = null;
+  try {
+    body = JSON.parse(message.Body ?? 'null');
+  } catch {
+    // Not JSON: refused below like any message that is not a dispatch message.
+  }
+  const parsed = dispatchMessage.safeParse(body);
+  if (!parsed.success) {
+    options.log('dropping a message that is not a dispatch message', { messageId: message.MessageId });
+    await remove();
+    return null;
+  }
+  if (options.signal.aborted) {
+    // Received as the worker began to stop: another worker takes it at once.
+    await hideFor(0);
+    return null;
+  }
+  const ran = Promise.withResolvers<undefined>();
+  const job = (async () => {
     try {
       const disposition = await options.handle(
         parsed.data,
@@ -129,6 +165,7 @@ const takeOne = async (options: PollerOptions, setupError: string | null): Promi
           await hideFor(options.leaseSeconds);
         },
         setupError,
+        () => ran.resolve(undefined),
       );
       options.log('job done', { predictionId: parsed.data.predictionId, disposition });
       if (disposition.kind === 'delete') await remove();
@@ -139,5 +176,7 @@ const takeOne = async (options: PollerOptions, setupError: string | null): Promi
         error: String(error),
       });
     }
-  }
+  })();
+  const first = await Promise.race([job.then(() => 'done' as const), ran.promise.then(() => 'ran' as const)]);
+  return first === 'done' ? null : { rest: job };
 };

@@ -39,6 +39,8 @@ export interface RunDeps {
   readonly log: (message: string, fields?: Record<string, unknown>) => void;
   /** Aborted at the worker's drain deadline: a run still going is stopped and handed back to the queue. */
   readonly handBack?: AbortSignal;
+  /** Told once the model server has answered the run (its result in hand, before the end is recorded). */
+  readonly runEnded?: () => void;
 }
 
 export type RunOutcome =
@@ -202,6 +204,8 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
     );
   }
   const runtimeMs = Math.max(0, deps.clock.now() - startedMs);
+  // The model server answered: its slot is free for the next job while this one's end is recorded.
+  if (!(response instanceof Error)) deps.runEnded?.();
   if (stopped) return 'stopped';
   // What was held back by the webhook interval goes out now; the prediction's end follows.
   await notify([...watch.unsent]).catch((error: unknown) =>

@@ -9,7 +9,7 @@ import { pollQueue } from '../../worker/poller.ts';
 /**
  * The worker's poller on a real SQS emulator (fauxqs), against a model server whose health the test
  * sets: with `concurrency.max` 2 it holds two jobs at once, and takes another only when coglet says
- * a slot is free (READY), never while it says BUSY.
+ * a slot is free (READY), never while it says BUSY; a slot takes its next job as its run ends.
  */
 let fauxqs: Awaited<ReturnType<typeof startFauxqs>>;
 let sqs: SQSClient;
@@ -101,6 +101,80 @@ describe('the worker poller with two slots', () => {
     for (const id of [...running]) release.get(id)?.();
     stop.abort();
     await polling;
+  });
+});
+
+describe('the worker poller with one slot, as a run ends', () => {
+  it("takes the next job while the last one's end is being recorded, and stops taking jobs while the endings pile up", async () => {
+    const jobs = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    const queueUrl = await queueOf(jobs);
+    const taken: string[] = [];
+    const ended: string[] = [];
+    const endRun = new Map<string, () => void>();
+    const recordEnd = new Map<string, () => void>();
+    const stop = new AbortController();
+    let healthChecks = 0;
+    const polling = pollQueue({
+      sqs,
+      queueUrl,
+      modelServer: {
+        health: () => {
+          healthChecks += 1;
+          return Promise.resolve(healthOf('READY'));
+        },
+      },
+      slots: 1,
+      leaseSeconds: 30,
+      waitSeconds: 1,
+      signal: stop.signal,
+      log: () => undefined,
+      handle: async ({ predictionId }, _renew, _setupError, runEnded) => {
+        taken.push(predictionId);
+        await new Promise<void>((resolve) => endRun.set(predictionId, resolve));
+        runEnded();
+        await new Promise<void>((resolve) => recordEnd.set(predictionId, resolve));
+        ended.push(predictionId);
+        return { kind: 'delete' };
+      },
+    });
+
+    await until(() => taken.length === 1);
+    const [first = ''] = taken;
+    endRun.get(first)?.();
+    // The model server is free: the second job runs while the first one's end is still being recorded.
+    await until(() => taken.length === 2);
+    expect(ended).toEqual([]);
+    const second = taken[1] ?? '';
+    endRun.get(second)?.();
+    // Two ends under way and one slot: no third job until one of them is recorded.
+    await until(() => recordEnd.has(second));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(taken).toHaveLength(2);
+    recordEnd.get(first)?.();
+    await until(() => taken.length === 3);
+    expect(ended).toEqual([first]);
+    // The model server answered each run: it was asked how it is only before the first.
+    expect(healthChecks).toBe(1);
+
+    // Stopping waits for the ends under way, and deletes each job's message once its end is recorded.
+    stop.abort();
+    const third = taken[2] ?? '';
+    endRun.get(third)?.();
+    await until(() => recordEnd.has(third));
+    let stopped = false;
+    void polling.then(() => (stopped = true));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(stopped).toBe(false);
+    recordEnd.get(second)?.();
+    recordEnd.get(third)?.();
+    await polling;
+    expect(ended).toEqual([first, second, third]);
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: queueUrl, WaitTimeSeconds: 0, MaxNumberOfMessages: 10 }),
+    );
+    expect(
+      Messages.map((message) => (JSON.parse(message.Body ?? '{}') as { predictionId: string }).predictionId),
+    ).toEqual([jobs[3]]);
   });
 });
 
