@@ -32,11 +32,16 @@ export const startDynamoDbLocal = async (options: { dataDir?: string }): Promise
     args: [
       `-Djava.library.path=${LIB}`,
       '-Xmx512m',
+      // The quick compiler only: on a machine of two cores the optimizing one took a third of a core
+      // for minutes after each start, which the service beside it needed (bench/results/2026-11-28-worker-pipeline.md).
+      '-XX:TieredStopAtLevel=1',
       '-cp',
       `${LIB}/*`,
       'com.amazonaws.services.dynamodbv2.local.main.ServerRunner',
       ...storage,
       '-sharedDb',
+      // It would otherwise send usage data to AWS from the user's machine.
+      '-disableTelemetry',
       '-port',
       String(port),
     ],
