@@ -46,13 +46,25 @@ const until = async (check: () => boolean): Promise<void> => {
 
 const healthOf = (status: ModelHealth['status']): ModelHealth => ({ status, setupError: null, startedAt: 'now' });
 
+/** A model server whose health the test sets, counting how often it is asked. */
+const countingHealth = (status: () => ModelHealth['status']) => {
+  const server = {
+    checks: 0,
+    health: () => {
+      server.checks += 1;
+      return Promise.resolve(healthOf(status()));
+    },
+  };
+  return server;
+};
+
 describe('the worker poller with two slots', () => {
   it('runs two jobs at once, and takes a third only when the model server has a free slot again', async () => {
     const jobs = [randomUUID(), randomUUID(), randomUUID()];
     const third = jobs[2];
     const queueUrl = await queueOf(jobs);
     let status: ModelHealth['status'] = 'READY';
-    let healthChecks = 0;
+    const modelServer = countingHealth(() => status);
     const running = new Set<string>();
     const taken: string[] = [];
     const release = new Map<string, () => void>();
@@ -60,12 +72,7 @@ describe('the worker poller with two slots', () => {
     const polling = pollQueue({
       sqs,
       queueUrl,
-      modelServer: {
-        health: () => {
-          healthChecks += 1;
-          return Promise.resolve(healthOf(status));
-        },
-      },
+      modelServer,
       slots: 2,
       leaseSeconds: 30,
       waitSeconds: 1,
@@ -90,8 +97,8 @@ describe('the worker poller with two slots', () => {
     const firstDone = taken[0] ?? '';
     release.get(firstDone)?.();
     await until(() => !running.has(firstDone));
-    const checksBefore = healthChecks;
-    await until(() => healthChecks >= checksBefore + 3);
+    const checksBefore = modelServer.checks;
+    await until(() => modelServer.checks >= checksBefore + 3);
     expect(taken).toHaveLength(2);
 
     // The slot is free: the third job is taken.
@@ -113,16 +120,11 @@ describe('the worker poller with one slot, as a run ends', () => {
     const endRun = new Map<string, () => void>();
     const recordEnd = new Map<string, () => void>();
     const stop = new AbortController();
-    let healthChecks = 0;
+    const modelServer = countingHealth(() => 'READY');
     const polling = pollQueue({
       sqs,
       queueUrl,
-      modelServer: {
-        health: () => {
-          healthChecks += 1;
-          return Promise.resolve(healthOf('READY'));
-        },
-      },
+      modelServer,
       slots: 1,
       leaseSeconds: 30,
       waitSeconds: 1,
@@ -154,7 +156,7 @@ describe('the worker poller with one slot, as a run ends', () => {
     await until(() => taken.length === 3);
     expect(ended).toEqual([first]);
     // The model server answered each run: it was asked how it is only before the first.
-    expect(healthChecks).toBe(1);
+    expect(modelServer.checks).toBe(1);
 
     // Stopping waits for the ends under way, and deletes each job's message once its end is recorded.
     stop.abort();
