@@ -6,7 +6,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
  * `AWS_ENDPOINT_URL_<SERVICE>` variables, which is how the local runtime points the very same
  * code at its emulators: there is no `if (local)` anywhere. DynamoDB's is loaded with every
  * function, which reads the table on every request; S3's, SQS's and Step Functions' are apart
- * (s3-client.ts, sqs-client.ts, sfn-client.ts), loaded at their first use.
+ * (s3-client.ts, sqs-client.ts, sfn-client.ts, on lazy-sdk.ts), loaded at their first use.
  */
 let documentClient: DynamoDBDocumentClient | undefined;
 
