@@ -87,8 +87,11 @@ export const pollQueue = async (options: PollerOptions): Promise<void> => {
       const health: ModelHealth | null = ready ?? (await waitUntilUsable(options));
       if (!health || options.signal.aborted) return;
       const taken = await takeOne(options, health.setupError);
-      ready = taken === null ? null : health;
-      if (taken === null) continue;
+      if (taken === null) {
+        ready = null;
+        continue;
+      }
+      ready = health;
       const { rest } = taken;
       ending.add(rest);
       void rest.finally(() => ending.delete(rest));
