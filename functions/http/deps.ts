@@ -35,6 +35,7 @@ import type { ModelDefinition } from '../../shared/models/definition.ts';
 import type { FleetScaling } from '../../shared/ports/fleet-scaling.ts';
 import { dynamoDeploymentLog } from '../../shared/adapters/deployment-log.ts';
 import type { DeploymentLog } from '../../shared/ports/deployment-log.ts';
+import { monthlyLimitsKept, type MonthlyLimits } from '../../shared/use-cases/monthly-limits.ts';
 
 /** What the API handlers need, built once per function from its configuration. */
 export interface ApiDeps {
@@ -58,6 +59,8 @@ export interface ApiDeps {
   /** Tells a waiting request that its prediction ended (a cancel). */
   readonly endingTeller: EndingTeller;
   readonly accounts: AccountStore;
+  /** The accounts' monthly limits as this instance last read them (a create checks them in its write). */
+  readonly monthlyLimits: MonthlyLimits;
   readonly deliveries: DeliveryLog;
   /** Why a webhook's host may not be called, or null (resolves it). */
   readonly checkWebhookHost: (url: string) => Promise<string | null>;
@@ -77,6 +80,7 @@ export interface ApiDeps {
 export const apiDeps = (config: ApiConfig, clock: Clock): ApiDeps => {
   const { tableName, outputBucket, addressPolicy, retentionSeconds } = config;
   const prefix = config.fleetClusterPrefix;
+  const accounts = dynamoAccountStore(tableName);
   return {
     store: dynamoPredictionStore(tableName, dynamo(), retentionSeconds, () => clock.now()),
     outputs: s3OutputReader(outputBucket),
@@ -96,7 +100,8 @@ export const apiDeps = (config: ApiConfig, clock: Clock): ApiDeps => {
       report: (message, fields) => logger.warn(message, fields),
     }),
     endingTeller: sqsEndingTeller((message, fields) => logger.warn(message, fields)),
-    accounts: dynamoAccountStore(tableName),
+    accounts,
+    monthlyLimits: monthlyLimitsKept(accounts),
     deliveries: dynamoDeliveryLog(tableName, dynamo(), retentionSeconds),
     checkWebhookHost: (url) => checkWebhookHost(url, addressPolicy),
     rateLimiter: instanceRateLimiter(dynamoRateWindows(tableName)),

@@ -18,7 +18,7 @@ import { DEFAULT_RETENTION_SECONDS, readAt, recordExpired, retentionFrom } from 
 import { keepLogTail, keepProgress, keepStreamed } from '../domain/run-report.ts';
 import { err, ok } from '../domain/result.ts';
 import type { PredictionStore } from '../ports/prediction-store.ts';
-import { accountMoveUpdates } from './account-moves.ts';
+import { accountMoveUpdates, limitOfAccountItem } from './account-moves.ts';
 import { dynamo } from './aws-clients.ts';
 import { idempotencyClaimPut, readLiveClaim } from './idempotency-record.ts';
 import { queryOwnedPredictions } from './owned-predictions.ts';
@@ -122,9 +122,14 @@ export const dynamoPredictionStore = (
         const prior = await priorClaim();
         if (prior) return keyTaken(prior);
         // Which of the domain's checks failed: the reservation's own refusals, in its order.
-        const codes = (error.CancellationReasons ?? []).map((reason) => reason.Code);
+        const reasons = error.CancellationReasons ?? [];
+        const codes = reasons.map((reason) => reason.Code);
         const [account, spend, , claimed] = codes;
-        if (account === 'ConditionalCheckFailed') return err(insufficientFunds());
+        if (account === 'ConditionalCheckFailed') {
+          const limit = limitOfAccountItem(reasons[0]?.Item);
+          if (limit === reservation.value.limitKopecks) return err(insufficientFunds());
+          return ok({ kind: 'limit_changed' } as const);
+        }
         if (spend === 'ConditionalCheckFailed') return err(monthlyLimitReached());
         // Nothing was written. Another create on this account or key was mid-transaction, or the
         // claim that stood in the way has expired since: the next try decides.

@@ -43,6 +43,11 @@ export interface Reservation {
   readonly minAvailableKopecks: number;
   /** The month's committed spend may be at most this before the hold; null: no monthly limit. */
   readonly maxCommittedKopecks: number | null;
+  /**
+   * The monthly limit it was reckoned against (null: none). It holds only while the account's limit
+   * is still this one, so a limit read earlier (a cache) can never let a create past a changed one.
+   */
+  readonly limitKopecks: number | null;
 }
 
 export const insufficientFunds = (): PrognozError =>
@@ -70,6 +75,7 @@ export const reservationOf = (hold: Hold, limitKopecks: number | null): Result<R
     },
     minAvailableKopecks: hold.kopecks,
     maxCommittedKopecks,
+    limitKopecks,
   });
 };
 

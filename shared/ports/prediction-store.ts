@@ -11,8 +11,15 @@ export interface RunUpdate {
   readonly streamed?: readonly string[] | null;
 }
 
-/** What an insert did: recorded the prediction, or found the idempotency key already claimed (and wrote nothing). */
-export type Inserted = { readonly kind: 'inserted' } | { readonly kind: 'key_taken'; readonly prior: PriorClaim };
+/**
+ * What an insert did: recorded the prediction; found the idempotency key already claimed; or found
+ * the account's monthly limit no longer the one given, or the account gone (read it again). The
+ * last two wrote nothing.
+ */
+export type Inserted =
+  | { readonly kind: 'inserted' }
+  | { readonly kind: 'key_taken'; readonly prior: PriorClaim }
+  | { readonly kind: 'limit_changed' };
 
 /** The port through which everything reads and writes predictions. */
 export interface PredictionStore {
@@ -20,8 +27,9 @@ export interface PredictionStore {
    * Records a new prediction and reserves its hold, in one transaction, as the domain's
    * `reservationOf` says: the account's available funds must cover the hold (else
    * `insufficient_funds`), and with a monthly limit the month's committed spend plus the hold
-   * must stay within it (else `monthly_limit_reached`). With an
-   * idempotency claim, the claim is recorded in the same transaction, and a live claim on the
+   * must stay within it (else `monthly_limit_reached`). `limitKopecks` is the limit as the caller
+   * read it, perhaps a while ago: the write holds only while the account's limit is still that
+   * (else `limit_changed`). With an idempotency claim, the claim is recorded in the same transaction, and a live claim on the
    * same key wins over everything else: then nothing is written and the prior claim comes back.
    */
   insert(

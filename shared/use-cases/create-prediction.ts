@@ -1,18 +1,20 @@
-import type { AccountStore } from '../ports/account-store.ts';
 import type { InputStore } from '../ports/input-store.ts';
+import type { Inserted } from '../ports/prediction-store.ts';
 import { holdFor } from '../domain/billing.ts';
 import { PrognozError } from '../domain/errors.ts';
 import { newPredictionId, type AccountId, type IdGenerator } from '../domain/ids.ts';
-import { claimIdempotencyKey, type PriorClaim } from '../domain/idempotency.ts';
+import { claimIdempotencyKey, type IdempotencyClaim, type PriorClaim } from '../domain/idempotency.ts';
 import { inputPlacement, type Prediction, type StoredInput, type WebhookEvent } from '../domain/prediction.ts';
 import { createPrediction } from '../domain/transition.ts';
 import { requestFingerprint } from '../domain/request-fingerprint.ts';
 import { err, ok, type Result } from '../domain/result.ts';
 import { phaseLimitsOf, validateInput, type ModelDefinition } from '../models/registry.ts';
+import type { KnownLimit, MonthlyLimits } from './monthly-limits.ts';
 import { startCreated, type StartDeps, type StartOutcome } from './start-workflow.ts';
 
 export interface CreateDeps extends StartDeps {
-  readonly accounts: AccountStore;
+  /** The accounts' monthly limits as this process last read them. */
+  readonly monthlyLimits: MonthlyLimits;
   readonly ids: IdGenerator;
   /** Where a large input is kept, so that the prediction's item stays small. */
   readonly inputs: InputStore;
@@ -83,6 +85,39 @@ const forget = async (deps: CreateDeps, stored: StoredInput): Promise<void> => {
   if (stored.kind === 'object') await deps.inputs.remove(stored.key).catch(() => undefined);
 };
 
+/** Reads of the limit after the first, should it keep changing under the insert. */
+const MAX_LIMIT_REREADS = 3;
+
+const accountGone = () => new PrognozError('invalid_token', 'the account behind this token is gone');
+
+/**
+ * Inserts the prediction under the account's monthly limit as known here, reading the limit again
+ * when the store found it changed, or when a limit known from before refused the create (it may
+ * have been raised since: then it is tried again under the new one). Null: the account is gone.
+ */
+const insertUnderLimit = async (
+  deps: CreateDeps,
+  prediction: Prediction,
+  known: KnownLimit,
+  claim: IdempotencyClaim | null,
+): Promise<Result<Exclude<Inserted, { kind: 'limit_changed' }>, PrognozError> | null> => {
+  let limit = known;
+  for (let rereads = 0; ; rereads++) {
+    const inserted = await deps.store.insert(prediction, limit.monthlyLimitKopecks, claim);
+    if (inserted.ok) {
+      const { value } = inserted;
+      if (value.kind !== 'limit_changed') return ok(value);
+    } else if (limit.fresh || inserted.error.code !== 'monthly_limit_reached') return inserted;
+    if (rereads === MAX_LIMIT_REREADS)
+      throw new Error(`the monthly limit of ${prediction.owner} changed under ${MAX_LIMIT_REREADS} inserts in a row`);
+    const reread = await deps.monthlyLimits.reread(prediction.owner);
+    if (!reread) return null;
+    // Refused by the limit it still has: the refusal stands, and is not tried again (moments later, with funds freed since).
+    if (!inserted.ok && reread.monthlyLimitKopecks === limit.monthlyLimitKopecks) return inserted;
+    limit = reread;
+  }
+};
+
 /**
  * Validates the input (kept in the outputs bucket when large), records the prediction as `starting` with its hold on the account's funds
  * (402 when they or the month's limit cannot cover it), and starts its workflow. A workflow that
@@ -113,8 +148,8 @@ export const createPredictionUseCase = async (
     );
   }
   const nowMs = deps.clock.now();
-  const account = await deps.accounts.monthlyLimitOf(request.owner);
-  if (!account) return err(new PrognozError('invalid_token', 'the account behind this token is gone'));
+  const known = await deps.monthlyLimits.known(request.owner);
+  if (!known) return err(accountGone());
   const id = newPredictionId(deps.ids);
   const stored: StoredInput =
     inputPlacement(inputBytes) === 'inline'
@@ -138,8 +173,9 @@ export const createPredictionUseCase = async (
   const claim = request.idempotencyKey
     ? claimIdempotencyKey(request.idempotencyKey, fingerprintOf(request), nowMs)
     : null;
-  const reserved = await deps.store.insert(prediction, account.monthlyLimitKopecks, claim);
-  if (!reserved.ok || reserved.value.kind === 'key_taken') await forget(deps, stored);
+  const reserved = await insertUnderLimit(deps, prediction, known, claim);
+  if (reserved === null || !reserved.ok || reserved.value.kind === 'key_taken') await forget(deps, stored);
+  if (reserved === null) return err(accountGone());
   if (!reserved.ok) return err(reserved.error);
   if (reserved.value.kind === 'key_taken') return answerRepeat(deps, reserved.value.prior, claim?.fingerprint);
   return ok({ kind: 'created', prediction, start: await startCreated(deps, prediction) });

@@ -73,12 +73,36 @@ export const describePredictionStoreContract = (name: string, make: MakePredicti
         expect(await money()).toEqual({ balance: 20, available: 20, held: 0, spent: 0 });
       });
 
-      it('is refused for an account that does not exist', async () => {
+      it('finds no account to write to, writing nothing: the account is read again', async () => {
         const { store, clock } = await setUp();
         const prediction = startingPrediction({ owner: freshOwner(), nowMs: clock.now() });
-        const result = await store.insert(prediction, null);
-        expect(result.ok ? result.value : result.error.code).toBe('insufficient_funds');
+        expect(await store.insert(prediction, null)).toEqual({ ok: true, value: { kind: 'limit_changed' } });
         expect(await store.get(prediction.id)).toBeNull();
+      });
+
+      it("writes only while the account's monthly limit is the one given, else nothing", async () => {
+        const { store, accounts, clock, owner, money } = await setUp({ balanceKopecks: 20, monthlyLimitKopecks: 50 });
+        const prediction = startingPrediction({ owner, nowMs: clock.now(), holdKopecks: 10 });
+        // A limit read before it was set, raised or lowered; funds short or not, the limit speaks first.
+        for (const [limit, hold] of [
+          [null, 10],
+          [80, 10],
+          [40, 10],
+          [null, 30],
+        ] as const) {
+          const tried = startingPrediction({ owner, nowMs: clock.now(), holdKopecks: hold });
+          expect(await store.insert(tried, limit)).toEqual({ ok: true, value: { kind: 'limit_changed' } });
+          expect(await store.get(tried.id)).toBeNull();
+        }
+        expect(await money()).toEqual({ balance: 20, available: 20, held: 0, spent: 0 });
+        const short = await store.insert(startingPrediction({ owner, nowMs: clock.now(), holdKopecks: 30 }), 50);
+        expect(short.ok ? short.value : short.error.code).toBe('insufficient_funds');
+        expect(await store.insert(prediction, 50)).toEqual({ ok: true, value: { kind: 'inserted' } });
+        await accounts.setMonthlyLimit(owner, null);
+        const after = startingPrediction({ owner, nowMs: clock.now(), holdKopecks: 10 });
+        expect(await store.insert(after, 50)).toEqual({ ok: true, value: { kind: 'limit_changed' } });
+        expect(await store.insert(after, null)).toEqual({ ok: true, value: { kind: 'inserted' } });
+        expect(await money()).toEqual({ balance: 20, available: 0, held: 20, spent: 0 });
       });
 
       it("is refused past the month's limit (committed spend plus the hold), writing nothing", async () => {

@@ -7,17 +7,18 @@ import { failedByWorkflow, freshOwner, processing, startingPrediction, succeeded
 const hold = { kopecks: 30, month: '2026-11' };
 
 describe('the hold a new prediction reserves', () => {
-  it('moves the hold from the available funds to the month, and asks that both have room', () => {
+  it('moves the hold from the available funds to the month, and asks that both have room under the limit it was reckoned against', () => {
     expect(reservationOf(hold, 100)).toEqual({
       ok: true,
       value: {
         moves: { balanceKopecks: 0, availableKopecks: -30, month: '2026-11', spentKopecks: 0, committedKopecks: 30 },
         minAvailableKopecks: 30,
         maxCommittedKopecks: 70,
+        limitKopecks: 100,
       },
     });
     expect(reservationOf(hold, null).ok && reservationOf(hold, null)).toMatchObject({
-      value: { maxCommittedKopecks: null },
+      value: { maxCommittedKopecks: null, limitKopecks: null },
     });
   });
 

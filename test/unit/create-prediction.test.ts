@@ -7,6 +7,7 @@ import { createPredictionUseCase, type CreateRequest } from '../../shared/use-ca
 import { INPUT_INLINE_BYTES } from '../../shared/domain/prediction.ts';
 import { inputObjectKey } from '../../shared/ports/input-store.ts';
 import { inputOf } from '../../shared/use-cases/read-input.ts';
+import { monthlyLimitsKept } from '../../shared/use-cases/monthly-limits.ts';
 import { inMemoryService } from '../support/in-memory/service.ts';
 
 const echo = requireModel('prognoz/echo');
@@ -143,6 +144,70 @@ describe('creating a prediction', () => {
       { ...request, input: { text: 'x'.repeat(10_000) } },
     );
     expect(refused.ok ? refused.value : refused.error.code).toBe('insufficient_funds');
+    await expect(service.outputs.get(inputObjectKey(id))).rejects.toThrow(/no output/);
+  });
+});
+
+describe("a create reckons with the account's monthly limit as this process last read it", () => {
+  /** The service with its limits kept over a store that counts the reads of the account. */
+  const counted = async (account: { monthlyLimitKopecks?: number | null } = {}) => {
+    const base = await setUp({ balanceKopecks: 1000, ...account });
+    let reads = 0;
+    const monthlyLimits = monthlyLimitsKept({
+      monthlyLimitOf: (id) => {
+        reads++;
+        return base.service.accounts.monthlyLimitOf(id);
+      },
+    });
+    const create = (r: CreateRequest = base.request) => createPredictionUseCase({ ...base.service, monthlyLimits }, r);
+    const code = async () => {
+      const created = await create();
+      return created.ok ? created.value.kind : created.error.code;
+    };
+    return { ...base, create, code, reads: () => reads };
+  };
+
+  it('reads the account once for many creates', async () => {
+    const { code, reads, held } = await counted();
+    for (let i = 0; i < 5; i++) expect(await code()).toBe('created');
+    expect(reads()).toBe(1);
+    expect(await held()).toBe(5 * HOLD);
+  });
+
+  it('keeps to a limit set or lowered since, at once', async () => {
+    const { service, owner, code, reads, held } = await counted();
+    expect(await code()).toBe('created');
+    await service.accounts.setMonthlyLimit(owner, HOLD + 10);
+    expect(await code()).toBe('monthly_limit_reached');
+    expect(reads()).toBe(2);
+    expect(await held()).toBe(HOLD);
+  });
+
+  it('takes a limit raised since at once, though the one it knew refused', async () => {
+    const { service, owner, code, reads, held } = await counted({ monthlyLimitKopecks: HOLD + 10 });
+    expect(await code()).toBe('created');
+    expect(await code()).toBe('monthly_limit_reached');
+    await service.accounts.setMonthlyLimit(owner, 10 * HOLD);
+    expect(await code()).toBe('created');
+    // Each refusal by the limit it knew is checked against the account as it is now.
+    expect(reads()).toBe(3);
+    expect(await held()).toBe(2 * HOLD);
+  });
+
+  it('refuses the token of an account gone since, keeping no input', async () => {
+    const { service, request } = await setUp();
+    const id = randomUUID();
+    let reads = 0;
+    // Known once, gone at the next read: the account the store finds nothing of.
+    const monthlyLimits = monthlyLimitsKept({
+      monthlyLimitOf: () => Promise.resolve(reads++ === 0 ? { monthlyLimitKopecks: null } : null),
+    });
+    const refused = await createPredictionUseCase(
+      { ...service, monthlyLimits, ids: () => id },
+      { ...request, owner: asAccountId('acct-gone'), input: { text: 'x'.repeat(10_000) } },
+    );
+    expect(refused.ok ? refused.value : refused.error.code).toBe('invalid_token');
+    expect(reads).toBe(2);
     await expect(service.outputs.get(inputObjectKey(id))).rejects.toThrow(/no output/);
   });
 });

@@ -14,7 +14,6 @@ import { Ledger } from './ledger.ts';
 
 interface AccountRecord {
   readonly createdAt: string;
-  monthlyLimitKopecks: number | null;
   readonly ratePerSecond: number | null;
   signingSecret: string;
   previousSigningSecret: string | null;
@@ -56,13 +55,12 @@ export const inMemoryAccountStore = (ledger: Ledger = new Ledger()): AccountStor
         if (accounts.has(id)) throw new Error(`account ${id} exists already`);
         accounts.set(id, {
           createdAt: formatTimestamp(nowMs),
-          monthlyLimitKopecks: initial.monthlyLimitKopecks ?? null,
           ratePerSecond: initial.ratePerSecond ?? null,
           signingSecret: generateSigningSecret(),
           previousSigningSecret: null,
           previousValidUntilMs: null,
         });
-        ledger.open(id, initial.balanceKopecks ?? 0);
+        ledger.open(id, initial.balanceKopecks ?? 0, initial.monthlyLimitKopecks ?? null);
       }),
     getAccount(id, nowMs) {
       const account = accounts.get(id);
@@ -75,15 +73,15 @@ export const inMemoryAccountStore = (ledger: Ledger = new Ledger()): AccountStor
         balanceKopecks: money.balanceKopecks,
         availableKopecks: money.availableKopecks,
         heldKopecks: money.balanceKopecks - money.availableKopecks,
-        monthlyLimitKopecks: account.monthlyLimitKopecks,
+        monthlyLimitKopecks: money.monthlyLimitKopecks,
         month,
         spentThisMonthKopecks: ledger.spend(id, month).spentKopecks,
       });
     },
     monthlyLimitOf: (id) =>
       answer(() => {
-        const account = accounts.get(id);
-        return account && ledger.account(id) ? { monthlyLimitKopecks: account.monthlyLimitKopecks } : null;
+        const money = ledger.account(id);
+        return accounts.has(id) && money ? { monthlyLimitKopecks: money.monthlyLimitKopecks } : null;
       }),
     runsThisMonth: (id, model, nowMs) => answer(() => ledger.runs(id, monthOf(nowMs), model)),
     topUp: (id, kopecks) =>
@@ -97,7 +95,8 @@ export const inMemoryAccountStore = (ledger: Ledger = new Ledger()): AccountStor
       answer(() => {
         if (kopecks !== null && (!Number.isInteger(kopecks) || kopecks < 0))
           throw new Error('a limit is a whole number of kopecks, or none');
-        existing(id).monthlyLimitKopecks = kopecks;
+        existing(id);
+        ledger.setMonthlyLimit(id, kopecks);
       }),
     listTokens(id) {
       const listed = [...tokens.values()]

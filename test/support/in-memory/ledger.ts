@@ -1,10 +1,12 @@
 import type { AccountMoves } from '../../../shared/domain/billing.ts';
 import type { AccountId } from '../../../shared/domain/ids.ts';
 
-/** An account's money, as the table's account item holds it (kopecks). */
+/** An account's money and monthly limit, as the table's account item holds them (kopecks). */
 export interface AccountMoney {
   balanceKopecks: number;
   availableKopecks: number;
+  /** Null: no monthly limit. */
+  monthlyLimitKopecks: number | null;
 }
 
 /** A month's spend, as the table's spend item holds it (kopecks). */
@@ -23,8 +25,14 @@ export class Ledger {
   readonly #spend = new Map<string, MonthSpend>();
   readonly #runs = new Map<string, number>();
 
-  open(id: AccountId, balanceKopecks: number): void {
-    this.#accounts.set(id, { balanceKopecks, availableKopecks: balanceKopecks });
+  open(id: AccountId, balanceKopecks: number, monthlyLimitKopecks: number | null = null): void {
+    this.#accounts.set(id, { balanceKopecks, availableKopecks: balanceKopecks, monthlyLimitKopecks });
+  }
+
+  setMonthlyLimit(id: AccountId, kopecks: number | null): void {
+    const account = this.#accounts.get(id);
+    if (!account) throw new Error(`account ${id} does not exist`);
+    account.monthlyLimitKopecks = kopecks;
   }
 
   /** The account's money; undefined when there is no such account. */
@@ -38,7 +46,7 @@ export class Ledger {
 
   /** Adds each move to what is kept, as the adapter's ADD does (an account missing is created, as there). */
   apply(id: AccountId, moves: AccountMoves): void {
-    const account = this.#accounts.get(id) ?? { balanceKopecks: 0, availableKopecks: 0 };
+    const account = this.#accounts.get(id) ?? { balanceKopecks: 0, availableKopecks: 0, monthlyLimitKopecks: null };
     account.balanceKopecks += moves.balanceKopecks;
     account.availableKopecks += moves.availableKopecks;
     this.#accounts.set(id, account);

@@ -99,6 +99,9 @@ export const inMemoryPredictionStore = (
         if (prior) return ok({ kind: 'key_taken', prior } as const);
         const reservation = reservationOf(prediction.hold, limitKopecks);
         if (!reservation.ok) return err(reservation.error);
+        const account = ledger.account(prediction.owner);
+        if (account === undefined || account.monthlyLimitKopecks !== limitKopecks)
+          return ok({ kind: 'limit_changed' } as const);
         const refused = reservationRefusal(reservation.value, {
           availableKopecks: ledger.account(prediction.owner)?.availableKopecks ?? null,
           committedKopecks: ledger.spend(prediction.owner, prediction.hold.month).committedKopecks,

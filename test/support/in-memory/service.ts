@@ -1,3 +1,4 @@
+import { monthlyLimitsKept } from '../../../shared/use-cases/monthly-limits.ts';
 import { randomIds } from '../../../shared/domain/ids.ts';
 import { findModel } from '../../../shared/models/registry.ts';
 import { inMemoryAccountStore } from './account-store.ts';
@@ -30,6 +31,7 @@ export const inMemoryService = (clock: FakeClock = fakeClock(), retentionSeconds
   return {
     clock,
     accounts,
+    monthlyLimits: monthlyLimitsKept(accounts),
     store: inMemoryPredictionStore({
       ledger: accounts.ledger,
       now: () => clock.now(),
