@@ -18,23 +18,24 @@ const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 export const handler = httpHandler(
   async (event, _context, deps) => {
     const { id: rawId = '', claim = '', file = '' } = event.pathParameters ?? {};
-    const notFound = new PrognozError(
-      'file_not_found',
-      `no output file ${file} of prediction ${rawId} was found, or the key is not its own`,
-    );
+    const notFound = () =>
+      new PrognozError(
+        'file_not_found',
+        `no output file ${file} of prediction ${rawId} was found, or the key is not its own`,
+      );
     const id = parsePredictionId(rawId);
-    if (id === null || !SEGMENT.test(claim) || !SEGMENT.test(file)) throw notFound;
+    if (id === null || !SEGMENT.test(claim) || !SEGMENT.test(file)) throw notFound();
     const prediction = await deps.store.get(id);
     const key = event.queryStringParameters?.key ?? '';
     if (!prediction || prediction.streamKey === null || !sameSecret(key, outputFilesKey(prediction.streamKey)))
-      throw notFound;
-    if ('dataRemoved' in prediction && prediction.dataRemoved) throw notFound;
+      throw notFound();
+    if ('dataRemoved' in prediction && prediction.dataRemoved) throw notFound();
     const range = event.headers.range;
     const opened = await deps.outputs.openFile(
       outputFileKey(id, claim, file),
       range && /^bytes=\d*-\d*$/.test(range) ? range : undefined,
     );
-    if (opened === null) throw notFound;
+    if (opened === null) throw notFound();
     return {
       statusCode: opened.contentRange === null ? 200 : 206,
       headers: {

@@ -26,14 +26,12 @@ const END_MARGIN_MS = 5_000;
 export const handler = httpHandler(
   async (event, context: Context, deps) => {
     const raw = event.pathParameters?.id ?? '';
-    const notFound = new PrognozError(
-      'prediction_not_found',
-      `no prediction ${raw} was found, or the stream key is not its own`,
-    );
+    const notFound = () =>
+      new PrognozError('prediction_not_found', `no prediction ${raw} was found, or the stream key is not its own`);
     const id = parsePredictionId(raw);
     const first = id === null ? null : await deps.store.get(id);
     const key = event.queryStringParameters?.key ?? '';
-    if (!first || first.streamKey === null || !sameSecret(key, first.streamKey)) throw notFound;
+    if (!first || first.streamKey === null || !sameSecret(key, first.streamKey)) throw notFound();
     const predictionId = first.id;
     const endBy = deps.clock.now() + Math.max(1000, context.getRemainingTimeInMillis() - END_MARGIN_MS);
     // A caller who left is not read for: the stream stops looking at the table at once.
