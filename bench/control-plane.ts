@@ -60,7 +60,7 @@ export interface Ratios {
 }
 
 /** One prediction through its whole life: create, then poll until it ends. */
-const predictionLifecycle = async (target: ApiTarget): Promise<Iteration> => {
+export const predictionLifecycle = async (target: ApiTarget): Promise<Iteration> => {
   const started = performance.now();
   const created = await apiCall<PredictionView>(target, 'prognoz/echo', { body: ECHO_INPUT });
   if (created.status !== 201) throw new Error(`create answered ${created.status}: ${JSON.stringify(created.json)}`);
