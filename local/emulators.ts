@@ -112,10 +112,14 @@ const parseJson = (body: Buffer): Record<string, unknown> => {
   }
 };
 
-/** Every DynamoDB call asks for its consumed capacity, which the meter reads from the answer. */
+/**
+ * Every DynamoDB call asks for its consumed capacity, which the meter reads from the answer; a
+ * write transaction for its indexes too, as DynamoDB Local tells which indexes it wrote.
+ */
 const askForConsumedCapacity = (operation: string, body: Buffer): Buffer => {
   if (!CAPACITY_OPERATIONS.has(operation)) return body;
   const request = parseJson(body);
   if (request.ReturnConsumedCapacity !== undefined) return body;
-  return Buffer.from(JSON.stringify({ ...request, ReturnConsumedCapacity: 'TOTAL' }));
+  const detail = operation === 'TransactWriteItems' ? 'INDEXES' : 'TOTAL';
+  return Buffer.from(JSON.stringify({ ...request, ReturnConsumedCapacity: detail }));
 };

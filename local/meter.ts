@@ -55,17 +55,20 @@ const bump = (counts: Record<string, number>, key: string, by = 1) => {
 type Json = Record<string, unknown>;
 
 /**
- * DynamoDB Local reports consumed capacity for single-item operations as DynamoDB does, but not
- * for transactions (one Put in a transaction reports 4 units, two Puts also 4). Transactions are
- * therefore priced by DynamoDB's rule: two units per item per 1 KB written (4 KB read), each
- * item's size as DynamoDB measures it (`itemSize`) from the item the request or answer carries
- * (for an Update, its key and the values it sets: a lower bound, as the item's other attributes
- * count too). Index writes within a transaction are not counted.
+ * DynamoDB Local reports consumed capacity for single-item operations as DynamoDB does (the
+ * indexes' writes included), but not for transactions (one Put in a transaction reports 4 units,
+ * two Puts also 4). Transactions are therefore priced by DynamoDB's rule: two units per item per
+ * 1 KB written (4 KB read), each item's size as DynamoDB measures it (`itemSize`) from the item the
+ * request or answer carries (for an Update, its key and the values it sets: a lower bound, as the
+ * item's other attributes count too). DynamoDB Local does tell which indexes a transaction wrote
+ * (asked for INDEXES): each of those costs what the written items project into it, at least one
+ * unit per KB, as a write outside a transaction would (`indexWriteUnits`).
  */
 export const transactionUnits = (
   operation: string,
   request: Json,
   response: Json,
+  indexes: TableIndexes = new Map(),
 ): { readUnits: number; writeUnits: number } => {
   const units = (item: Json | undefined, unitBytes: number) =>
     2 * Math.max(1, Math.ceil(itemSize((item ?? {}) as Record<string, Json>) / unitBytes));
@@ -73,7 +76,9 @@ export const transactionUnits = (
     const items = (request.TransactItems ?? []) as Json[];
     return {
       readUnits: 0,
-      writeUnits: items.reduce((sum, entry) => sum + units(writtenItem(entry), TRANSACT_WRITE_UNIT_BYTES), 0),
+      writeUnits:
+        items.reduce((sum, entry) => sum + units(writtenItem(entry), TRANSACT_WRITE_UNIT_BYTES), 0) +
+        indexWriteUnits(items, response, indexes),
     };
   }
   const answers = (response.Responses ?? []) as Json[];
@@ -84,6 +89,75 @@ export const transactionUnits = (
     ),
     writeUnits: 0,
   };
+};
+
+/** A table's secondary indexes as its CreateTable named them: what each one's items carry. */
+export interface IndexDefinition {
+  readonly name: string;
+  /** The index's own key attributes: an item without its partition key is not in it. */
+  readonly keys: readonly string[];
+  /** The attributes an index item carries besides its keys and the table's; null: every one (ALL). */
+  readonly projected: readonly string[] | null;
+}
+
+export interface TableDefinition {
+  readonly keys: readonly string[];
+  readonly indexes: readonly IndexDefinition[];
+}
+
+export type TableIndexes = Map<string, TableDefinition>;
+
+/** What a CreateTable request says of the table's keys and secondary indexes. */
+export const tableDefinitionOf = (request: Json): TableDefinition => {
+  const keysOf = (schema: unknown) => ((schema ?? []) as Json[]).map((key) => String(key.AttributeName));
+  const indexes = [
+    ...((request.GlobalSecondaryIndexes ?? []) as Json[]),
+    ...((request.LocalSecondaryIndexes ?? []) as Json[]),
+  ];
+  return {
+    keys: keysOf(request.KeySchema),
+    indexes: indexes.map((index) => {
+      const projection = (index.Projection ?? {}) as Json;
+      return {
+        name: String(index.IndexName),
+        keys: keysOf(index.KeySchema),
+        projected:
+          projection.ProjectionType === 'ALL' ? null : ((projection.NonKeyAttributes ?? []) as unknown[]).map(String),
+      };
+    }),
+  };
+};
+
+/**
+ * The units of the index writes a transaction made: for each index DynamoDB Local reports written,
+ * each entry whose item carries the index's partition key writes what it projects there, one unit
+ * per KB (DynamoDB bills index writes as it bills a table's; at least the standard rate here). An
+ * index reported written with no such entry (an Update of an item already in it) costs one unit.
+ */
+const indexWriteUnits = (items: readonly Json[], response: Json, tables: TableIndexes): number => {
+  const consumed = (Array.isArray(response.ConsumedCapacity) ? response.ConsumedCapacity : []) as Json[];
+  let units = 0;
+  for (const { TableName: tableName, GlobalSecondaryIndexes: written = {} } of consumed) {
+    const table = tables.get(String(tableName));
+    const onTable = items.filter((entry) => entryBody(entry).TableName === tableName).map(writtenItem);
+    for (const name of Object.keys(written as Json)) {
+      const index = table?.indexes.find((candidate) => candidate.name === name);
+      const partition = index?.keys[0];
+      const sizes =
+        table === undefined || index === undefined || partition === undefined
+          ? []
+          : onTable.filter((item) => partition in item).map((item) => projectedSize(item, table, index));
+      units += sizes.length === 0 ? 1 : sizes.reduce((sum, size) => sum + Math.max(1, Math.ceil(size / 1024)), 0);
+    }
+  }
+  return units;
+};
+
+/** The size of what an item puts into an index: all of it, or the keys and the attributes projected. */
+const projectedSize = (item: Json, table: TableDefinition, index: IndexDefinition): number => {
+  if (index.projected === null) return itemSize(item as Record<string, Json>);
+  const kept = new Set([...table.keys, ...index.keys, ...index.projected]);
+  return itemSize(Object.fromEntries(Object.entries(item).filter(([name]) => kept.has(name))) as Record<string, Json>);
 };
 
 /** One entry of a transaction, whatever its kind (`{ Put: … }`, `{ Update: … }`, `{ Get: … }`): its body. */
@@ -135,6 +209,8 @@ export const itemKinds = (operation: string, request: Json): string => {
 
 export class CallMeter {
   private readonly counts = emptySnapshot();
+  /** The tables' keys and indexes, learned from the CreateTable calls that passed. */
+  private readonly tables: TableIndexes = new Map();
 
   apiRequest(method: string, resource: string): void {
     bump(this.counts.api, `${method} ${resource}`);
@@ -148,8 +224,9 @@ export class CallMeter {
 
   /** One DynamoDB call, with its request and answer (which carries ConsumedCapacity when asked). */
   dynamoCall(operation: string, request: Json, response: Json): void {
+    if (operation === 'CreateTable') this.tables.set(String(request.TableName), tableDefinitionOf(request));
     const units = operation.startsWith('Transact')
-      ? transactionUnits(operation, request, response)
+      ? transactionUnits(operation, request, response, this.tables)
       : consumedUnits(operation, response);
     for (const usage of [
       (this.counts.dynamodb[operation] ??= { calls: 0, readUnits: 0, writeUnits: 0 }),

@@ -3,7 +3,14 @@ import { AWS_PRICES } from '../../bench/aws-prices.ts';
 import { callsPerPrediction, dollarsPerThousand, meterDelta } from '../../bench/cost.ts';
 import { median, percentile, summarize } from '../../bench/stats.ts';
 import { itemSize } from '../../local/dynamodb/item-size.ts';
-import { CallMeter, combineSnapshots, EMPTY_RECEIVE, itemKinds, transactionUnits } from '../../local/meter.ts';
+import {
+  CallMeter,
+  combineSnapshots,
+  EMPTY_RECEIVE,
+  itemKinds,
+  tableDefinitionOf,
+  transactionUnits,
+} from '../../local/meter.ts';
 
 describe('the local runtime call meter', () => {
   it('prices a transaction by DynamoDB’s rule: 2 units per item per KB written', () => {
@@ -23,6 +30,49 @@ describe('the local runtime call meter', () => {
       readUnits: 4,
       writeUnits: 0,
     });
+  });
+
+  it('adds the index writes DynamoDB Local reports for a transaction: what each written item projects there, per KB', () => {
+    const tables = new Map([
+      [
+        't',
+        tableDefinitionOf({
+          KeySchema: [{ AttributeName: 'pk' }],
+          GlobalSecondaryIndexes: [
+            { IndexName: 'all', KeySchema: [{ AttributeName: 'owner' }], Projection: { ProjectionType: 'ALL' } },
+            { IndexName: 'keys', KeySchema: [{ AttributeName: 'due' }], Projection: { ProjectionType: 'KEYS_ONLY' } },
+          ],
+        }),
+      ],
+    ]);
+    const put = {
+      Put: {
+        TableName: 't',
+        Item: { pk: { S: 'a' }, owner: { S: 'o' }, due: { N: '1' }, big: { S: 'x'.repeat(1500) } },
+      },
+    };
+    const update = {
+      Update: { TableName: 't', Key: { pk: { S: 'b' } }, ExpressionAttributeValues: { ':v': { N: '1' } } },
+    };
+    const reported = (...indexes: string[]) => ({
+      ConsumedCapacity: [
+        {
+          TableName: 't',
+          GlobalSecondaryIndexes: Object.fromEntries(indexes.map((name) => [name, { CapacityUnits: 4 }])),
+        },
+      ],
+    });
+    const units = (response: Record<string, unknown>) =>
+      transactionUnits('TransactWriteItems', { TransactItems: [put, update] }, response, tables).writeUnits;
+    const tableUnits = 2 * 2 + 2;
+    // None reported written: the table's units alone, as before.
+    expect(units({})).toBe(tableUnits);
+    // The whole item (2 KB) into the ALL index, only its keys into the KEYS_ONLY one (1).
+    expect(units(reported('all', 'keys'))).toBe(tableUnits + 2 + 1);
+    // An index reported written that no written item carries the key of: one unit.
+    expect(
+      transactionUnits('TransactWriteItems', { TransactItems: [update] }, reported('all'), tables).writeUnits,
+    ).toBe(2 + 1);
   });
 
   it('sizes an item as DynamoDB bills it: names and values, numbers by their digits, maps and lists with their overhead', () => {
