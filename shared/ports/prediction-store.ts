@@ -29,8 +29,9 @@ export interface PredictionStore {
    * `insufficient_funds`), and with a monthly limit the month's committed spend plus the hold
    * must stay within it (else `monthly_limit_reached`). `limitKopecks` is the limit as the caller
    * read it, perhaps a while ago: the write holds only while the account's limit is still that
-   * (else `limit_changed`). With an idempotency claim, the claim is recorded in the same transaction, and a live claim on the
-   * same key wins over everything else: then nothing is written and the prior claim comes back.
+   * (else `limit_changed`). With an idempotency claim, the claim is recorded in the same
+   * transaction, and a live claim on the same key wins over everything else: then nothing is
+   * written and the prior claim comes back.
    */
   insert(
     prediction: Prediction,

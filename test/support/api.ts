@@ -151,6 +151,7 @@ export const insertPrediction = async (
     null,
   );
   if (!inserted.ok) throw inserted.error;
+  if (inserted.value.kind !== 'inserted') throw new Error(`the prediction was not inserted: ${inserted.value.kind}`);
   return id;
 };
 
