@@ -35,8 +35,11 @@ export interface MeterSnapshot {
 /** An empty receive is idle polling, a cost of time rather than of any prediction. */
 export const EMPTY_RECEIVE = 'ReceiveMessage (empty)';
 
-const TRANSACT_WRITE_UNIT_BYTES = 1024;
-const TRANSACT_READ_UNIT_BYTES = 4096;
+const WRITE_UNIT_BYTES = 1024;
+const READ_UNIT_BYTES = 4096;
+
+/** DynamoDB's units for `bytes`: one per unit's size begun, at least one. */
+const unitsFor = (bytes: number, unitBytes: number): number => Math.max(1, Math.ceil(bytes / unitBytes));
 
 const emptySnapshot = (): MeterSnapshot => ({
   api: {},
@@ -71,22 +74,19 @@ export const transactionUnits = (
   indexes: TableIndexes = new Map(),
 ): { readUnits: number; writeUnits: number } => {
   const units = (item: Json | undefined, unitBytes: number) =>
-    2 * Math.max(1, Math.ceil(itemSize((item ?? {}) as Record<string, Json>) / unitBytes));
+    2 * unitsFor(itemSize((item ?? {}) as Record<string, Json>), unitBytes);
   if (operation === 'TransactWriteItems') {
     const items = (request.TransactItems ?? []) as Json[];
     return {
       readUnits: 0,
       writeUnits:
-        items.reduce((sum, entry) => sum + units(writtenItem(entry), TRANSACT_WRITE_UNIT_BYTES), 0) +
+        items.reduce((sum, entry) => sum + units(writtenItem(entry), WRITE_UNIT_BYTES), 0) +
         indexWriteUnits(items, response, indexes),
     };
   }
   const answers = (response.Responses ?? []) as Json[];
   return {
-    readUnits: answers.reduce(
-      (sum, answer) => sum + units(answer.Item as Json | undefined, TRANSACT_READ_UNIT_BYTES),
-      0,
-    ),
+    readUnits: answers.reduce((sum, answer) => sum + units(answer.Item as Json | undefined, READ_UNIT_BYTES), 0),
     writeUnits: 0,
   };
 };
@@ -147,7 +147,7 @@ const indexWriteUnits = (items: readonly Json[], response: Json, tables: TableIn
         table === undefined || index === undefined || partition === undefined
           ? []
           : onTable.filter((item) => partition in item).map((item) => projectedSize(item, table, index));
-      units += sizes.length === 0 ? 1 : sizes.reduce((sum, size) => sum + Math.max(1, Math.ceil(size / 1024)), 0);
+      units += sizes.length === 0 ? 1 : sizes.reduce((sum, size) => sum + unitsFor(size, WRITE_UNIT_BYTES), 0);
     }
   }
   return units;

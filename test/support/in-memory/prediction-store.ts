@@ -103,7 +103,7 @@ export const inMemoryPredictionStore = (
         if (account === undefined || account.monthlyLimitKopecks !== limitKopecks)
           return ok({ kind: 'limit_changed' } as const);
         const refused = reservationRefusal(reservation.value, {
-          availableKopecks: ledger.account(prediction.owner)?.availableKopecks ?? null,
+          availableKopecks: account.availableKopecks,
           committedKopecks: ledger.spend(prediction.owner, prediction.hold.month).committedKopecks,
         });
         if (refused) return err(refused);
