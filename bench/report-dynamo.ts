@@ -15,7 +15,7 @@ export const dynamoUnitsByCall = (scenarios: readonly ScenarioCost[]): string[] 
   return [
     '### DynamoDB units by call, per prediction',
     '',
-    'Each call by operation and the kinds of item it touches (the sort key’s kind: `SPEND` is an account’s month, `RATE` a rate window); a cell is `calls · RRU / WRU`. A write costs one unit per KB of the item it leaves (the larger of before and after), two in a transaction, and one per KB of what it projects into each index it writes (the owner index holds every attribute, the sweeper’s only keys).',
+    'Each call by operation and the kinds of item it touches (the sort key’s kind: `SPEND` is an account’s month, `RATE` a rate window); a cell is `calls · RRU / WRU`. A write costs one unit per KB of the item it leaves (the larger of before and after), two in a transaction, and one per KB of what it projects into each index it writes (the owner index holds the keys and the model, the sweeper’s only keys).',
     '',
     table(
       ['call', ...measured.map((sc) => sc.scenario)],

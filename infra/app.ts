@@ -26,6 +26,7 @@ export const buildApp = (options: BuildOptions = {}) => {
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
     minWarmTasks: context.minWarmTasks,
     waf: context.waf,
+    keepLegacyOwnerIndex: context.keepLegacyOwnerIndex,
     ...(context.alarmEmail === undefined ? {} : { alarmEmail: context.alarmEmail }),
     ...(context.consoleDomain === undefined || context.consoleCertificateArn === undefined
       ? {}

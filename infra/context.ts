@@ -8,6 +8,7 @@ export const CONTEXT_KEYS = {
   waf: 'prognoz:waf',
   consoleDomain: 'prognoz:consoleDomain',
   consoleCertificateArn: 'prognoz:consoleCertificateArn',
+  keepLegacyOwnerIndex: 'prognoz:keepLegacyOwnerIndex',
 } as const;
 
 /** From the command line every value is a string; from cdk.json it may be JSON already. */
@@ -25,6 +26,7 @@ const deploymentContext = z
     minWarmTasks: z.preprocess(jsonOrValue, z.record(z.string(), z.number().int().min(0)).default({})),
     alarmEmail: z.email().optional(),
     waf: z.preprocess(jsonOrValue, z.boolean().default(false)),
+    keepLegacyOwnerIndex: z.preprocess(jsonOrValue, z.boolean().default(false)),
     consoleDomain: z.string().min(1).optional(),
     consoleCertificateArn: z
       .string()

@@ -45,6 +45,8 @@ export interface PrognozStackProps extends StackProps {
   readonly waf?: boolean;
   /** The console at a domain of its own, with TLS 1.2 at least (CDK context `prognoz:consoleDomain` and `prognoz:consoleCertificateArn`). */
   readonly consoleDomain?: ConsoleDomain;
+  /** Keep the owner index of stacks deployed before it held keys alone: the first of an upgrade's two deploys (CDK context `prognoz:keepLegacyOwnerIndex`). */
+  readonly keepLegacyOwnerIndex?: boolean;
   /** The models to serve. Default: the catalog (the manifest, and a local run's `--model` folders). */
   readonly models?: readonly ModelDefinition[];
 }
@@ -58,7 +60,7 @@ const pascal = (text: string) => text.replace(/(^|-)(\w)/g, (_, __, c: string) =
 export class PrognozStack extends Stack {
   constructor(scope: Construct, id: string, props: PrognozStackProps = {}) {
     super(scope, id, props);
-    const data = new DataStore(this, 'Data');
+    const data = new DataStore(this, 'Data', { keepLegacyOwnerIndex: props.keepLegacyOwnerIndex === true });
     const { table, bucket } = data;
     const webhooks = new WebhookDelivery(this, 'Webhooks', { table, bucket });
     const waiterQueues = new WaiterQueues(this);

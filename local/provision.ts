@@ -16,6 +16,7 @@ import {
   type CreateUserPoolRequest,
   type ExplicitAuthFlowsType,
 } from '@aws-sdk/client-cognito-identity-provider';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { sqs } from '../shared/adapters/sqs-client.ts';
@@ -46,11 +47,7 @@ export const provisionTables = async (template: CfnTemplate, client: DynamoDBCli
     ...resourcesOfType(template, 'AWS::DynamoDB::Table'),
   ]) {
     const props = resource.Properties ?? {};
-    const indexes = (props.GlobalSecondaryIndexes ?? []) as {
-      IndexName: string;
-      KeySchema: KeySchemaElement[];
-      Projection?: GlobalSecondaryIndex['Projection'];
-    }[];
+    const indexes = (props.GlobalSecondaryIndexes ?? []) as IndexDefinition[];
     try {
       await client.send(
         new CreateTableCommand({
@@ -71,25 +68,51 @@ export const provisionTables = async (template: CfnTemplate, client: DynamoDBCli
       );
     } catch (error) {
       if (!(error instanceof ResourceInUseException)) throw error;
-      await addMissingIndexes(client, logicalId, props.AttributeDefinitions as AttributeDefinition[], indexes);
+      await matchIndexes(client, logicalId, props.AttributeDefinitions as AttributeDefinition[], indexes);
     }
     names.set(logicalId, logicalId);
   }
   return names;
 };
 
+type IndexDefinition = {
+  IndexName: string;
+  KeySchema: KeySchemaElement[];
+  Projection?: GlobalSecondaryIndex['Projection'];
+};
+
+const projectionOf = (index: Pick<IndexDefinition, 'Projection'>): string => {
+  const projection = index.Projection ?? { ProjectionType: 'ALL' };
+  return JSON.stringify([projection.ProjectionType ?? 'ALL', [...(projection.NonKeyAttributes ?? [])].sort()]);
+};
+
 /**
- * A table kept from an earlier run (npm start keeps its data) lacks the indexes added to the
- * template since: they are created, as a CloudFormation update would, and waited for.
+ * A table kept from an earlier run (npm start keeps its data) is brought to the template's
+ * indexes as a CloudFormation update would: those added since are created, those removed since
+ * are deleted, and one whose keys or projection changed is made anew.
  */
-const addMissingIndexes = async (
+const matchIndexes = async (
   client: DynamoDBClient,
   table: string,
   attributes: AttributeDefinition[],
-  indexes: { IndexName: string; KeySchema: KeySchemaElement[]; Projection?: GlobalSecondaryIndex['Projection'] }[],
+  indexes: IndexDefinition[],
 ): Promise<void> => {
   const { Table } = await client.send(new DescribeTableCommand({ TableName: table }));
-  const existing = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+  const wanted = new Map(indexes.map((index) => [index.IndexName, index]));
+  const existing = new Set<string>();
+  for (const index of Table?.GlobalSecondaryIndexes ?? []) {
+    const name = index.IndexName ?? '';
+    const definition = wanted.get(name);
+    const same =
+      definition !== undefined &&
+      JSON.stringify(definition.KeySchema) === JSON.stringify(index.KeySchema) &&
+      projectionOf(definition) === projectionOf(index);
+    if (same) existing.add(name);
+    else
+      await client.send(
+        new UpdateTableCommand({ TableName: table, GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: name } }] }),
+      );
+  }
   for (const index of indexes.filter((candidate) => !existing.has(candidate.IndexName))) {
     const names = new Set(index.KeySchema.map((key) => key.AttributeName));
     await client.send(
@@ -107,6 +130,20 @@ const addMissingIndexes = async (
         ],
       }),
     );
+  }
+  await indexesSettled(client, table);
+};
+
+/** How long a kept table's indexes may take to be made or removed (a backfill reads every item). */
+const INDEX_SETTLE_LIMIT_MS = 120_000;
+
+/** Until every index is ACTIVE and none is being removed: a query on an index still backfilling fails. */
+const indexesSettled = async (client: DynamoDBClient, table: string): Promise<void> => {
+  for (const started = Date.now(); ; await sleep(100)) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: table }));
+    if ((Table?.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === 'ACTIVE')) return;
+    if (Date.now() - started > INDEX_SETTLE_LIMIT_MS)
+      throw new Error(`the indexes of table ${table} did not settle in ${INDEX_SETTLE_LIMIT_MS / 1000} s`);
   }
 };
 

@@ -4,13 +4,25 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type IBuc
 import { S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY } from 'aws-cdk-lib/cx-api';
 import { AttributeType, Billing, ProjectionType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { DELIVERY_INDEX, OWNER_INDEX, SWEEP_INDEX, TABLE_KEY } from '../../shared/adapters/table-keys.ts';
+import {
+  DELIVERY_INDEX,
+  LEGACY_OWNER_INDEX_NAME,
+  OWNER_INDEX,
+  SWEEP_INDEX,
+  TABLE_KEY,
+} from '../../shared/adapters/table-keys.ts';
 
 export interface DataStoreProps {
   /** Keep the table and bucket when the stack is deleted. Default: true. */
   readonly retain?: boolean;
   /** Days large outputs and uploaded files are kept in the bucket. Default: 30. */
   readonly outputRetentionDays?: number;
+  /**
+   * Keep the owner index of a stack deployed before the index held keys alone, beside the new
+   * one: the first of the two deploys of such an upgrade (CloudFormation adds or removes one
+   * index per update). Default: false.
+   */
+  readonly keepLegacyOwnerIndex?: boolean;
 }
 
 /** Days access logs are kept: a year of who read or wrote what, for an investigation. */
@@ -83,7 +95,18 @@ export class DataStore extends Construct {
           indexName: OWNER_INDEX.name,
           partitionKey: { name: OWNER_INDEX.partition, type: AttributeType.STRING },
           sortKey: { name: OWNER_INDEX.sort, type: AttributeType.STRING },
+          projectionType: ProjectionType.INCLUDE,
+          nonKeyAttributes: [...OWNER_INDEX.projected],
         },
+        ...(props.keepLegacyOwnerIndex === true
+          ? [
+              {
+                indexName: LEGACY_OWNER_INDEX_NAME,
+                partitionKey: { name: OWNER_INDEX.partition, type: AttributeType.STRING },
+                sortKey: { name: OWNER_INDEX.sort, type: AttributeType.STRING },
+              },
+            ]
+          : []),
         {
           // Sparse: only predictions that may still owe something carry these attributes.
           indexName: SWEEP_INDEX.name,

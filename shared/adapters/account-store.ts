@@ -12,6 +12,7 @@ import { asAccountId } from '../domain/ids.ts';
 import { monthOf } from '../domain/money.ts';
 import { generateSigningSecret, hashToken, tokenHint, TOKEN_USE_RECORDED_EVERY_MS } from '../domain/tokens.ts';
 import { runsAttributeOf } from './account-moves.ts';
+import { readItems } from './batch-read.ts';
 import { dynamo } from './aws-clients.ts';
 import {
   accountIndexPartition,
@@ -47,9 +48,9 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
     const rate: unknown = Item.rate_limit_per_second;
     return { ratePerSecond: typeof rate === 'number' ? rate : null };
   };
-  /** The account's items in the owner index whose sort key starts with `prefix` (its tokens, its owners), every page. */
+  /** The account's items in the owner index whose sort key starts with `prefix` (its tokens, its owners), every page, read whole. */
   const indexedUnder = async (account: string, prefix: string): Promise<Record<string, unknown>[]> => {
-    const items: Record<string, unknown>[] = [];
+    const entries: Record<string, unknown>[] = [];
     const pages = paginateQuery(
       { client },
       {
@@ -60,8 +61,9 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
         ExpressionAttributeValues: { ':owner': accountIndexPartition(account), ':prefix': prefix },
       },
     );
-    for await (const page of pages) items.push(...(page.Items ?? []));
-    return items;
+    for await (const page of pages) entries.push(...(page.Items ?? []));
+    // The index holds their keys; what changes (a token's last use, its revocation) is the item's.
+    return readItems(client, tableName, entries);
   };
   return {
     async createAccount(id, nowMs, initial = {}) {

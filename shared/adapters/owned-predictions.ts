@@ -2,12 +2,14 @@ import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb
 import type { AccountId } from '../domain/ids.ts';
 import { readAt } from '../domain/retention.ts';
 import type { ListPosition, OwnedPredictionsPage, OwnedPredictionsQuery } from '../ports/prediction-store.ts';
+import type { Prediction } from '../domain/prediction.ts';
+import { readItems } from './batch-read.ts';
 import { fromItem, retentionOfItem } from './prediction-item.ts';
 import { OWNER_INDEX, predictionIdOfKey, predictionKey } from './table-keys.ts';
 
 /** Queries one page may take: a sparse filter ends the page early, with a position to go on from. */
 export const QUERIES_PER_PAGE = 10;
-/** Items a filtered query reads at once (DynamoDB stops at 1 MB anyway): filters drop most of them. */
+/** Index entries a filtered query reads at once (DynamoDB stops at 1 MB anyway): filters drop most of them. */
 const FILTERED_READ = 500;
 
 /*
@@ -51,33 +53,41 @@ const startOf = (query: OwnedPredictionsQuery, from: string, to: string): Start 
   return { kind: 'key', position };
 };
 
-/** The FilterExpression and its values: only live predictions, and the caller's filters. */
+/**
+ * The caller's filters, split by where they apply: the index holds the model (a query filter
+ * keeps a sparse model's reads to the index), the entry's own key holds its creation time; the
+ * status, the expiry and the kind of item are the item's, read after.
+ */
 const filtersOf = (query: OwnedPredictionsQuery, nowMs: number) => {
-  const conditions = ['#type = :prediction', '(attribute_not_exists(expires_at) OR expires_at > :now)'];
-  const values: Item = { ':prediction': 'prediction', ':now': nowMs / 1000 };
-  const names: Record<string, string> = { '#type': 'type' };
+  const indexFilter =
+    query.model === undefined
+      ? {}
+      : {
+          FilterExpression: '#model = :model',
+          ExpressionAttributeNames: { '#model': 'model' },
+          ExpressionAttributeValues: { ':model': query.model },
+        };
+  const before = query.createdBefore;
   // The key condition's BETWEEN takes its upper bound in; `created_before` does not.
-  if (query.createdBefore !== undefined) {
-    conditions.push('created_at < :before');
-    values[':before'] = query.createdBefore;
-  }
-  if (query.model !== undefined) {
-    conditions.push('#model = :model');
-    names['#model'] = 'model';
-    values[':model'] = query.model;
-  }
-  if (query.status !== undefined) {
-    conditions.push('#status = :status');
-    names['#status'] = 'status';
-    values[':status'] = query.status;
-  }
+  const entryMatches = (entry: Item): boolean => before === undefined || String(entry[OWNER_INDEX.sort]) < before;
+  const itemMatches = (item: Item): Prediction | null => {
+    if (item.type !== 'prediction') return null;
+    // As `get` reads them: without their data once it has expired, whether or not it is removed yet.
+    const prediction = readAt(fromItem(item), retentionOfItem(item), nowMs);
+    return prediction !== null && (query.status === undefined || prediction.status === query.status)
+      ? prediction
+      : null;
+  };
   return {
-    expression: conditions.join(' AND '),
-    names,
-    values,
+    indexFilter,
+    entryMatches,
+    itemMatches,
     sparse: query.model !== undefined || query.status !== undefined,
   };
 };
+
+/** Entries whose items a listing reads at once: reading stops once the page is full. */
+const ITEMS_READ_AT_ONCE = 100;
 
 /**
  * One page of an account's predictions from the owner index (see `PredictionStore.listOwned`).
@@ -99,7 +109,7 @@ export const queryOwnedPredictions = async (
     return { predictions: [], older: older ? null : behind, newer: older ? behind : null };
   }
   const filters = filtersOf(query, nowMs);
-  const matched: Item[] = [];
+  const matched: { readonly entry: Item; readonly prediction: Prediction }[] = [];
   let startKey = start.kind === 'key' ? startKeyOf(owner, start.position) : undefined;
   for (let queries = 0; queries < QUERIES_PER_PAGE && matched.length <= query.limit; queries++) {
     const wanted = query.limit + 1 - matched.length;
@@ -108,15 +118,33 @@ export const queryOwnedPredictions = async (
         TableName: tableName,
         IndexName: OWNER_INDEX.name,
         KeyConditionExpression: '#owner = :owner AND #created BETWEEN :from AND :to',
-        FilterExpression: filters.expression,
-        ExpressionAttributeNames: { '#owner': OWNER_INDEX.partition, '#created': OWNER_INDEX.sort, ...filters.names },
-        ExpressionAttributeValues: { ':owner': `ACCOUNT#${owner}`, ':from': from, ':to': to, ...filters.values },
+        ...filters.indexFilter,
+        ExpressionAttributeNames: {
+          '#owner': OWNER_INDEX.partition,
+          '#created': OWNER_INDEX.sort,
+          ...filters.indexFilter.ExpressionAttributeNames,
+        },
+        ExpressionAttributeValues: {
+          ':owner': `ACCOUNT#${owner}`,
+          ':from': from,
+          ':to': to,
+          ...filters.indexFilter.ExpressionAttributeValues,
+        },
         ScanIndexForward: !older,
         ExclusiveStartKey: startKey,
         Limit: filters.sparse ? Math.max(wanted, FILTERED_READ) : wanted,
       }),
     );
-    matched.push(...(page.Items ?? []));
+    const entries = (page.Items ?? []).filter(filters.entryMatches);
+    for (let at = 0; at < entries.length && matched.length <= query.limit; at += ITEMS_READ_AT_ONCE) {
+      const batch = entries.slice(at, at + ITEMS_READ_AT_ONCE);
+      const items = new Map((await readItems(client, tableName, batch)).map((item) => [String(item.pk), item]));
+      for (const entry of batch) {
+        const item = items.get(String(entry.pk));
+        const prediction = item === undefined ? null : filters.itemMatches(item);
+        if (prediction !== null) matched.push({ entry, prediction });
+      }
+    }
     startKey = page.LastEvaluatedKey;
     if (!startKey) break;
   }
@@ -124,12 +152,11 @@ export const queryOwnedPredictions = async (
   const last = taken.at(-1);
   // Past a full page, the next one starts after its last item; short of one (the work ran out),
   // after the last item read, matched or not.
-  const ahead = matched.length > query.limit && last ? positionOf(last) : startKey ? positionOf(startKey) : null;
+  const ahead = matched.length > query.limit && last ? positionOf(last.entry) : startKey ? positionOf(startKey) : null;
   // Back the way the walk came: before its first item, or where it began when it found none.
   const first = taken[0];
-  const behind = start.kind === 'key' ? (first ? positionOf(first) : start.position) : null;
-  // As `get` reads them: without their data once it has expired, whether or not it is removed yet.
-  const predictions = taken.flatMap((item) => readAt(fromItem(item), retentionOfItem(item), nowMs) ?? []);
+  const behind = start.kind === 'key' ? (first ? positionOf(first.entry) : start.position) : null;
+  const predictions = taken.map(({ prediction }) => prediction);
   return older
     ? { predictions, older: ahead, newer: behind }
     : { predictions: predictions.reverse(), older: behind, newer: ahead };

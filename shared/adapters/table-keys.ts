@@ -2,7 +2,23 @@ import { predictionIdSchema, type PredictionId } from '../domain/ids.ts';
 
 /** Every key format of the single table lives here (architecture: Data). */
 export const TABLE_KEY = { partition: 'pk', sort: 'sk' } as const;
-export const OWNER_INDEX = { name: 'by-owner', partition: 'gsi1pk', sort: 'gsi1sk' } as const;
+/**
+ * The owner index holds the keys and what never changes after a write (`model`), so that a
+ * prediction's claim and end, a token's use or revocation write nothing to it: a listing reads
+ * the items themselves (architecture: Data).
+ */
+export const OWNER_INDEX = {
+  name: 'by-owner-keys',
+  partition: 'gsi1pk',
+  sort: 'gsi1sk',
+  projected: ['model'],
+} as const;
+/**
+ * The owner index of stacks deployed before it held keys alone (every attribute projected, so
+ * every write of a prediction wrote it too): kept beside the new one for one deploy when
+ * upgrading, for CloudFormation adds or removes only one index per update.
+ */
+export const LEGACY_OWNER_INDEX_NAME = 'by-owner';
 
 export const predictionKey = (id: string) => ({ pk: `PREDICTION#${id}`, sk: 'PREDICTION' });
 /** The prediction id back from its partition key (what a keys-only index gives). */

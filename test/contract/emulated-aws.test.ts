@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DeleteMessageCommand, DeleteQueueCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll } from 'vitest';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoAccountStore } from '../../shared/adapters/account-store.ts';
 import { dynamoDeliveryLog } from '../../shared/adapters/delivery-log.ts';
 import { sqsEndingInbox, sqsEndingInboxes, sqsEndingTeller } from '../../shared/adapters/ending-notices.ts';
@@ -13,7 +14,10 @@ import { dynamoRequestLog } from '../../shared/adapters/request-log.ts';
 import { dynamoDeploymentLog } from '../../shared/adapters/deployment-log.ts';
 import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
 import { sfnWorkflowClient } from '../../shared/adapters/workflow-client.ts';
+import { LEGACY_OWNER_INDEX_NAME, OWNER_INDEX } from '../../shared/adapters/table-keys.ts';
+import { ok } from '../../shared/domain/result.ts';
 import { webhookMessage } from '../../shared/workflow/messages.ts';
+import { freshOwner, startingPrediction } from '../support/predictions.ts';
 import { describeAccountStoreContract } from './account-store.contract.ts';
 import { describeDeliveryLogContract } from './delivery-log.contract.ts';
 import { describeEndingNoticesContract } from './ending-notices.contract.ts';
@@ -145,4 +149,41 @@ describeRequestLogContract('DynamoDB', async () => {
       };
     },
   };
+});
+
+describe('a table kept from an earlier run (npm start keeps its data)', () => {
+  it("is brought to the template's indexes as an update would: the owner index of every attribute gives way to the new one, which lists what the old held", async () => {
+    const { dynamo, tableResource, provisionTable } = emulated();
+    const indexes = (tableResource.Properties?.GlobalSecondaryIndexes ?? []) as { IndexName: string }[];
+    const legacy = {
+      ...tableResource,
+      Properties: {
+        ...tableResource.Properties,
+        GlobalSecondaryIndexes: indexes.map((index) =>
+          index.IndexName === OWNER_INDEX.name
+            ? { ...index, IndexName: LEGACY_OWNER_INDEX_NAME, Projection: { ProjectionType: 'ALL' } }
+            : index,
+        ),
+      },
+    };
+    const table = `Kept${process.pid}`;
+    await provisionTable(table, legacy);
+    const owner = freshOwner();
+    await dynamoAccountStore(table, dynamo).createAccount(owner, Date.now(), { balanceKopecks: 1000 });
+    const store = dynamoPredictionStore(table, dynamo);
+    const prediction = startingPrediction({ owner, nowMs: Date.now() });
+    expect(await store.insert(prediction, null)).toEqual(ok({ kind: 'inserted' }));
+
+    await provisionTable(table, tableResource);
+
+    const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: table }));
+    const kept = Table?.GlobalSecondaryIndexes ?? [];
+    expect(kept.map((index) => index.IndexName).sort()).toEqual(indexes.map((index) => index.IndexName).sort());
+    expect(kept.find((index) => index.IndexName === OWNER_INDEX.name)?.Projection).toEqual({
+      ProjectionType: 'INCLUDE',
+      NonKeyAttributes: [...OWNER_INDEX.projected],
+    });
+    const listed = await store.listOwned(owner, { toward: 'older', limit: 10 });
+    expect(listed.predictions.map((p) => p.id)).toEqual([prediction.id]);
+  });
 });

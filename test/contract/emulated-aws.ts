@@ -6,7 +6,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { App, Stack } from 'aws-cdk-lib';
 import { startFauxqs } from 'fauxqs';
 import { DataStore } from '../../infra/constructs/data-store.ts';
-import type { CfnTemplate } from '../../local/cfn-template.ts';
+import type { CfnResource, CfnTemplate } from '../../local/cfn-template.ts';
 import { startDynamoDbLocal } from '../../local/dynamodb-local.ts';
 import { LOCAL_REGION, localStateMachineArn } from '../../local/paths.ts';
 import { provisionBuckets, provisionTables } from '../../local/provision.ts';
@@ -30,6 +30,10 @@ export interface EmulatedAws {
   readonly stateMachineArn: string;
   /** A new, empty table with the DataStore table's keys and indexes: a test sees only its own items. */
   readonly freshTable: () => Promise<string>;
+  /** The DataStore table's resource as the template declares it. */
+  readonly tableResource: CfnResource;
+  /** Provisions `resource` as table `name`, as the local runtime does: made, or brought to its indexes when kept. */
+  readonly provisionTable: (name: string, resource: CfnResource) => Promise<void>;
   /** A new, empty queue. */
   readonly freshQueue: () => Promise<string>;
   readonly stop: () => Promise<void>;
@@ -96,6 +100,10 @@ export const startEmulatedAws = async (): Promise<EmulatedAws> => {
         const name = `Contract${++made}`;
         await provisionTables({ Resources: { [name]: tableResource } }, dynamoClient);
         return name;
+      },
+      tableResource,
+      async provisionTable(name, resource) {
+        await provisionTables({ Resources: { [name]: resource } }, dynamoClient);
       },
       async freshQueue() {
         const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `contract-${++made}` }));

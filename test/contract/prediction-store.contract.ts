@@ -408,6 +408,11 @@ export const describePredictionStoreContract = (name: string, make: MakePredicti
           (await store.listOwned(owner, query)).predictions.map((p) => p.id);
         expect(await ids({ toward: 'older', status: 'failed', limit: 10 })).toEqual([d.id, b.id]);
         expect(await ids({ toward: 'older', status: 'starting', limit: 10 })).toEqual([c.id, a.id]);
+        // A page that fills before its read ends goes on from its last prediction, not from the read's end.
+        const firstFailed = await store.listOwned(owner, { toward: 'older', status: 'failed', limit: 1 });
+        expect(firstFailed.predictions.map((p) => p.id)).toEqual([d.id]);
+        if (!firstFailed.older) throw new Error('no next page');
+        expect(await ids({ toward: 'older', status: 'failed', after: firstFailed.older, limit: 1 })).toEqual([b.id]);
         expect(
           await ids({ toward: 'older', createdAfter: b.createdAt, createdBefore: d.createdAt, limit: 10 }),
         ).toEqual([c.id, b.id]);

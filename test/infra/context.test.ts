@@ -4,11 +4,38 @@ import { buildApp } from '../../infra/app.ts';
 import { WAF_REQUESTS_PER_ADDRESS } from '../../infra/constructs/prediction-api.ts';
 import { CONTEXT_KEYS } from '../../infra/context.ts';
 import { wholeTemplate } from '../../local/template.ts';
+import { LEGACY_OWNER_INDEX_NAME, OWNER_INDEX } from '../../shared/adapters/table-keys.ts';
 
 const synth = (context: Record<string, unknown>) => {
   const { app, stack } = buildApp({ bundle: false, context });
   return { parent: Template.fromStack(stack), whole: Template.fromJSON(wholeTemplate(app, stack)) };
 };
+
+describe('an upgrade from a stack whose owner index held every attribute (CDK context)', () => {
+  const indexesOf = (context: Record<string, unknown>) =>
+    (
+      Object.values(synth(context).whole.findResources('AWS::DynamoDB::GlobalTable'))[0] as {
+        Properties: { GlobalSecondaryIndexes: { IndexName: string; Projection: { ProjectionType: string } }[] };
+      }
+    ).Properties.GlobalSecondaryIndexes;
+
+  it('keeps the old index beside the new one on the first deploy, one index added, and drops it on the second, one removed', () => {
+    const first = indexesOf({ [CONTEXT_KEYS.keepLegacyOwnerIndex]: 'true' });
+    const second = indexesOf({});
+    expect(first.find((index) => index.IndexName === LEGACY_OWNER_INDEX_NAME)?.Projection).toEqual({
+      ProjectionType: 'ALL',
+    });
+    const names = (indexes: { IndexName: string }[]) => indexes.map((index) => index.IndexName);
+    // CloudFormation takes one index added or removed per update, never both.
+    expect(names(first).filter((name) => !names(second).includes(name))).toEqual([LEGACY_OWNER_INDEX_NAME]);
+    expect(names(second).filter((name) => !names(first).includes(name))).toEqual([]);
+    expect(names(first)).toContain(OWNER_INDEX.name);
+  });
+
+  it('refuses a value that is not a boolean', () => {
+    expect(() => synth({ [CONTEXT_KEYS.keepLegacyOwnerIndex]: 'maybe' })).toThrow(/prognoz:keepLegacyOwnerIndex/);
+  });
+});
 
 describe("a deployer's settings (CDK context)", () => {
   const { parent, whole } = synth({

@@ -4,7 +4,12 @@ import { buildApp } from '../../infra/app.ts';
 import { PREDICTIONS_ENDED_METRIC } from '../../infra/constructs/service-dashboard.ts';
 import { wholeTemplate } from '../../local/template.ts';
 import { allModels } from '../../shared/models/registry.ts';
-import { DELIVERY_INDEX, DELIVERY_SHARDS } from '../../shared/adapters/table-keys.ts';
+import {
+  DELIVERY_INDEX,
+  DELIVERY_SHARDS,
+  LEGACY_OWNER_INDEX_NAME,
+  OWNER_INDEX,
+} from '../../shared/adapters/table-keys.ts';
 import { EVENT_STREAM, isPublicRoute, ROUTES, SYNC_WAIT } from '../../shared/api/routes.ts';
 import { RETRY_POLICY } from '../../shared/workflow/webhook-policy.ts';
 
@@ -211,6 +216,28 @@ describe('webhook delivery', () => {
 });
 
 describe('the table', () => {
+  const indexNames = () =>
+    (resources('AWS::DynamoDB::GlobalTable')[0]?.Properties.GlobalSecondaryIndexes as { IndexName: string }[]).map(
+      (index) => index.IndexName,
+    );
+
+  it("indexes an account's predictions, tokens and owners by their keys and model alone: no later write of theirs writes the index", () => {
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      GlobalSecondaryIndexes: Match.arrayWith([
+        {
+          IndexName: OWNER_INDEX.name,
+          KeySchema: [
+            { AttributeName: OWNER_INDEX.partition, KeyType: 'HASH' },
+            { AttributeName: OWNER_INDEX.sort, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['model'] },
+        },
+      ]),
+    });
+    // A new stack has no index of the old shape: it is kept only for an upgrade's first deploy.
+    expect(indexNames()).not.toContain(LEGACY_OWNER_INDEX_NAME);
+  });
+
   it("indexes an account's webhook delivery attempts by time, over shards, for its delivery list", () => {
     template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
       GlobalSecondaryIndexes: Match.arrayWith([

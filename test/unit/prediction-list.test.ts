@@ -3,6 +3,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { QUERIES_PER_PAGE, queryOwnedPredictions } from '../../shared/adapters/owned-predictions.ts';
 import { toItem } from '../../shared/adapters/prediction-item.ts';
+import { OWNER_INDEX } from '../../shared/adapters/table-keys.ts';
 import { listBody, MAX_PAGE_BYTES } from '../../shared/api/prediction-list-page.ts';
 import {
   decodeCursor,
@@ -292,9 +293,9 @@ describe('the owner-index query', () => {
     });
     expect(page.newer).toBeNull();
     expect(calls[0]).toMatchObject({
-      IndexName: 'by-owner',
+      IndexName: OWNER_INDEX.name,
       ScanIndexForward: false,
-      ExpressionAttributeValues: { ':owner': `ACCOUNT#${OWNER}`, ':status': 'failed' },
+      ExpressionAttributeValues: { ':owner': `ACCOUNT#${OWNER}` },
     });
   });
 
