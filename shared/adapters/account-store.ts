@@ -11,7 +11,7 @@ import { formatTimestamp } from '../domain/clock.ts';
 import { asAccountId } from '../domain/ids.ts';
 import { monthOf } from '../domain/money.ts';
 import { generateSigningSecret, hashToken, tokenHint, TOKEN_USE_RECORDED_EVERY_MS } from '../domain/tokens.ts';
-import { runsAttributeOf } from './account-moves.ts';
+import { committedAttributeOf, runsAttributeOf } from './account-moves.ts';
 import { readItems } from './batch-read.ts';
 import { dynamo } from './aws-clients.ts';
 import {
@@ -80,6 +80,8 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
             // The balance less the holds of predictions in flight: what a new one may reserve.
             available_kopecks: initial.balanceKopecks ?? 0,
             monthly_limit_kopecks: initial.monthlyLimitKopecks ?? null,
+            // The month is open from the start, with nothing committed: no first create opens it.
+            [committedAttributeOf(monthOf(nowMs))]: 0,
             ...(initial.ratePerSecond !== undefined ? { rate_limit_per_second: initial.ratePerSecond } : {}),
           },
           ConditionExpression: 'attribute_not_exists(pk)',

@@ -10,7 +10,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as z from 'zod';
-import { insufficientFunds, monthlyLimitReached, reservationOf, settlementOf } from '../domain/billing.ts';
+import { reservationOf, reservationRefusal, settlementOf } from '../domain/billing.ts';
 import type { PredictionId } from '../domain/ids.ts';
 import type { PriorClaim } from '../domain/idempotency.ts';
 import { ACTIVE_STATUSES, isTerminal, TERMINAL_STATUSES, type Prediction } from '../domain/prediction.ts';
@@ -18,7 +18,14 @@ import { DEFAULT_RETENTION_SECONDS, readAt, recordExpired, retentionFrom } from 
 import { keepLogTail, keepProgress, keepStreamed } from '../domain/run-report.ts';
 import { err, ok } from '../domain/result.ts';
 import type { PredictionStore } from '../ports/prediction-store.ts';
-import { accountMoveUpdates, limitOfAccountItem } from './account-moves.ts';
+import {
+  limitOfAccountItem,
+  openMonth,
+  reservationStateOf,
+  reservationUpdate,
+  settlementUpdates,
+  type RawAccountItem,
+} from './account-moves.ts';
 import { dynamo } from './aws-clients.ts';
 import { idempotencyClaimPut, readLiveClaim } from './idempotency-record.ts';
 import { queryOwnedPredictions } from './owned-predictions.ts';
@@ -93,17 +100,12 @@ export const dynamoPredictionStore = (
       const prior = await priorClaim();
       return prior ? keyTaken(prior) : err(reservation.error);
     }
+    const { month } = reservation.value.moves;
     const reserve = () =>
       client.send(
         new TransactWriteCommand({
           TransactItems: [
-            ...accountMoveUpdates(
-              tableName,
-              prediction.owner,
-              reservation.value.moves,
-              reservation.value,
-              prediction.model,
-            ),
+            reservationUpdate(tableName, prediction.owner, reservation.value),
             {
               Put: { TableName: tableName, Item: toItem(prediction), ConditionExpression: 'attribute_not_exists(pk)' },
             },
@@ -111,6 +113,7 @@ export const dynamoPredictionStore = (
           ],
         }),
       );
+    let monthOpened = false;
     for (let attempt = 0; ; attempt++) {
       try {
         await reserve();
@@ -121,16 +124,30 @@ export const dynamoPredictionStore = (
         // the first create's hold took the last of the funds.
         const prior = await priorClaim();
         if (prior) return keyTaken(prior);
-        // Which of the domain's checks failed: the reservation's own refusals, in its order.
         const reasons = error.CancellationReasons ?? [];
         const codes = reasons.map((reason) => reason.Code);
-        const [account, spend, , claimed] = codes;
+        const [account, , claimed] = codes;
         if (account === 'ConditionalCheckFailed') {
-          const limit = limitOfAccountItem(reasons[0]?.Item);
-          if (limit === reservation.value.limitKopecks) return err(insufficientFunds());
-          return ok({ kind: 'limit_changed' } as const);
+          // Which of the domain's checks failed, read from the account as the condition found it.
+          const item = reasons[0]?.Item as RawAccountItem | undefined;
+          if (item === undefined || limitOfAccountItem(item) !== reservation.value.limitKopecks)
+            return ok({ kind: 'limit_changed' } as const);
+          const state = reservationStateOf(item, month);
+          if (state.committedKopecks === null && !monthOpened) {
+            monthOpened = true;
+            await openMonth(client, tableName, prediction.owner, month, item);
+            continue;
+          }
+          const refusal =
+            state.committedKopecks === null
+              ? null
+              : reservationRefusal(reservation.value, {
+                  availableKopecks: state.availableKopecks,
+                  committedKopecks: state.committedKopecks,
+                });
+          if (refusal === null) throw error;
+          return err(refusal);
         }
-        if (spend === 'ConditionalCheckFailed') return err(monthlyLimitReached());
         // Nothing was written. Another create on this account or key was mid-transaction, or the
         // claim that stood in the way has expired since: the next try decides.
         const pause = INSERT_RETRY_PAUSES_MS[attempt];
@@ -172,23 +189,28 @@ export const dynamoPredictionStore = (
       ...unchangedSince(expected),
     };
     const settlement = settlementOf(next, expected);
-    try {
-      if (settlement === null) await client.send(new PutCommand(put));
-      else
-        await client.send(
-          new TransactWriteCommand({
-            TransactItems: [{ Put: put }, ...accountMoveUpdates(tableName, next.owner, settlement)],
-          }),
-        );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      if (
-        error instanceof TransactionCanceledException &&
-        error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed'
-      )
-        return false;
-      throw error;
+    const write = () =>
+      settlement === null
+        ? client.send(new PutCommand(put))
+        : client.send(
+            new TransactWriteCommand({
+              TransactItems: [{ Put: put }, ...settlementUpdates(tableName, next.owner, settlement, next.model)],
+            }),
+          );
+    for (let monthOpened = false; ; monthOpened = true) {
+      try {
+        await write();
+        return true;
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return false;
+        if (!(error instanceof TransactionCanceledException) || settlement === null) throw error;
+        const [prediction, account] = error.CancellationReasons ?? [];
+        if (prediction?.Code === 'ConditionalCheckFailed') return false;
+        // The hold's month is not open on the account item: a prediction held before the item
+        // counted months (its spend item did), or so long ago that its count was dropped.
+        if (account?.Code !== 'ConditionalCheckFailed' || monthOpened) throw error;
+        await openMonth(client, tableName, next.owner, settlement.month, account.Item ?? {});
+      }
     }
   },
   async lookAgainAt(expected, sweepAtMs) {

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DeleteMessageCommand, DeleteQueueCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoAccountStore } from '../../shared/adapters/account-store.ts';
@@ -14,10 +14,13 @@ import { dynamoRequestLog } from '../../shared/adapters/request-log.ts';
 import { dynamoDeploymentLog } from '../../shared/adapters/deployment-log.ts';
 import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
 import { sfnWorkflowClient } from '../../shared/adapters/workflow-client.ts';
-import { LEGACY_OWNER_INDEX_NAME, OWNER_INDEX } from '../../shared/adapters/table-keys.ts';
+import { committedAttributeOf } from '../../shared/adapters/account-moves.ts';
+import { accountKey, LEGACY_OWNER_INDEX_NAME, OWNER_INDEX, spendKey } from '../../shared/adapters/table-keys.ts';
+import type { AccountId } from '../../shared/domain/ids.ts';
+import { monthOf } from '../../shared/domain/money.ts';
 import { ok } from '../../shared/domain/result.ts';
 import { webhookMessage } from '../../shared/workflow/messages.ts';
-import { freshOwner, startingPrediction } from '../support/predictions.ts';
+import { failedByWorkflow, freshOwner, startingPrediction } from '../support/predictions.ts';
 import { describeAccountStoreContract } from './account-store.contract.ts';
 import { describeDeliveryLogContract } from './delivery-log.contract.ts';
 import { describeEndingNoticesContract } from './ending-notices.contract.ts';
@@ -185,5 +188,66 @@ describe('a table kept from an earlier run (npm start keeps its data)', () => {
     });
     const listed = await store.listOwned(owner, { toward: 'older', limit: 10 });
     expect(listed.predictions.map((p) => p.id)).toEqual([prediction.id]);
+  });
+});
+
+describe('an account of a table written before the account item counted months (its spend item did)', () => {
+  /** Makes the account as an earlier version left it: the month's committed spend on its spend item alone. */
+  const asWrittenBefore = async (table: string, owner: AccountId, month: string, committedKopecks: number) => {
+    const { dynamo } = emulated();
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: accountKey(owner),
+        UpdateExpression: 'REMOVE #committed',
+        ExpressionAttributeNames: { '#committed': committedAttributeOf(month) },
+      }),
+    );
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: spendKey(owner, month),
+        UpdateExpression: 'SET committed_kopecks = :committed',
+        ExpressionAttributeValues: { ':committed': committedKopecks },
+      }),
+    );
+  };
+  const setUp = async () => {
+    const { dynamo, freshTable } = emulated();
+    const table = await freshTable();
+    const owner = freshOwner();
+    const nowMs = Date.now();
+    await dynamoAccountStore(table, dynamo).createAccount(owner, nowMs, {
+      balanceKopecks: 1000,
+      monthlyLimitKopecks: 100,
+    });
+    const store = dynamoPredictionStore(table, dynamo);
+    const held = startingPrediction({ owner, nowMs, holdKopecks: 60 });
+    expect(await store.insert(held, 100)).toEqual(ok({ kind: 'inserted' }));
+    await asWrittenBefore(table, owner, monthOf(nowMs), 60);
+    const committed = async () => {
+      const { Item } = await dynamo.send(
+        new GetCommand({ TableName: table, Key: accountKey(owner), ConsistentRead: true }),
+      );
+      return Item?.[committedAttributeOf(monthOf(nowMs))] as unknown;
+    };
+    return { store, owner, nowMs, held, committed };
+  };
+
+  it('holds a create to the limit with what the spend item counted', async () => {
+    const { store, owner, nowMs, committed } = await setUp();
+    const over = await store.insert(startingPrediction({ owner, nowMs, holdKopecks: 50 }), 100);
+    expect(over.ok ? over.value : over.error.code).toBe('monthly_limit_reached');
+    expect(await committed()).toBe(60);
+    expect(await store.insert(startingPrediction({ owner, nowMs, holdKopecks: 40 }), 100)).toEqual(
+      ok({ kind: 'inserted' }),
+    );
+    expect(await committed()).toBe(100);
+  });
+
+  it('settles an end that comes first against what the spend item counted', async () => {
+    const { store, nowMs, held, committed } = await setUp();
+    expect(await store.replace(failedByWorkflow(held, nowMs), held)).toBe(true);
+    expect(await committed()).toBe(0);
   });
 });

@@ -53,13 +53,14 @@ export const describePredictionStoreContract = (name: string, make: MakePredicti
     };
 
     describe('insert', () => {
-      it("records the prediction, reserves its hold and counts it among the month's runs of its model", async () => {
+      it("records the prediction and reserves its hold; once it ends, it is among the month's runs of its model", async () => {
         const { store, accounts, clock, owner, money } = await setUp();
         const prediction = startingPrediction({ owner, nowMs: clock.now(), holdKopecks: 30 });
         expect(await accounts.runsThisMonth(owner, prediction.model, clock.now())).toBe(0);
         expect(await store.insert(prediction, null)).toEqual({ ok: true, value: { kind: 'inserted' } });
         expect(await store.get(prediction.id)).toEqual(prediction);
         expect(await money()).toEqual({ balance: 100, available: 70, held: 30, spent: 0 });
+        expect(await store.replace(failedByWorkflow(prediction, clock.now()), prediction)).toBe(true);
         expect(await accounts.runsThisMonth(owner, prediction.model, clock.now())).toBe(1);
         expect(await accounts.runsThisMonth(owner, 'acme/other', clock.now())).toBe(0);
       });
@@ -116,6 +117,29 @@ export const describePredictionStoreContract = (name: string, make: MakePredicti
         // What fits under the limit still goes in.
         await inserted(startingPrediction({ owner, nowMs: clock.now(), holdKopecks: 20 }));
         expect(await money()).toMatchObject({ available: 950, held: 50 });
+      });
+
+      it("counts each month's limit against that month alone: a hold made the month before is charged there when it ends", async () => {
+        const { store, accounts, clock, owner, money, inserted } = await setUp({
+          balanceKopecks: 1000,
+          monthlyLimitKopecks: 50,
+        });
+        const november = clock.now();
+        const held = await inserted(startingPrediction({ owner, nowMs: november, holdKopecks: 30 }));
+        clock.advance(6 * 86_400_000);
+        // December's committed spend starts empty, whatever November still holds.
+        await inserted(startingPrediction({ owner, nowMs: clock.now(), holdKopecks: 50 }));
+        const over = await store.insert(startingPrediction({ owner, nowMs: clock.now(), holdKopecks: 1 }), 50);
+        expect(over.ok ? over.value : over.error.code).toBe('monthly_limit_reached');
+        const running = processing(held, clock.now());
+        expect(await store.replace(running, held)).toBe(true);
+        expect(await store.replace(succeeded(running, clock.now(), 5000), running)).toBe(true);
+        expect(await money()).toEqual({ balance: 995, available: 945, held: 50, spent: 0 });
+        expect((await accounts.getAccount(owner, november))?.spentThisMonthKopecks).toBe(5);
+        expect(await accounts.runsThisMonth(owner, held.model, november)).toBe(1);
+        // What November's end gave back is November's: December is as full as it was.
+        const still = await store.insert(startingPrediction({ owner, nowMs: clock.now(), holdKopecks: 1 }), 50);
+        expect(still.ok ? still.value : still.error.code).toBe('monthly_limit_reached');
       });
 
       it('refuses at once a hold larger than the limit itself', async () => {
