@@ -4,6 +4,13 @@
  * model of them. Served at /_local/meter; a caller diffs two snapshots.
  */
 import { itemSize } from './dynamodb/item-size.ts';
+import { IndexKeyMemory, indexKeyOf } from './index-key-memory.ts';
+import {
+  tableDefinitionOf,
+  type IndexDefinition,
+  type TableDefinition,
+  type TableIndexes,
+} from './table-definitions.ts';
 
 export interface DynamoUsage {
   calls: number;
@@ -65,13 +72,16 @@ type Json = Record<string, unknown>;
  * request or answer carries (for an Update, its key and the values it sets: a lower bound, as the
  * item's other attributes count too). DynamoDB Local does tell which indexes a transaction wrote
  * (asked for INDEXES): each of those costs what the written items project into it, at least one
- * unit per KB, as a write outside a transaction would (`indexWriteUnits`).
+ * unit per KB, as a write outside a transaction would, and twice that for a Put that moves the
+ * item's key in the index (`indexWriteUnits`, from what `IndexKeyMemory` saw written before).
  */
 export const transactionUnits = (
   operation: string,
   request: Json,
   response: Json,
   indexes: TableIndexes = new Map(),
+  /** Index keys of the items written before, to tell a write that moves one (twice the units). */
+  memory?: IndexKeyMemory,
 ): { readUnits: number; writeUnits: number } => {
   const units = (item: Json | undefined, unitBytes: number) =>
     2 * unitsFor(itemSize((item ?? {}) as Record<string, Json>), unitBytes);
@@ -81,7 +91,7 @@ export const transactionUnits = (
       readUnits: 0,
       writeUnits:
         items.reduce((sum, entry) => sum + units(writtenItem(entry), WRITE_UNIT_BYTES), 0) +
-        indexWriteUnits(items, response, indexes),
+        indexWriteUnits(items, response, indexes, memory),
     };
   }
   const answers = (response.Responses ?? []) as Json[];
@@ -91,63 +101,38 @@ export const transactionUnits = (
   };
 };
 
-/** A table's secondary indexes as its CreateTable named them: what each one's items carry. */
-export interface IndexDefinition {
-  readonly name: string;
-  /** The index's own key attributes: an item without its partition key is not in it. */
-  readonly keys: readonly string[];
-  /** The attributes an index item carries besides its keys and the table's; null: every one (ALL). */
-  readonly projected: readonly string[] | null;
-}
-
-export interface TableDefinition {
-  readonly keys: readonly string[];
-  readonly indexes: readonly IndexDefinition[];
-}
-
-export type TableIndexes = Map<string, TableDefinition>;
-
-/** What a CreateTable request says of the table's keys and secondary indexes. */
-export const tableDefinitionOf = (request: Json): TableDefinition => {
-  const keysOf = (schema: unknown) => ((schema ?? []) as Json[]).map((key) => String(key.AttributeName));
-  const indexes = [
-    ...((request.GlobalSecondaryIndexes ?? []) as Json[]),
-    ...((request.LocalSecondaryIndexes ?? []) as Json[]),
-  ];
-  return {
-    keys: keysOf(request.KeySchema),
-    indexes: indexes.map((index) => {
-      const projection = (index.Projection ?? {}) as Json;
-      return {
-        name: String(index.IndexName),
-        keys: keysOf(index.KeySchema),
-        projected:
-          projection.ProjectionType === 'ALL' ? null : ((projection.NonKeyAttributes ?? []) as unknown[]).map(String),
-      };
-    }),
-  };
-};
-
 /**
  * The units of the index writes a transaction made: for each index DynamoDB Local reports written,
  * each entry whose item carries the index's partition key writes what it projects there, one unit
  * per KB (DynamoDB bills index writes as it bills a table's; at least the standard rate here). An
  * index reported written with no such entry (an Update of an item already in it) costs one unit.
  */
-const indexWriteUnits = (items: readonly Json[], response: Json, tables: TableIndexes): number => {
+const indexWriteUnits = (
+  items: readonly Json[],
+  response: Json,
+  tables: TableIndexes,
+  memory: IndexKeyMemory | undefined,
+): number => {
   const consumed = (Array.isArray(response.ConsumedCapacity) ? response.ConsumedCapacity : []) as Json[];
   let units = 0;
   for (const { TableName: tableName, GlobalSecondaryIndexes: written = {} } of consumed) {
     const table = tables.get(String(tableName));
-    const onTable = items.filter((entry) => entryBody(entry).TableName === tableName).map(writtenItem);
+    const onTable = items.filter((entry) => entryBody(entry).TableName === tableName);
     for (const name of Object.keys(written as Json)) {
       const index = table?.indexes.find((candidate) => candidate.name === name);
       const partition = index?.keys[0];
-      const sizes =
+      const costs =
         table === undefined || index === undefined || partition === undefined
           ? []
-          : onTable.filter((item) => partition in item).map((item) => projectedSize(item, table, index));
-      units += sizes.length === 0 ? 1 : sizes.reduce((sum, size) => sum + unitsFor(size, WRITE_UNIT_BYTES), 0);
+          : onTable.flatMap((entry) => {
+              const item = writtenItem(entry);
+              if (!(partition in item)) return [];
+              // A Put that moves the item's key in the index deletes the old entry and puts the new.
+              const before = 'Put' in entry ? memory?.before(String(tableName), item)?.get(name) : undefined;
+              const moved = typeof before === 'string' && before !== indexKeyOf(item, index.keys);
+              return [(moved ? 2 : 1) * unitsFor(projectedSize(item, table, index), WRITE_UNIT_BYTES)];
+            });
+      units += costs.length === 0 ? 1 : costs.reduce((sum, cost) => sum + cost, 0);
     }
   }
   return units;
@@ -211,6 +196,7 @@ export class CallMeter {
   private readonly counts = emptySnapshot();
   /** The tables' keys and indexes, learned from the CreateTable calls that passed. */
   private readonly tables: TableIndexes = new Map();
+  private readonly indexKeys = new IndexKeyMemory(this.tables);
 
   apiRequest(method: string, resource: string): void {
     bump(this.counts.api, `${method} ${resource}`);
@@ -226,8 +212,10 @@ export class CallMeter {
   dynamoCall(operation: string, request: Json, response: Json): void {
     if (operation === 'CreateTable') this.tables.set(String(request.TableName), tableDefinitionOf(request));
     const units = operation.startsWith('Transact')
-      ? transactionUnits(operation, request, response, this.tables)
+      ? transactionUnits(operation, request, response, this.tables, this.indexKeys)
       : consumedUnits(operation, response);
+    // An answer without ConsumedCapacity is a call that failed (the proxy passes `{}`): nothing written.
+    if (response.ConsumedCapacity !== undefined) this.indexKeys.afterCall(operation, request);
     for (const usage of [
       (this.counts.dynamodb[operation] ??= { calls: 0, readUnits: 0, writeUnits: 0 }),
       (this.counts.dynamodbByItem[`${operation} ${itemKinds(operation, request)}`] ??= {

@@ -3,14 +3,9 @@ import { AWS_PRICES } from '../../bench/aws-prices.ts';
 import { callsPerPrediction, dollarsPerThousand, meterDelta } from '../../bench/cost.ts';
 import { median, percentile, summarize } from '../../bench/stats.ts';
 import { itemSize } from '../../local/dynamodb/item-size.ts';
-import {
-  CallMeter,
-  combineSnapshots,
-  EMPTY_RECEIVE,
-  itemKinds,
-  tableDefinitionOf,
-  transactionUnits,
-} from '../../local/meter.ts';
+import { IndexKeyMemory } from '../../local/index-key-memory.ts';
+import { CallMeter, combineSnapshots, EMPTY_RECEIVE, itemKinds, transactionUnits } from '../../local/meter.ts';
+import { tableDefinitionOf } from '../../local/table-definitions.ts';
 
 describe('the local runtime call meter', () => {
   it('prices a transaction by DynamoDB’s rule: 2 units per item per KB written', () => {
@@ -73,6 +68,35 @@ describe('the local runtime call meter', () => {
     expect(
       transactionUnits('TransactWriteItems', { TransactItems: [update] }, reported('all'), tables).writeUnits,
     ).toBe(2 + 1);
+  });
+
+  it("counts a transaction's Put that moves an item's key in an index twice there: the old entry deleted, the new one put", () => {
+    const tables = new Map([
+      [
+        't',
+        tableDefinitionOf({
+          KeySchema: [{ AttributeName: 'pk' }],
+          GlobalSecondaryIndexes: [
+            { IndexName: 'due', KeySchema: [{ AttributeName: 'due' }], Projection: { ProjectionType: 'KEYS_ONLY' } },
+          ],
+        }),
+      ],
+    ]);
+    const memory = new IndexKeyMemory(tables);
+    const put = (due: string) => ({ Put: { TableName: 't', Item: { pk: { S: 'a' }, due: { S: due } } } });
+    const written = { ConsumedCapacity: [{ TableName: 't', GlobalSecondaryIndexes: { due: { CapacityUnits: 8 } } }] };
+    const units = (due: string) => {
+      const request = { TransactItems: [put(due)] };
+      const { writeUnits } = transactionUnits('TransactWriteItems', request, written, tables, memory);
+      memory.afterCall('TransactWriteItems', request);
+      return writeUnits;
+    };
+    // First seen: a new entry, or one the meter knows nothing of (a lower bound): one unit.
+    expect(units('SWEEP#1')).toBe(2 + 1);
+    expect(units('DATA#1')).toBe(2 + 2);
+    // An Update may have moved it since: unknown again.
+    memory.afterCall('UpdateItem', { TableName: 't', Key: { pk: { S: 'a' } } });
+    expect(units('SWEEP#2')).toBe(2 + 1);
   });
 
   it('sizes an item as DynamoDB bills it: names and values, numbers by their digits, maps and lists with their overhead', () => {
