@@ -49,30 +49,50 @@ export const reservationStateOf = (item: RawAccountItem, month: string) => {
  */
 export const reservationUpdate = (tableName: string, owner: AccountId, reservation: Reservation) => {
   const { moves, maxCommittedKopecks, limitKopecks } = reservation;
-  return {
-    Update: {
-      TableName: tableName,
-      Key: accountKey(owner),
-      UpdateExpression: 'ADD balance_kopecks :balance, available_kopecks :available, #committed :committed',
-      ConditionExpression: [
-        'available_kopecks >= :minAvailable',
-        limitStillCondition(limitKopecks),
-        maxCommittedKopecks === null ? 'attribute_exists(#committed)' : '#committed <= :maxCommitted',
-      ].join(' AND '),
-      // Which check failed, when one did: the account as it stood (reservationStateOf).
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
-      ExpressionAttributeNames: { '#committed': committedAttributeOf(moves.month) },
-      ExpressionAttributeValues: {
-        ':balance': moves.balanceKopecks,
-        ':available': moves.availableKopecks,
-        ':committed': moves.committedKopecks,
-        ':minAvailable': reservation.minAvailableKopecks,
-        ...(limitKopecks === null ? { ':null': 'NULL' } : { ':limit': limitKopecks }),
-        ...(maxCommittedKopecks === null ? {} : { ':maxCommitted': maxCommittedKopecks }),
-      },
+  return accountUpdate(
+    tableName,
+    owner,
+    moves,
+    [
+      'available_kopecks >= :minAvailable',
+      limitStillCondition(limitKopecks),
+      maxCommittedKopecks === null ? 'attribute_exists(#committed)' : '#committed <= :maxCommitted',
+    ].join(' AND '),
+    {
+      ':minAvailable': reservation.minAvailableKopecks,
+      ...(limitKopecks === null ? { ':null': 'NULL' } : { ':limit': limitKopecks }),
+      ...(maxCommittedKopecks === null ? {} : { ':maxCommitted': maxCommittedKopecks }),
     },
-  };
+  );
 };
+
+/**
+ * The account item's share of a move (balance, available funds, the month's committed spend, each
+ * added to what is stored) under `condition`; when it fails, the account as it stood comes back
+ * with the failure (`reservationStateOf`, `openMonth`).
+ */
+const accountUpdate = (
+  tableName: string,
+  owner: AccountId,
+  moves: AccountMoves,
+  condition: string,
+  conditionValues: Record<string, unknown>,
+) => ({
+  Update: {
+    TableName: tableName,
+    Key: accountKey(owner),
+    UpdateExpression: 'ADD balance_kopecks :balance, available_kopecks :available, #committed :committed',
+    ConditionExpression: condition,
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+    ExpressionAttributeNames: { '#committed': committedAttributeOf(moves.month) },
+    ExpressionAttributeValues: {
+      ':balance': moves.balanceKopecks,
+      ':available': moves.availableKopecks,
+      ':committed': moves.committedKopecks,
+      ...conditionValues,
+    },
+  },
+});
 
 const previousMonth = (month: string): string => {
   const [year = 0, number = 1] = month.split('-').map(Number);
@@ -144,22 +164,8 @@ export const openMonth = async (
  */
 export const settlementUpdates = (tableName: string, owner: AccountId, moves: AccountMoves, model: string) =>
   [
-    {
-      Update: {
-        TableName: tableName,
-        Key: accountKey(owner),
-        UpdateExpression: 'ADD balance_kopecks :balance, available_kopecks :available, #committed :committed',
-        // An ADD would make a month's count from nothing: it is opened first (openMonth).
-        ConditionExpression: 'attribute_exists(#committed)',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
-        ExpressionAttributeNames: { '#committed': committedAttributeOf(moves.month) },
-        ExpressionAttributeValues: {
-          ':balance': moves.balanceKopecks,
-          ':available': moves.availableKopecks,
-          ':committed': moves.committedKopecks,
-        },
-      },
-    },
+    // An ADD would make a month's count from nothing: it is opened first (openMonth).
+    accountUpdate(tableName, owner, moves, 'attribute_exists(#committed)', {}),
     {
       Update: {
         TableName: tableName,
