@@ -4,16 +4,22 @@ import type { AccountMoves, Reservation } from '../domain/billing.ts';
 import type { AccountId } from '../domain/ids.ts';
 import { accountKey, spendKey } from './table-keys.ts';
 
-/** The month's spend item also counts the predictions of each model that ended (`runsAttributeOf`), for its `run_count`. */
-export const runsAttributeOf = (model: string): string => `runs#${model}`;
-
 /**
- * The account item's attribute for one month's committed spend (spent plus holds in flight), which
- * a reservation is checked against: on the account item, so that a create writes one item of the
- * account, not two (architecture: Data).
+ * The account item keeps each month it is in (and the month before) as two counts: what the month
+ * committed (spent plus holds in flight), which a reservation is checked against, and what it
+ * holds in flight; what it spent is the one less the other. On the account item, so that a create
+ * and an end each write one item of the account and nothing else (architecture: Data).
  */
 export const committedAttributeOf = (month: string): string => `committed#${month}`;
-const COMMITTED_ATTRIBUTE = /^committed#(\d{4}-\d{2})$/;
+export const heldAttributeOf = (month: string): string => `held#${month}`;
+const MONTH_ATTRIBUTE = /^(?:committed|held)#(\d{4}-\d{2})$/;
+
+/** What the month's predictions spent, from the account item's counts; null when the month is not open on it. */
+export const spentOfAccountItem = (item: Record<string, unknown>, month: string): number | null => {
+  const committed = item[committedAttributeOf(month)];
+  const held = item[heldAttributeOf(month)];
+  return typeof committed === 'number' && typeof held === 'number' ? committed - held : null;
+};
 
 /** The account's monthly limit is still the one a reservation was reckoned against. */
 const limitStillCondition = (limitKopecks: number | null): string =>
@@ -67,8 +73,8 @@ export const reservationUpdate = (tableName: string, owner: AccountId, reservati
 };
 
 /**
- * The account item's share of a move (balance, available funds, the month's committed spend, each
- * added to what is stored) under `condition`; when it fails, the account as it stood comes back
+ * The account item's share of a move (balance, available funds, the month's committed spend and
+ * holds, each added to what is stored) under `condition`; when it fails, the account as it stood comes back
  * with the failure (`reservationStateOf`, `openMonth`).
  */
 const accountUpdate = (
@@ -81,14 +87,19 @@ const accountUpdate = (
   Update: {
     TableName: tableName,
     Key: accountKey(owner),
-    UpdateExpression: 'ADD balance_kopecks :balance, available_kopecks :available, #committed :committed',
+    UpdateExpression: 'ADD balance_kopecks :balance, available_kopecks :available, #committed :committed, #held :held',
     ConditionExpression: condition,
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
-    ExpressionAttributeNames: { '#committed': committedAttributeOf(moves.month) },
+    ExpressionAttributeNames: {
+      '#committed': committedAttributeOf(moves.month),
+      '#held': heldAttributeOf(moves.month),
+    },
     ExpressionAttributeValues: {
       ':balance': moves.balanceKopecks,
       ':available': moves.availableKopecks,
       ':committed': moves.committedKopecks,
+      // What is committed and not spent is held: a hold adds to both, an end takes its hold back.
+      ':held': moves.committedKopecks - moves.spentKopecks,
       ...conditionValues,
     },
   },
@@ -99,38 +110,52 @@ const previousMonth = (month: string): string => {
   return new Date(Date.UTC(year, number - 2, 1)).toISOString().slice(0, 7);
 };
 
+/** What a month carries into the account item when it is opened there. */
+export interface CarriedMonth {
+  readonly committedKopecks: number;
+  readonly spentKopecks: number;
+}
+
 /**
- * Opens `month` on the account item with what it has committed so far (`carriedKopecks`: a spend
- * item's count from before the account item held it, else 0), and drops the counts of months
- * before the last (an instance whose clock lags may still reserve in the last one). Only once:
- * an opening that lost to another leaves the other's count.
+ * Opens `month` on the account item with what it has committed and spent so far (from a spend
+ * item written before the account item held them, else nothing), and drops the counts of months
+ * before the last (an instance whose clock lags may still reserve in the last one, and a
+ * prediction of the last may still end). Only once: an opening that lost to another leaves the
+ * other's counts.
  */
 export const monthOpening = (
   tableName: string,
   owner: AccountId,
   month: string,
-  carriedKopecks: number,
+  carried: CarriedMonth,
   item: RawAccountItem,
 ) => {
   const keep = new Set([month, previousMonth(month)]);
   const stale = Object.keys(item).filter((name) => {
-    const found = COMMITTED_ATTRIBUTE.exec(name)?.[1];
+    const found = MONTH_ATTRIBUTE.exec(name)?.[1];
     return found !== undefined && !keep.has(found) && found < month;
   });
   const staleNames = Object.fromEntries(stale.map((name, at) => [`#stale${at}`, name]));
   return {
     TableName: tableName,
     Key: accountKey(owner),
-    UpdateExpression: `SET #committed = :carried${stale.length === 0 ? '' : ` REMOVE ${Object.keys(staleNames).join(', ')}`}`,
+    UpdateExpression: `SET #committed = :committed, #held = :held${stale.length === 0 ? '' : ` REMOVE ${Object.keys(staleNames).join(', ')}`}`,
     ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#committed)',
-    ExpressionAttributeNames: { '#committed': committedAttributeOf(month), ...staleNames },
-    ExpressionAttributeValues: { ':carried': carriedKopecks },
+    ExpressionAttributeNames: {
+      '#committed': committedAttributeOf(month),
+      '#held': heldAttributeOf(month),
+      ...staleNames,
+    },
+    ExpressionAttributeValues: {
+      ':committed': carried.committedKopecks,
+      ':held': carried.committedKopecks - carried.spentKopecks,
+    },
   };
 };
 
 /**
  * Opens `month` on the account item (`monthOpening`), carrying what the month's spend item
- * counted as committed before the account item held it (a table written by an earlier version).
+ * counted before the account item held it (a table written by an earlier version).
  */
 export const openMonth = async (
   client: DynamoDBDocumentClient,
@@ -143,11 +168,14 @@ export const openMonth = async (
     new GetCommand({
       TableName: tableName,
       Key: spendKey(owner, month),
-      ProjectionExpression: 'committed_kopecks',
+      ProjectionExpression: 'committed_kopecks, spent_kopecks',
       ConsistentRead: true,
     }),
   );
-  const carried = typeof spend?.committed_kopecks === 'number' ? spend.committed_kopecks : 0;
+  const carried = {
+    committedKopecks: typeof spend?.committed_kopecks === 'number' ? spend.committed_kopecks : 0,
+    spentKopecks: typeof spend?.spent_kopecks === 'number' ? spend.spent_kopecks : 0,
+  };
   try {
     await client.send(new UpdateCommand(monthOpening(tableName, owner, month, carried, item)));
   } catch (error) {
@@ -157,22 +185,10 @@ export const openMonth = async (
 };
 
 /**
- * The two updates of a transaction that settle an ended prediction as the domain decided: the
- * account item (balance, available funds, the month's committed spend, which must be open on it)
- * and the month's spend item (what it spent, and one more run of `model`), each amount added to
- * what is stored.
+ * The update of a transaction that settles an ended prediction as the domain decided: the account
+ * item (balance, available funds, the month's committed spend and holds), each amount added to
+ * what is stored. The month must be open on the item: an ADD would make its counts from nothing
+ * (`openMonth` opens it).
  */
-export const settlementUpdates = (tableName: string, owner: AccountId, moves: AccountMoves, model: string) =>
-  [
-    // An ADD would make a month's count from nothing: it is opened first (openMonth).
-    accountUpdate(tableName, owner, moves, 'attribute_exists(#committed)', {}),
-    {
-      Update: {
-        TableName: tableName,
-        Key: spendKey(owner, moves.month),
-        UpdateExpression: 'ADD spent_kopecks :spent, #runs :one SET #type = :spend',
-        ExpressionAttributeNames: { '#type': 'type', '#runs': runsAttributeOf(model) },
-        ExpressionAttributeValues: { ':spent': moves.spentKopecks, ':one': 1, ':spend': 'spend' },
-      },
-    },
-  ] as const;
+export const settlementUpdate = (tableName: string, owner: AccountId, moves: AccountMoves) =>
+  accountUpdate(tableName, owner, moves, 'attribute_exists(#committed)', {});

@@ -11,8 +11,9 @@ import { formatTimestamp } from '../domain/clock.ts';
 import { asAccountId } from '../domain/ids.ts';
 import { monthOf } from '../domain/money.ts';
 import { generateSigningSecret, hashToken, tokenHint, TOKEN_USE_RECORDED_EVERY_MS } from '../domain/tokens.ts';
-import { committedAttributeOf, runsAttributeOf } from './account-moves.ts';
+import { committedAttributeOf, heldAttributeOf, spentOfAccountItem } from './account-moves.ts';
 import { readItems } from './batch-read.ts';
+import { runsThisMonth } from './run-counts.ts';
 import { dynamo } from './aws-clients.ts';
 import {
   accountIndexPartition,
@@ -82,6 +83,7 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
             monthly_limit_kopecks: initial.monthlyLimitKopecks ?? null,
             // The month is open from the start, with nothing committed: no first create opens it.
             [committedAttributeOf(monthOf(nowMs))]: 0,
+            [heldAttributeOf(monthOf(nowMs))]: 0,
             ...(initial.ratePerSecond !== undefined ? { rate_limit_per_second: initial.ratePerSecond } : {}),
           },
           ConditionExpression: 'attribute_not_exists(pk)',
@@ -104,7 +106,8 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
         heldKopecks: Number(item.balance_kopecks ?? 0) - Number(item.available_kopecks ?? 0),
         monthlyLimitKopecks: typeof item.monthly_limit_kopecks === 'number' ? item.monthly_limit_kopecks : null,
         month,
-        spentThisMonthKopecks: Number(spend.Item?.spent_kopecks ?? 0),
+        // A month not open on the account item is one an earlier version kept on its spend item alone.
+        spentThisMonthKopecks: spentOfAccountItem(item, month) ?? Number(spend.Item?.spent_kopecks ?? 0),
       };
     },
     async monthlyLimitOf(id) {
@@ -116,13 +119,7 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
         monthlyLimitKopecks: typeof item.monthly_limit_kopecks === 'number' ? item.monthly_limit_kopecks : null,
       };
     },
-    async runsThisMonth(id, model, nowMs) {
-      const { Item: item } = await client.send(
-        new GetCommand({ TableName: tableName, Key: spendKey(id, monthOf(nowMs)) }),
-      );
-      const runs: unknown = item?.[runsAttributeOf(model)];
-      return typeof runs === 'number' ? runs : 0;
-    },
+    runsThisMonth: (id, model, nowMs) => runsThisMonth(client, tableName, id, model, nowMs),
     async topUp(id, kopecks) {
       if (!Number.isInteger(kopecks) || kopecks <= 0) throw new Error('a top-up is a positive whole number of kopecks');
       await client.send(

@@ -23,7 +23,7 @@ import {
   openMonth,
   reservationStateOf,
   reservationUpdate,
-  settlementUpdates,
+  settlementUpdate,
   type RawAccountItem,
 } from './account-moves.ts';
 import { dynamo } from './aws-clients.ts';
@@ -194,7 +194,7 @@ export const dynamoPredictionStore = (
         ? client.send(new PutCommand(put))
         : client.send(
             new TransactWriteCommand({
-              TransactItems: [{ Put: put }, ...settlementUpdates(tableName, next.owner, settlement, next.model)],
+              TransactItems: [{ Put: put }, settlementUpdate(tableName, next.owner, settlement)],
             }),
           );
     for (let monthOpened = false; ; monthOpened = true) {

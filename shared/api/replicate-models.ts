@@ -37,10 +37,7 @@ export const replicateModelSchema = z
     paper_url: z.null(),
     license_url: z.null(),
     cover_image_url: z.null(),
-    run_count: z
-      .int()
-      .nonnegative()
-      .describe("The caller's account's predictions of this model made this month that have ended."),
+    run_count: z.int().nonnegative().describe("The caller's account's predictions of this model this month."),
     default_example: z.null(),
     is_official: z.boolean(),
     latest_version: modelVersionSchema,

@@ -14,13 +14,16 @@ import { dynamoRequestLog } from '../../shared/adapters/request-log.ts';
 import { dynamoDeploymentLog } from '../../shared/adapters/deployment-log.ts';
 import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
 import { sfnWorkflowClient } from '../../shared/adapters/workflow-client.ts';
-import { committedAttributeOf } from '../../shared/adapters/account-moves.ts';
+import { committedAttributeOf, heldAttributeOf } from '../../shared/adapters/account-moves.ts';
 import { accountKey, LEGACY_OWNER_INDEX_NAME, OWNER_INDEX, spendKey } from '../../shared/adapters/table-keys.ts';
 import type { AccountId } from '../../shared/domain/ids.ts';
 import { monthOf } from '../../shared/domain/money.ts';
 import { ok } from '../../shared/domain/result.ts';
 import { webhookMessage } from '../../shared/workflow/messages.ts';
-import { failedByWorkflow, freshOwner, startingPrediction } from '../support/predictions.ts';
+import { failedByWorkflow, freshOwner, MODEL, startingPrediction } from '../support/predictions.ts';
+import { countedAttributeOf, INDEX_SETTLED_MS } from '../../shared/adapters/run-counts.ts';
+
+const OTHER_MODEL = 'prognoz/stream';
 import { describeAccountStoreContract } from './account-store.contract.ts';
 import { describeDeliveryLogContract } from './delivery-log.contract.ts';
 import { describeEndingNoticesContract } from './ending-notices.contract.ts';
@@ -192,23 +195,24 @@ describe('a table kept from an earlier run (npm start keeps its data)', () => {
 });
 
 describe('an account of a table written before the account item counted months (its spend item did)', () => {
-  /** Makes the account as an earlier version left it: the month's committed spend on its spend item alone. */
-  const asWrittenBefore = async (table: string, owner: AccountId, month: string, committedKopecks: number) => {
+  /** Makes the account as an earlier version left it: the month's committed and spent amounts on its spend item alone. */
+  const asWrittenBefore = async (table: string, owner: AccountId, month: string) => {
     const { dynamo } = emulated();
     await dynamo.send(
       new UpdateCommand({
         TableName: table,
         Key: accountKey(owner),
-        UpdateExpression: 'REMOVE #committed',
-        ExpressionAttributeNames: { '#committed': committedAttributeOf(month) },
+        UpdateExpression: 'REMOVE #committed, #held',
+        ExpressionAttributeNames: { '#committed': committedAttributeOf(month), '#held': heldAttributeOf(month) },
       }),
     );
+    // 60 held by the prediction in flight, 10 spent by one that ended.
     await dynamo.send(
       new UpdateCommand({
         TableName: table,
         Key: spendKey(owner, month),
-        UpdateExpression: 'SET committed_kopecks = :committed',
-        ExpressionAttributeValues: { ':committed': committedKopecks },
+        UpdateExpression: 'SET committed_kopecks = :committed, spent_kopecks = :spent',
+        ExpressionAttributeValues: { ':committed': 70, ':spent': 10 },
       }),
     );
   };
@@ -217,37 +221,79 @@ describe('an account of a table written before the account item counted months (
     const table = await freshTable();
     const owner = freshOwner();
     const nowMs = Date.now();
-    await dynamoAccountStore(table, dynamo).createAccount(owner, nowMs, {
-      balanceKopecks: 1000,
-      monthlyLimitKopecks: 100,
-    });
+    const accounts = dynamoAccountStore(table, dynamo);
+    await accounts.createAccount(owner, nowMs, { balanceKopecks: 1000, monthlyLimitKopecks: 100 });
     const store = dynamoPredictionStore(table, dynamo);
     const held = startingPrediction({ owner, nowMs, holdKopecks: 60 });
     expect(await store.insert(held, 100)).toEqual(ok({ kind: 'inserted' }));
-    await asWrittenBefore(table, owner, monthOf(nowMs), 60);
-    const committed = async () => {
-      const { Item } = await dynamo.send(
+    await asWrittenBefore(table, owner, monthOf(nowMs));
+    const month = async () => {
+      const { Item = {} } = await dynamo.send(
         new GetCommand({ TableName: table, Key: accountKey(owner), ConsistentRead: true }),
       );
-      return Item?.[committedAttributeOf(monthOf(nowMs))] as unknown;
+      const spent = (await accounts.getAccount(owner, nowMs))?.spentThisMonthKopecks;
+      return { committed: Item[committedAttributeOf(monthOf(nowMs))] as unknown, spent };
     };
-    return { store, owner, nowMs, held, committed };
+    return { store, owner, nowMs, held, month };
   };
 
+  it('reads what the spend item counted until the month is opened on the account item', async () => {
+    const { month } = await setUp();
+    expect(await month()).toEqual({ committed: undefined, spent: 10 });
+  });
+
   it('holds a create to the limit with what the spend item counted', async () => {
-    const { store, owner, nowMs, committed } = await setUp();
-    const over = await store.insert(startingPrediction({ owner, nowMs, holdKopecks: 50 }), 100);
+    const { store, owner, nowMs, month } = await setUp();
+    const over = await store.insert(startingPrediction({ owner, nowMs, holdKopecks: 40 }), 100);
     expect(over.ok ? over.value : over.error.code).toBe('monthly_limit_reached');
-    expect(await committed()).toBe(60);
-    expect(await store.insert(startingPrediction({ owner, nowMs, holdKopecks: 40 }), 100)).toEqual(
+    expect(await month()).toEqual({ committed: 70, spent: 10 });
+    expect(await store.insert(startingPrediction({ owner, nowMs, holdKopecks: 30 }), 100)).toEqual(
       ok({ kind: 'inserted' }),
     );
-    expect(await committed()).toBe(100);
+    expect(await month()).toEqual({ committed: 100, spent: 10 });
   });
 
   it('settles an end that comes first against what the spend item counted', async () => {
-    const { store, nowMs, held, committed } = await setUp();
+    const { store, nowMs, held, month } = await setUp();
     expect(await store.replace(failedByWorkflow(held, nowMs), held)).toBe(true);
-    expect(await committed()).toBe(0);
+    expect(await month()).toEqual({ committed: 10, spent: 10 });
+  });
+});
+
+describe("an account's runs of a model, counted from the owner index", () => {
+  it("keeps the count of what has settled in the index on the month's spend item, and walks only what came since", async () => {
+    const { dynamo, freshTable } = emulated();
+    const table = await freshTable();
+    const owner = freshOwner();
+    const at = Date.UTC(2026, 10, 15, 12, 0, 0);
+    const accounts = dynamoAccountStore(table, dynamo);
+    await accounts.createAccount(owner, at, { balanceKopecks: 1000 });
+    const store = dynamoPredictionStore(table, dynamo);
+    const made = async (nowMs: number, model = MODEL) =>
+      expect(await store.insert(startingPrediction({ owner, nowMs, model }), null)).toEqual(ok({ kind: 'inserted' }));
+    const kept = async () => {
+      const { Item = {} } = await dynamo.send(
+        new GetCommand({ TableName: table, Key: spendKey(owner, monthOf(at)), ConsistentRead: true }),
+      );
+      return Item[countedAttributeOf(MODEL)] as unknown;
+    };
+    await made(at);
+    await made(at + 1000);
+    await made(at + 2000, OTHER_MODEL);
+    expect(await accounts.runsThisMonth(owner, MODEL, at + 2000)).toBe(2);
+    // Nothing had settled yet: nothing kept.
+    expect(await kept()).toBeUndefined();
+
+    const later = at + INDEX_SETTLED_MS + 60_000;
+    expect(await accounts.runsThisMonth(owner, MODEL, later)).toBe(2);
+    expect(await kept()).toBe(2);
+    await made(later);
+    expect(await accounts.runsThisMonth(owner, MODEL, later)).toBe(3);
+    expect(await accounts.runsThisMonth(owner, OTHER_MODEL, later)).toBe(1);
+    expect(await kept()).toBe(2);
+    expect(await accounts.runsThisMonth(owner, MODEL, later + INDEX_SETTLED_MS + 1000)).toBe(3);
+    expect(await kept()).toBe(3);
+    // Another month counts its own.
+    expect(await accounts.runsThisMonth(owner, MODEL, Date.UTC(2026, 11, 2))).toBe(0);
   });
 });

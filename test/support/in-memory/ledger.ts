@@ -57,7 +57,7 @@ export class Ledger {
     this.#spend.set(key, spend);
   }
 
-  /** Counts a prediction of `model` that ended, in its month's spend item as the adapter does. */
+  /** Counts a prediction made of `model` in `month` (the adapter counts them from the owner index). */
   countRun(id: AccountId, month: string, model: string): void {
     const key = `${id}#${month}#${model}`;
     this.#runs.set(key, (this.#runs.get(key) ?? 0) + 1);

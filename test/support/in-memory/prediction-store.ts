@@ -109,6 +109,7 @@ export const inMemoryPredictionStore = (
         if (refused) return err(refused);
         if (items.has(prediction.id)) throw new Error(`prediction ${prediction.id} exists already`);
         ledger.apply(prediction.owner, reservation.value.moves);
+        ledger.countRun(prediction.owner, reservation.value.moves.month, prediction.model);
         items.set(prediction.id, { prediction, retention: null, sweep: sweepEntryOf(prediction) });
         if (claim !== null)
           claims.set(claimKey(prediction.owner, claim), {
@@ -139,10 +140,7 @@ export const inMemoryPredictionStore = (
           (retention === null ? null : { kind: 'data' as const, atMs: retention.dataExpiresAtMs });
         items.set(next.id, { prediction: next, retention, sweep });
         const settlement = settlementOf(next, expected);
-        if (settlement !== null) {
-          ledger.apply(next.owner, settlement);
-          ledger.countRun(next.owner, settlement.month, next.model);
-        }
+        if (settlement !== null) ledger.apply(next.owner, settlement);
         return true;
       }),
     lookAgainAt: (expected, sweepAtMs) =>
