@@ -94,9 +94,21 @@ describe('the local runtime call meter', () => {
     // First seen: a new entry, or one the meter knows nothing of (a lower bound): one unit.
     expect(units('SWEEP#1')).toBe(2 + 1);
     expect(units('DATA#1')).toBe(2 + 2);
-    // An Update may have moved it since: unknown again.
-    memory.afterCall('UpdateItem', { TableName: 't', Key: { pk: { S: 'a' } } });
-    expect(units('SWEEP#2')).toBe(2 + 1);
+    // An Update that names none of the index's keys leaves them known; one that does may have moved them.
+    memory.afterCall('UpdateItem', {
+      TableName: 't',
+      Key: { pk: { S: 'a' } },
+      UpdateExpression: 'SET logs = :logs, #p = :p',
+      ExpressionAttributeNames: { '#p': 'progress' },
+    });
+    expect(units('SWEEP#2')).toBe(2 + 2);
+    memory.afterCall('UpdateItem', {
+      TableName: 't',
+      Key: { pk: { S: 'a' } },
+      UpdateExpression: 'SET #d = :d',
+      ExpressionAttributeNames: { '#d': 'due' },
+    });
+    expect(units('SWEEP#3')).toBe(2 + 1);
   });
 
   it('sizes an item as DynamoDB bills it: names and values, numbers by their digits, maps and lists with their overhead', () => {
