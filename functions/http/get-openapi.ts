@@ -1,7 +1,7 @@
 import { openApiDocument } from '../../shared/api/openapi/document.ts';
 import { allModels } from '../../shared/models/registry.ts';
 import packageJson from '../../package.json' with { type: 'json' };
-import { httpHandler } from './pipeline.ts';
+import { unconfiguredHttpHandler } from './pipeline.ts';
 import { apiBaseOf } from './public-url.ts';
 
 /** The document depends only on the deployment's models and the address it was reached at. */
@@ -15,13 +15,14 @@ const documentFor = (server: string): string => {
   return body;
 };
 
-/** GET /api/v1/openapi.json (no token): this deployment's OpenAPI 3.1 document, its models included. */
-export const handler = httpHandler(
-  (event) =>
-    Promise.resolve({
-      statusCode: 200,
-      headers: { 'content-type': 'application/json', 'cache-control': 'public, max-age=300' },
-      body: documentFor(apiBaseOf(event)),
-    }),
-  { authenticated: false },
+/**
+ * GET /api/v1/openapi.json (no token): this deployment's OpenAPI 3.1 document, its models included.
+ * It needs nothing of the deployment's resources, so its bundle carries none of their adapters.
+ */
+export const handler = unconfiguredHttpHandler((event) =>
+  Promise.resolve({
+    statusCode: 200,
+    headers: { 'content-type': 'application/json', 'cache-control': 'public, max-age=300' },
+    body: documentFor(apiBaseOf(event)),
+  }),
 );

@@ -36,7 +36,7 @@ export const httpHandler = (handler: HttpHandler, options: HttpHandlerOptions = 
     return pipelineOf((event, context) => handler(event, context, deps()), options, deps);
   });
 
-/** A handler that needs nothing of the deployment, and no account (the unmatched route). */
+/** A handler that needs nothing of the deployment, and no account (the unmatched route, the OpenAPI document). */
 export const unconfiguredHttpHandler = (handler: PlainHttpHandler) =>
   lambdaEntry(() => pipelineOf(handler, { authenticated: false }, null));
 
