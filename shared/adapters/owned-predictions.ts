@@ -5,7 +5,7 @@ import type { ListPosition, OwnedPredictionsPage, OwnedPredictionsQuery } from '
 import type { Prediction } from '../domain/prediction.ts';
 import { readItems } from './batch-read.ts';
 import { fromItem, retentionOfItem } from './prediction-item.ts';
-import { OWNER_INDEX, predictionIdOfKey, predictionKey } from './table-keys.ts';
+import { OWNER_INDEX, ownerIndexStartKey, predictionIdOfKey } from './table-keys.ts';
 
 /** Queries one page may take: a sparse filter ends the page early, with a position to go on from. */
 export const QUERIES_PER_PAGE = 10;
@@ -24,13 +24,6 @@ type Item = Record<string, unknown>;
 const positionOf = (item: Item): ListPosition => ({
   createdAt: String(item[OWNER_INDEX.sort]),
   id: predictionIdOfKey(String(item.pk)),
-});
-
-/** A query on an index resumes from the item's table key and index key together. */
-const startKeyOf = (owner: AccountId, position: ListPosition): Item => ({
-  ...predictionKey(position.id),
-  [OWNER_INDEX.partition]: `ACCOUNT#${owner}`,
-  [OWNER_INDEX.sort]: position.createdAt,
 });
 
 /**
@@ -110,7 +103,8 @@ export const queryOwnedPredictions = async (
   }
   const filters = filtersOf(query, nowMs);
   const matched: { readonly entry: Item; readonly prediction: Prediction }[] = [];
-  let startKey = start.kind === 'key' ? startKeyOf(owner, start.position) : undefined;
+  let startKey: Item | undefined =
+    start.kind === 'key' ? ownerIndexStartKey(owner, start.position.createdAt, start.position.id) : undefined;
   for (let queries = 0; queries < QUERIES_PER_PAGE && matched.length <= query.limit; queries++) {
     const wanted = query.limit + 1 - matched.length;
     const page = await client.send(

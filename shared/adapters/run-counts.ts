@@ -3,7 +3,7 @@ import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } 
 import { formatTimestamp } from '../domain/clock.ts';
 import type { AccountId } from '../domain/ids.ts';
 import { monthOf } from '../domain/money.ts';
-import { accountIndexPartition, OWNER_INDEX, predictionKey, predictionIdOfKey, spendKey } from './table-keys.ts';
+import { accountIndexPartition, OWNER_INDEX, ownerIndexStartKey, predictionIdOfKey, spendKey } from './table-keys.ts';
 
 /**
  * How long an owner index entry may take to appear after a later one has: an index lags its table
@@ -43,8 +43,9 @@ export const runsThisMonth = async (
   const settled = new Map<string, number>();
   let fresh = 0;
   let lastSettled: string | null = null;
+  const resumeAt = until === null ? null : (JSON.parse(until) as { at: string; pk: string });
   let startKey: Item | undefined =
-    until === null ? undefined : startKeyOf(account, JSON.parse(until) as { at: string; pk: string });
+    resumeAt === null ? undefined : ownerIndexStartKey(account, resumeAt.at, predictionIdOfKey(resumeAt.pk));
   do {
     const page = await client.send(
       new QueryCommand({
@@ -71,12 +72,6 @@ export const runsThisMonth = async (
   if (lastSettled !== null) await keepCount(client, tableName, account, month, settled, until, lastSettled);
   return kept + (settled.get(model) ?? 0) + fresh;
 };
-
-const startKeyOf = (account: AccountId, position: { at: string; pk: string }): Item => ({
-  ...predictionKey(predictionIdOfKey(position.pk)),
-  [OWNER_INDEX.partition]: accountIndexPartition(account),
-  [OWNER_INDEX.sort]: position.at,
-});
 
 /** Adds what was counted to the month's spend item, unless another read has counted it meanwhile. */
 const keepCount = async (

@@ -54,6 +54,11 @@ export const ownerIndexKey = (owner: string, createdAt: string) => ({
   gsi1pk: accountIndexPartition(owner),
   gsi1sk: createdAt,
 });
+/** Where a query of an account's owner-index partition resumes: just past one prediction's entry (its table key and index key together). */
+export const ownerIndexStartKey = (owner: string, createdAt: string, predictionId: string) => ({
+  ...predictionKey(predictionId),
+  ...ownerIndexKey(owner, createdAt),
+});
 
 /**
  * The sweeper's index: only predictions that may still owe something are in it (a sparse index),
