@@ -41,6 +41,16 @@ const passed = vitest.numPassedTests + pyPassed;
 // A test file that fails without a failed test (it could not load) counts as a failure too.
 const brokenFiles = vitest.testResults.filter((file) => file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed')).length;
 const failed = vitest.numFailedTests + brokenFiles + pyFailed;
+// The names of what failed come last, so that the tail of a CI log says which test it was.
+for (const file of vitest.testResults) {
+  for (const test of file.assertionResults.filter((result) => result.status === 'failed')) {
+    const why = String(test.failureMessages?.[0] ?? '').split('\n')[0].slice(0, 300);
+    console.log(`FAILED ${file.name.replace(`${process.cwd()}/`, '')} > ${test.fullName}\n  ${why}`);
+  }
+}
+for (const match of junit.matchAll(/<testcase [^>]*classname="([^"]*)" name="([^"]*)"[^>]*>\s*<(failure|error) message="([^"]*)"/g)) {
+  console.log(`FAILED models ${match[1]}::${match[2]}\n  ${match[4].slice(0, 300)}`);
+}
 console.log(`\nvitest: ${vitest.numPassedTests} passed, ${vitest.numFailedTests} failed (${brokenFiles} files broken); pytest: ${pyPassed} passed, ${pyFailed} failed`);
 console.log(`${passed} passed, ${failed} failed`);
 JS
