@@ -2,6 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    globalSetup: ['test/support/temporary-folder.ts'],
     projects: [
       {
         test: {

@@ -9,6 +9,8 @@ export interface BuildOptions {
   readonly bundle?: boolean;
   /** CDK context, as `-c key=value` gives it (tests). */
   readonly context?: Readonly<Record<string, unknown>>;
+  /** Where the cloud assembly is written; a new temporary folder by default (the CDK's own). */
+  readonly outdir?: string;
 }
 
 export const STACK_NAME = 'Prognoz';
@@ -16,6 +18,7 @@ export const STACK_NAME = 'Prognoz';
 /** Builds the CDK app; the local runtime and the tests synthesize it without bundling. */
 export const buildApp = (options: BuildOptions = {}) => {
   const app = new App({
+    ...(options.outdir === undefined ? {} : { outdir: options.outdir }),
     context: { ...(options.bundle === false ? { 'aws:cdk:bundling-stacks': [] } : {}), ...options.context },
   });
   const context = deploymentContextOf(

@@ -98,7 +98,11 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       Object.assign(hostEnv, values);
       Object.assign(process.env, values);
     };
-    if (brought.catalogFile) setHostEnv({ [EXTRA_CATALOG_ENV]: brought.catalogFile });
+    if (brought.catalogFile) {
+      const catalogFile = brought.catalogFile;
+      setHostEnv({ [EXTRA_CATALOG_ENV]: catalogFile });
+      cleanups.push(() => rm(path.dirname(catalogFile), { recursive: true, force: true }));
+    }
     const emulators = await startEmulatorsProcess({
       ...(options.dataDir ? { dataDir: options.dataDir } : {}),
       onEnded: (why) =>

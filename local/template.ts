@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { NestedStack, type App, type Stack } from 'aws-cdk-lib';
 import { METADATA } from '../infra/constructs/metadata.ts';
@@ -32,10 +33,19 @@ export const wholeTemplate = (app: App, stack: Stack): CfnTemplate => {
   return flattenNestedStacks(parent, (id) => nested.get(id));
 };
 
-/** Synthesizes the CDK app (no bundling) and returns everything it deploys as one template. */
+/**
+ * Synthesizes the CDK app (no bundling) and returns everything it deploys as one template. The
+ * cloud assembly (tens of MB: the console's and the functions' assets) is read and removed, not
+ * left in the temporary folder at every start.
+ */
 export const synthesizeTemplate = (): CfnTemplate => {
-  const { app, stack } = buildApp({ bundle: false });
-  return wholeTemplate(app, stack);
+  const outdir = mkdtempSync(path.join(tmpdir(), 'prognoz-synth-'));
+  try {
+    const { app, stack } = buildApp({ bundle: false, outdir });
+    return wholeTemplate(app, stack);
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
 };
 
 export const resourcesOfType = (template: CfnTemplate, type: string): [string, CfnResource][] =>
