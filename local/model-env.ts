@@ -13,7 +13,9 @@ import {
   type CogIssue,
   type CogKeyPath,
 } from '../shared/models/cog-config.ts';
+import { keepRunsMinutes, MODEL_ENTRYPOINT_ENV, MODEL_ENTRYPOINT_SCRIPT } from '../infra/cog/model-entrypoint.ts';
 import { derivedModel, type DerivedModel } from '../shared/models/manifest.ts';
+import { catalogModels } from '../shared/models/registry.ts';
 import { REPO_ROOT } from './paths.ts';
 import type { PythonInterpreter } from './python-interpreters.ts';
 
@@ -25,9 +27,17 @@ export const repositoryPython = (): string => {
   return process.env.PROGNOZ_PYTHON ?? (existsSync(venv) ? venv : 'python3');
 };
 
+/** How long the model servers here keep a run's folder: as long as the longest run of any model may last. */
+export const localKeepRunsMinutes = (): number =>
+  keepRunsMinutes(Math.max(...catalogModels().map((model) => model.timeouts.runSeconds)));
+
 /**
  * A model server as the model's image runs it: Cog's own runtime (coglet starts its worker with
- * the `python` on PATH) serving the predictor in `folder` on `port`.
+ * the `python` on PATH) serving the predictor in `folder` on `port`, started by the image's own
+ * entrypoint (infra/cog/model-entrypoint.ts): none of this machine's AWS settings reach the
+ * model, and the folders coglet leaves of ended runs are removed once older than `keepRunsMinutes`
+ * (coglet keeps them in one folder of the machine, which every model server here shares:
+ * localKeepRunsMinutes).
  */
 export const modelServerProcess = (server: {
   python: string;
@@ -35,11 +45,22 @@ export const modelServerProcess = (server: {
   config: Pick<CogConfig, 'predict' | 'concurrency'>;
   port: number;
   weightsDir: string;
+  keepRunsMinutes: number;
 }) => ({
-  command: server.python,
-  args: ['-m', 'cog.server.http', '--host', '127.0.0.1'],
+  command: '/bin/sh',
+  args: [
+    '-c',
+    MODEL_ENTRYPOINT_SCRIPT,
+    'prognoz-model-entrypoint',
+    server.python,
+    '-m',
+    'cog.server.http',
+    '--host',
+    '127.0.0.1',
+  ],
   cwd: server.folder,
   env: {
+    [MODEL_ENTRYPOINT_ENV.keepRunsMinutes]: String(server.keepRunsMinutes),
     PORT: String(server.port),
     COG_PREDICT_TYPE_STUB: server.config.predict,
     COG_MAX_CONCURRENCY: String(server.config.concurrency),

@@ -53,9 +53,36 @@ export const MODEL_ENTRYPOINT_COMMAND: readonly string[] = [MODEL_ENTRYPOINT_SHE
 const HEREDOC_END = 'PROGNOZ_ENTRYPOINT_END';
 
 /**
- * The entrypoint: removes WITHHELD_FROM_MODELS, then becomes its command (coglet) by exec — the
- * same process, PID 1, with an environment (and /proc/1/environ) that never had them, and no
- * shell left behind holding them; signals go to coglet as they would without it.
+ * Where coglet keeps a folder for every run it takes (`<run>/inputs`, `<run>/outputs`: the files a
+ * run returned) and never removes it (coglet's service.rs): a task that serves for weeks would
+ * fill its disk with them.
+ */
+export const COGLET_RUNS_DIR = '/tmp/coglet/predictions';
+
+/** The entrypoint's settings (the task definition's, or the local runtime's). */
+export const MODEL_ENTRYPOINT_ENV = {
+  /** How old a run's folder is removed at: older than any run can last. */
+  keepRunsMinutes: 'PROGNOZ_KEEP_RUNS_MINUTES',
+  /** How often the folders are looked at (seconds; 60 unless given). */
+  pruneEverySeconds: 'PROGNOZ_PRUNE_EVERY_SECONDS',
+  /** coglet's runs folder (COGLET_RUNS_DIR unless given). */
+  runsDir: 'PROGNOZ_COGLET_RUNS_DIR',
+} as const;
+
+/**
+ * How long a run's folder is kept: the longest a run may last (the model's run timeout, after
+ * which the worker cancels it) and ten minutes for the cancel to land and coglet to read what the
+ * run returned.
+ */
+export const keepRunsMinutes = (runSeconds: number): number => Math.ceil(runSeconds / 60) + 10;
+
+/**
+ * The entrypoint: removes WITHHELD_FROM_MODELS, starts the pruner of coglet's run folders, then
+ * becomes its command (coglet) by exec — the same process, PID 1, with an environment (and
+ * /proc/1/environ) that never had them, and no shell left behind holding them; signals go to
+ * coglet as they would without it. The pruner is a new process (`sh -c`, exec'd after the unset,
+ * so its /proc/<pid>/environ never had them either, where a forked subshell's would), runs as
+ * long as coglet does, and removes every run folder older than a run can last.
  */
 export const MODEL_ENTRYPOINT_SCRIPT = `#!${MODEL_ENTRYPOINT_SHELL} sh
 # prognoz: a model's container keeps none of the task role's credentials or ECS agent endpoints.
@@ -63,6 +90,13 @@ unset ${WITHHELD_FROM_MODELS.join(' ')}
 if [ "$#" -eq 0 ]; then
   echo 'prognoz-model-entrypoint: no command to run' >&2
   exit 64
+fi
+# coglet keeps a folder for every run and never removes it: those older than a run can last go.
+if [ -n "\${${MODEL_ENTRYPOINT_ENV.keepRunsMinutes}:-}" ]; then
+  runs=\${${MODEL_ENTRYPOINT_ENV.runsDir}:-${COGLET_RUNS_DIR}} every=\${${MODEL_ENTRYPOINT_ENV.pruneEverySeconds}:-60}
+  sh -c 'while sleep "$3" && kill -0 "$4" 2>/dev/null; do
+    find "$1" -mindepth 1 -maxdepth 1 -mmin "+$2" -exec rm -rf {} + 2>/dev/null
+  done' prognoz-prune-runs "\$runs" "\$${MODEL_ENTRYPOINT_ENV.keepRunsMinutes}" "\$every" "\$\$" </dev/null >/dev/null 2>&1 &
 fi
 exec "$@"
 `;

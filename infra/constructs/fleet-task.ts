@@ -16,6 +16,7 @@ import { Construct } from 'constructs';
 import { WORKER_ENV } from '../../shared/config/worker.ts';
 import type { ModelDefinition } from '../../shared/models/registry.ts';
 import { MODEL_INPUTS_DIR, MODEL_PORT, PREDICTOR_EXCLUDES, writeCogDockerfile } from '../cog/dockerfile.ts';
+import { keepRunsMinutes, MODEL_ENTRYPOINT_ENV } from '../cog/model-entrypoint.ts';
 import { tag } from './metadata.ts';
 import { REPO_ROOT } from './prognoz-function.ts';
 
@@ -117,6 +118,8 @@ export class FleetTask extends Construct {
       environment: {
         PORT: String(MODEL_PORT),
         COG_MAX_CONCURRENCY: String(model.predictor.concurrency),
+        // Its entrypoint removes the folders coglet leaves of runs that have ended.
+        [MODEL_ENTRYPOINT_ENV.keepRunsMinutes]: String(keepRunsMinutes(model.timeouts.runSeconds)),
         // CUDA from the driver for any image, the CUDA base's or not (`gpu: false` with CUDA wheels).
         ...(fleet.gpus > 0 ? { NVIDIA_DRIVER_CAPABILITIES: 'compute,utility' } : {}),
       },

@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
-import { COG_DOCKERFILE, cogDockerfile, MODEL_INPUTS_DIR } from '../../infra/cog/dockerfile.ts';
 import { WORKER_CALLBACK_PORT, WORKER_DOCKERFILE } from '../../infra/constructs/model-fleet.ts';
+import { COG_DOCKERFILE, cogDockerfile, MODEL_INPUTS_DIR } from '../../infra/cog/dockerfile.ts';
+import { MODEL_ENTRYPOINT_ENV } from '../../infra/cog/model-entrypoint.ts';
 import { readCogConfig } from '../../shared/models/cog-config.ts';
 import { FIXTURE_PREDICTORS, fixtureModel, synthFleet } from '../support/fleet.ts';
 
@@ -100,6 +101,10 @@ describe('a fleet whose predictor runs on CPU, four runs at once', () => {
     expect(environmentOf(modelServer)).toMatchObject({ COG_MAX_CONCURRENCY: '4', PORT: '5000' });
     expect(modelServer).not.toHaveProperty('ResourceRequirements');
     expect(JSON.stringify(template.toJSON().Parameters ?? {})).not.toContain('/gpu/');
+  });
+
+  it("has the model's entrypoint remove coglet's run folders once older than the model's runs can last (900 s)", () => {
+    expect(environmentOf(modelServer)).toMatchObject({ [MODEL_ENTRYPOINT_ENV.keepRunsMinutes]: '25' });
   });
 
   it('mounts one task-scoped volume for file inputs at the same path in both containers', () => {

@@ -1,11 +1,16 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MODEL_ENTRYPOINT_SCRIPT, WITHHELD_FROM_MODELS } from '../../infra/cog/model-entrypoint.ts';
+import {
+  keepRunsMinutes,
+  MODEL_ENTRYPOINT_ENV,
+  MODEL_ENTRYPOINT_SCRIPT,
+  WITHHELD_FROM_MODELS,
+} from '../../infra/cog/model-entrypoint.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'prognoz-entrypoint-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -136,4 +141,113 @@ describe("the model image's entrypoint", () => {
     expect(code).toBe(0);
     // Python's start is slow on a busy machine; the signal itself is not timed.
   }, 30_000);
+});
+
+/**
+ * Stands in for coglet beside the pruner: waits until the folder named in argv[1] is gone (or 30
+ * s), then prints what it found — whether each folder is still there, and each of its child
+ * processes (the pruner) with what /proc keeps of its environment.
+ */
+const PRUNED_STAND_IN = [
+  'import json, os, sys, time',
+  'runs, gone = sys.argv[1], sys.argv[2]',
+  'deadline = time.monotonic() + 30',
+  'while os.path.exists(os.path.join(runs, gone)) and time.monotonic() < deadline: time.sleep(0.1)',
+  'children = []',
+  "for pid in filter(str.isdigit, os.listdir('/proc')):",
+  '    try:',
+  "        stat = open(f'/proc/{pid}/stat').read()",
+  "        if int(stat.rsplit(')', 1)[1].split()[1]) != os.getpid(): continue",
+  "        environ = open(f'/proc/{pid}/environ', 'rb').read().split(b'\\0')",
+  "        children.append({'pid': int(pid), 'env': [e.decode() for e in environ if e]})",
+  '    except (FileNotFoundError, ProcessLookupError): pass',
+  "print(json.dumps({'left': sorted(os.listdir(runs)), 'children': children}))",
+].join('\n');
+
+describe("the model image's entrypoint, of coglet's run folders", () => {
+  const HOUR_AGO = (Date.now() - 3_600_000) / 1000;
+  const runsOf = (name: string) => {
+    const runs = path.join(dir, name);
+    // As coglet leaves them: a folder per run, its inputs and the files the run returned.
+    for (const run of ['ended-an-hour-ago', 'running']) {
+      mkdirSync(path.join(runs, run, 'outputs'), { recursive: true });
+      mkdirSync(path.join(runs, run, 'inputs'), { recursive: true });
+      writeFileSync(path.join(runs, run, 'outputs', 'out.png'), 'png');
+    }
+    utimesSync(path.join(runs, 'ended-an-hour-ago'), HOUR_AGO, HOUR_AGO);
+    return runs;
+  };
+  const pruning = (runs: string) => ({
+    ...modelEnvironment,
+    ...ecsEnvironment,
+    [MODEL_ENTRYPOINT_ENV.keepRunsMinutes]: '30',
+    [MODEL_ENTRYPOINT_ENV.pruneEverySeconds]: '1',
+    [MODEL_ENTRYPOINT_ENV.runsDir]: runs,
+  });
+
+  it('removes the folders of runs older than a run can last, with what they hold, and keeps the others', () => {
+    const runs = runsOf('pruned');
+    const run = spawnSync(SH, [entrypoint, PYTHON, '-c', PRUNED_STAND_IN, runs, 'ended-an-hour-ago'], {
+      env: pruning(runs),
+      encoding: 'utf8',
+    });
+    expect(run.status, run.stderr).toBe(0);
+    const seen = JSON.parse(run.stdout) as { left: string[]; children: { pid: number; env: string[] }[] };
+    expect(seen.left).toEqual(['running']);
+    expect(existsSync(path.join(runs, 'running', 'outputs', 'out.png'))).toBe(true);
+  });
+
+  it('prunes from a process of its own that never had the credentials, not even in /proc/<pid>/environ', () => {
+    const runs = runsOf('environ');
+    const run = spawnSync(SH, [entrypoint, PYTHON, '-c', PRUNED_STAND_IN, runs, 'ended-an-hour-ago'], {
+      env: pruning(runs),
+      encoding: 'utf8',
+    });
+    const seen = JSON.parse(run.stdout) as { left: string[]; children: { pid: number; env: string[] }[] };
+    // The pruner is coglet's child once the entrypoint has become coglet.
+    expect(seen.children.length).toBeGreaterThan(0);
+    for (const child of seen.children) {
+      for (const name of withheld)
+        expect(
+          child.env.some((entry) => entry.startsWith(`${name}=`)),
+          name,
+        ).toBe(false);
+    }
+  });
+
+  it('stops pruning once coglet has ended', async () => {
+    const runs = runsOf('after');
+    const run = spawnSync(SH, [entrypoint, PYTHON, '-c', PRUNED_STAND_IN, runs, 'ended-an-hour-ago'], {
+      env: pruning(runs),
+      encoding: 'utf8',
+    });
+    const seen = JSON.parse(run.stdout) as { children: { pid: number }[] };
+    const alive = (pid: number) => existsSync(`/proc/${pid}`);
+    // It looks every second: gone within a few.
+    for (let wait = 0; wait < 50 && seen.children.some((child) => alive(child.pid)); wait++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(seen.children.filter((child) => alive(child.pid))).toEqual([]);
+  }, 30_000);
+
+  it('starts no pruner where no age is given, and removes nothing', () => {
+    const runs = runsOf('unset');
+    const run = spawnSync(
+      SH,
+      [entrypoint, PYTHON, '-c', PRUNED_STAND_IN.replace('+ 30', '+ 2'), runs, 'ended-an-hour-ago'],
+      {
+        env: { ...pruning(runs), [MODEL_ENTRYPOINT_ENV.keepRunsMinutes]: '' },
+        encoding: 'utf8',
+      },
+    );
+    const seen = JSON.parse(run.stdout) as { left: string[]; children: unknown[] };
+    expect(seen.children).toEqual([]);
+    expect(seen.left).toEqual(['ended-an-hour-ago', 'running']);
+  }, 30_000);
+
+  it('keeps a folder as long as the longest run and the ten minutes a cancel may take', () => {
+    expect(keepRunsMinutes(900)).toBe(25);
+    expect(keepRunsMinutes(3600)).toBe(70);
+    expect(keepRunsMinutes(61)).toBe(12);
+  });
 });
