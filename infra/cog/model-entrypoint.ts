@@ -92,11 +92,13 @@ if [ "$#" -eq 0 ]; then
   exit 64
 fi
 # coglet keeps a folder for every run and never removes it: those older than a run can last go.
-if [ -n "\${${MODEL_ENTRYPOINT_ENV.keepRunsMinutes}:-}" ]; then
-  runs=\${${MODEL_ENTRYPOINT_ENV.runsDir}:-${COGLET_RUNS_DIR}} every=\${${MODEL_ENTRYPOINT_ENV.pruneEverySeconds}:-60}
+# Its settings are read, then unset: coglet's environment holds nothing of prognoz's.
+keep=\${${MODEL_ENTRYPOINT_ENV.keepRunsMinutes}:-} every=\${${MODEL_ENTRYPOINT_ENV.pruneEverySeconds}:-60} runs=\${${MODEL_ENTRYPOINT_ENV.runsDir}:-${COGLET_RUNS_DIR}}
+unset ${Object.values(MODEL_ENTRYPOINT_ENV).join(' ')}
+if [ -n "\$keep" ]; then
   sh -c 'while sleep "$3" && kill -0 "$4" 2>/dev/null; do
     find "$1" -mindepth 1 -maxdepth 1 -mmin "+$2" -exec rm -rf {} + 2>/dev/null
-  done' prognoz-prune-runs "\$runs" "\$${MODEL_ENTRYPOINT_ENV.keepRunsMinutes}" "\$every" "\$\$" </dev/null >/dev/null 2>&1 &
+  done' prognoz-prune-runs "\$runs" "\$keep" "\$every" "\$\$" </dev/null >/dev/null 2>&1 &
 fi
 exec "$@"
 `;

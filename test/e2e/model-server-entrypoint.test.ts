@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { MODEL_ENTRYPOINT_ENV, WITHHELD_FROM_MODELS } from '../../infra/cog/model-entrypoint.ts';
+import { COGLET_RUNS_DIR, MODEL_ENTRYPOINT_ENV, WITHHELD_FROM_MODELS } from '../../infra/cog/model-entrypoint.ts';
 import { localKeepRunsMinutes } from '../../local/model-env.ts';
-import { createPrediction, processNamed, untilTerminal } from '../support/api.ts';
+import { createPrediction, pollUntil, processNamed, untilTerminal } from '../support/api.ts';
 
 /** Which of the credentials' variables an environment holds. */
 const credentialsIn = (env: string[]) =>
@@ -28,8 +28,9 @@ const childrenOf = (pid: number): number[] =>
 
 describe('a local model server', () => {
   it("runs as the model's image runs it: through its entrypoint, with none of the machine's AWS credentials, and the pruner of coglet's run folders beside it", async () => {
-    const { json: created } = await createPrediction({ text: 'entrypoint' });
-    expect((await untilTerminal(created.id)).status).toBe('succeeded');
+    // Looked at while it runs a prediction: an idle instance is stopped after seconds here.
+    const { json: created } = await createPrediction({ text: 'entrypoint', sleep: 5 });
+    await pollUntil(created.id, (prediction) => prediction.status === 'processing');
     const server = await processNamed('model:prognoz/echo');
     const pid = server.pid ?? 0;
     const { env, argv } = proc(pid);
@@ -39,9 +40,13 @@ describe('a local model server', () => {
     const worker = await processNamed('worker:prognoz/echo');
     expect(credentialsIn(proc(worker.pid ?? 0).env)).not.toEqual([]);
     expect(credentialsIn(env)).toEqual([]);
-    expect(env).toContain(`${MODEL_ENTRYPOINT_ENV.keepRunsMinutes}=${localKeepRunsMinutes()}`);
+    expect(env.filter((entry) => entry.startsWith(`${MODEL_ENTRYPOINT_ENV.keepRunsMinutes}=`))).toEqual([]);
     const pruners = childrenOf(pid).filter((child) => proc(child).argv.includes('prognoz-prune-runs'));
     expect(pruners).toHaveLength(1);
-    expect(credentialsIn(proc(pruners[0] ?? 0).env)).toEqual([]);
+    const pruner = proc(pruners[0] ?? 0);
+    // Its folder and age: those the local runtime keeps runs for.
+    expect(pruner.argv.slice(-4, -2)).toEqual([COGLET_RUNS_DIR, String(localKeepRunsMinutes())]);
+    expect(credentialsIn(pruner.env)).toEqual([]);
+    expect((await untilTerminal(created.id)).status).toBe('succeeded');
   });
 });

@@ -1,5 +1,6 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
+import { MODEL_ENTRYPOINT_ENV } from '../../infra/cog/model-entrypoint.ts';
 import { FLEET_BOOT_COMMANDS, INSTANCE_METADATA_ADDRESS } from '../../infra/constructs/fleet-capacity.ts';
 import { backlogScalingSteps, checkFleetBounds, MAX_STEP_ADJUSTMENTS } from '../../infra/constructs/fleet-scaling.ts';
 import { WORKER_DRAIN_SECONDS, WORKER_STOP_TIMEOUT_SECONDS } from '../../infra/constructs/fleet-task.ts';
@@ -226,9 +227,9 @@ describe('what a model container can reach', () => {
   it('no credentials of its own: nothing in the model server’s definition carries any', () => {
     const model = containersOf(cpu).ModelServer;
     expect(model?.Secrets).toBeUndefined();
-    expect((model?.Environment ?? []).map(({ Name }) => Name)).not.toEqual(
-      expect.arrayContaining([expect.stringMatching(/^AWS_|^PROGNOZ_/)]),
-    );
+    // Only the age at which its entrypoint prunes coglet's run folders, which the entrypoint unsets before coglet starts.
+    const names = (model?.Environment ?? []).map(({ Name }) => Name);
+    expect(names.filter((name) => /^AWS_|^PROGNOZ_/.test(name))).toEqual([MODEL_ENTRYPOINT_ENV.keepRunsMinutes]);
   });
 });
 

@@ -161,7 +161,7 @@ const PRUNED_STAND_IN = [
   "        environ = open(f'/proc/{pid}/environ', 'rb').read().split(b'\\0')",
   "        children.append({'pid': int(pid), 'env': [e.decode() for e in environ if e]})",
   '    except (FileNotFoundError, ProcessLookupError): pass',
-  "print(json.dumps({'left': sorted(os.listdir(runs)), 'children': children}))",
+  "print(json.dumps({'left': sorted(os.listdir(runs)), 'children': children, 'env': dict(os.environ)}))",
 ].join('\n');
 
 describe("the model image's entrypoint, of coglet's run folders", () => {
@@ -192,8 +192,10 @@ describe("the model image's entrypoint, of coglet's run folders", () => {
       encoding: 'utf8',
     });
     expect(run.status, run.stderr).toBe(0);
-    const seen = JSON.parse(run.stdout) as { left: string[]; children: { pid: number; env: string[] }[] };
+    const seen = JSON.parse(run.stdout) as { left: string[]; env: Record<string, string> };
     expect(seen.left).toEqual(['running']);
+    // Its settings were the entrypoint's: coglet is not given them.
+    for (const name of Object.values(MODEL_ENTRYPOINT_ENV)) expect(seen.env, name).not.toHaveProperty(name);
     expect(existsSync(path.join(runs, 'running', 'outputs', 'out.png'))).toBe(true);
   });
 
