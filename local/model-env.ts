@@ -34,7 +34,7 @@ export const localKeepRunsMinutes = (): number =>
 /**
  * A model server as the model's image runs it: Cog's own runtime (coglet starts its worker with
  * the `python` on PATH) serving the predictor in `folder` on `port`, started by the image's own
- * entrypoint (infra/cog/model-entrypoint.ts): none of this machine's AWS settings reach the
+ * entrypoint (infra/cog/model-entrypoint.ts): none of this machine's AWS credentials reach the
  * model, and the folders coglet leaves of ended runs are removed once older than `keepRunsMinutes`
  * (coglet keeps them in one folder of the machine, which every model server here shares:
  * localKeepRunsMinutes).
