@@ -41,7 +41,14 @@ describe('a local model server', () => {
     expect(credentialsIn(proc(worker.pid ?? 0).env)).not.toEqual([]);
     expect(credentialsIn(env)).toEqual([]);
     expect(env.filter((entry) => entry.startsWith(`${MODEL_ENTRYPOINT_ENV.keepRunsMinutes}=`))).toEqual([]);
-    const pruners = childrenOf(pid).filter((child) => proc(child).argv.includes('prognoz-prune-runs'));
+    const isPruner = (child: number) => {
+      try {
+        return proc(child).argv.includes('prognoz-prune-runs');
+      } catch {
+        return false; // a child that has ended meanwhile
+      }
+    };
+    const pruners = childrenOf(pid).filter(isPruner);
     expect(pruners).toHaveLength(1);
     const pruner = proc(pruners[0] ?? 0);
     // Its folder and age: those the local runtime keeps runs for.
