@@ -6,7 +6,8 @@
  * Only the container's first process goes through the entrypoint: anything Docker later starts
  * inside the container (a health check command, an exec) gets the configured environment back,
  * credentials included, as the model's own user, whose code can read /proc/<pid>/environ of it.
- * So nothing should run inside a model's container: check its health from the worker's.
+ * So nothing should be started inside a model's container from outside: check its health from the
+ * worker's. (The entrypoint's own pruner is started by it, after the unset: MODEL_ENTRYPOINT_SCRIPT.)
  */
 
 /**
