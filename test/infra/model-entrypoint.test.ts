@@ -144,14 +144,15 @@ describe("the model image's entrypoint", () => {
 });
 
 /**
- * Stands in for coglet beside the pruner: waits until the folder named in argv[1] is gone (or 30
- * s), then prints what it found — whether each folder is still there, and each of its child
- * processes (the pruner) with what /proc keeps of its environment.
+ * Stands in for coglet beside the pruner: waits until the folder argv[2] of the runs folder argv[1]
+ * is gone (or argv[3] seconds have passed), then prints what it found — the folders still there,
+ * its own environment, and each of its child processes (the pruner) with what /proc keeps of its
+ * environment.
  */
 const PRUNED_STAND_IN = [
   'import json, os, sys, time',
-  'runs, gone = sys.argv[1], sys.argv[2]',
-  'deadline = time.monotonic() + 30',
+  'runs, gone, patience = sys.argv[1], sys.argv[2], float(sys.argv[3])',
+  'deadline = time.monotonic() + patience',
   'while os.path.exists(os.path.join(runs, gone)) and time.monotonic() < deadline: time.sleep(0.1)',
   'children = []',
   "for pid in filter(str.isdigit, os.listdir('/proc')):",
@@ -177,22 +178,34 @@ describe("the model image's entrypoint, of coglet's run folders", () => {
     utimesSync(path.join(runs, 'ended-an-hour-ago'), HOUR_AGO, HOUR_AGO);
     return runs;
   };
-  const pruning = (runs: string) => ({
-    ...modelEnvironment,
-    ...ecsEnvironment,
-    [MODEL_ENTRYPOINT_ENV.keepRunsMinutes]: '30',
-    [MODEL_ENTRYPOINT_ENV.pruneEverySeconds]: '1',
-    [MODEL_ENTRYPOINT_ENV.runsDir]: runs,
-  });
+  interface SeenBesidePruner {
+    readonly left: string[];
+    readonly children: { pid: number; env: string[] }[];
+    readonly env: Record<string, string>;
+  }
+  /** Runs the entrypoint over a new runs folder, pruning every second, and the stand-in as coglet. */
+  const runPruned = (name: string, keep = '30', patienceSeconds = 30) => {
+    const runs = runsOf(name);
+    const run = spawnSync(
+      SH,
+      [entrypoint, PYTHON, '-c', PRUNED_STAND_IN, runs, 'ended-an-hour-ago', String(patienceSeconds)],
+      {
+        env: {
+          ...modelEnvironment,
+          ...ecsEnvironment,
+          [MODEL_ENTRYPOINT_ENV.keepRunsMinutes]: keep,
+          [MODEL_ENTRYPOINT_ENV.pruneEverySeconds]: '1',
+          [MODEL_ENTRYPOINT_ENV.runsDir]: runs,
+        },
+        encoding: 'utf8',
+      },
+    );
+    return { runs, run, seen: JSON.parse(run.stdout) as SeenBesidePruner };
+  };
 
   it('removes the folders of runs older than a run can last, with what they hold, and keeps the others', () => {
-    const runs = runsOf('pruned');
-    const run = spawnSync(SH, [entrypoint, PYTHON, '-c', PRUNED_STAND_IN, runs, 'ended-an-hour-ago'], {
-      env: pruning(runs),
-      encoding: 'utf8',
-    });
+    const { runs, run, seen } = runPruned('pruned');
     expect(run.status, run.stderr).toBe(0);
-    const seen = JSON.parse(run.stdout) as { left: string[]; env: Record<string, string> };
     expect(seen.left).toEqual(['running']);
     // Its settings were the entrypoint's: coglet is not given them.
     for (const name of Object.values(MODEL_ENTRYPOINT_ENV)) expect(seen.env, name).not.toHaveProperty(name);
@@ -200,12 +213,7 @@ describe("the model image's entrypoint, of coglet's run folders", () => {
   });
 
   it('prunes from a process of its own that never had the credentials, not even in /proc/<pid>/environ', () => {
-    const runs = runsOf('environ');
-    const run = spawnSync(SH, [entrypoint, PYTHON, '-c', PRUNED_STAND_IN, runs, 'ended-an-hour-ago'], {
-      env: pruning(runs),
-      encoding: 'utf8',
-    });
-    const seen = JSON.parse(run.stdout) as { left: string[]; children: { pid: number; env: string[] }[] };
+    const { seen } = runPruned('environ');
     // The pruner is coglet's child once the entrypoint has become coglet.
     expect(seen.children.length).toBeGreaterThan(0);
     for (const child of seen.children) {
@@ -218,12 +226,7 @@ describe("the model image's entrypoint, of coglet's run folders", () => {
   });
 
   it('stops pruning once coglet has ended', async () => {
-    const runs = runsOf('after');
-    const run = spawnSync(SH, [entrypoint, PYTHON, '-c', PRUNED_STAND_IN, runs, 'ended-an-hour-ago'], {
-      env: pruning(runs),
-      encoding: 'utf8',
-    });
-    const seen = JSON.parse(run.stdout) as { children: { pid: number }[] };
+    const { seen } = runPruned('after');
     const alive = (pid: number) => existsSync(`/proc/${pid}`);
     // It looks every second: gone within a few.
     for (let wait = 0; wait < 50 && seen.children.some((child) => alive(child.pid)); wait++) {
@@ -233,16 +236,8 @@ describe("the model image's entrypoint, of coglet's run folders", () => {
   }, 30_000);
 
   it('starts no pruner where no age is given, and removes nothing', () => {
-    const runs = runsOf('unset');
-    const run = spawnSync(
-      SH,
-      [entrypoint, PYTHON, '-c', PRUNED_STAND_IN.replace('+ 30', '+ 2'), runs, 'ended-an-hour-ago'],
-      {
-        env: { ...pruning(runs), [MODEL_ENTRYPOINT_ENV.keepRunsMinutes]: '' },
-        encoding: 'utf8',
-      },
-    );
-    const seen = JSON.parse(run.stdout) as { left: string[]; children: unknown[] };
+    // With no pruner, the stand-in gives up waiting after 2 s.
+    const { seen } = runPruned('unset', '', 2);
     expect(seen.children).toEqual([]);
     expect(seen.left).toEqual(['ended-an-hour-ago', 'running']);
   }, 30_000);
