@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../local/free-port.ts';
-import { localKeepRunsMinutes, modelServerProcess } from '../local/model-env.ts';
+import { modelServerProcess } from '../local/model-env.ts';
 import { REPO_ROOT } from '../local/paths.ts';
 import { localWeightsDir } from '../local/weights.ts';
 import { readCogConfig } from '../shared/models/cog-config.ts';
@@ -22,7 +22,6 @@ export const startModelServerAlone = async (python: string, folderName = 'transc
     config: readCogConfig(folder),
     port,
     weightsDir: localWeightsDir(),
-    keepRunsMinutes: localKeepRunsMinutes(),
   });
   const child = spawn(spec.command, spec.args, {
     cwd: spec.cwd,

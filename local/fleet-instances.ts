@@ -5,7 +5,7 @@ import { readCogConfig } from '../shared/models/cog-config.ts';
 import { requireModel } from '../shared/models/registry.ts';
 import type { LocalWorker } from './bind.ts';
 import { freePort } from './free-port.ts';
-import { localKeepRunsMinutes, modelServerProcess } from './model-env.ts';
+import { modelServerProcess } from './model-env.ts';
 import { REPO_ROOT } from './paths.ts';
 import { localEnvironment } from './process-environment.ts';
 import type { Supervisor } from './supervisor.ts';
@@ -70,7 +70,6 @@ export const instancesOf = (worker: LocalWorker, host: WorkerHost): InstanceCont
           config: readCogConfig(folder),
           port: modelPort,
           weightsDir: host.weightsDir,
-          keepRunsMinutes: localKeepRunsMinutes(),
         }),
         url: modelUrl,
       });

@@ -35,8 +35,8 @@ export const localKeepRunsMinutes = (): number =>
  * A model server as the model's image runs it: Cog's own runtime (coglet starts its worker with
  * the `python` on PATH) serving the predictor in `folder` on `port`, started by the image's own
  * entrypoint (infra/cog/model-entrypoint.ts): none of this machine's AWS credentials reach the
- * model, and the folders coglet leaves of ended runs are removed once older than `keepRunsMinutes`
- * (coglet keeps them in one folder of the machine, which every model server here shares:
+ * model, and the folders coglet leaves of ended runs are removed once older than any run here
+ * may last (coglet keeps them in one folder of the machine, which every model server here shares:
  * localKeepRunsMinutes).
  */
 export const modelServerProcess = (server: {
@@ -45,7 +45,6 @@ export const modelServerProcess = (server: {
   config: Pick<CogConfig, 'predict' | 'concurrency'>;
   port: number;
   weightsDir: string;
-  keepRunsMinutes: number;
 }) => ({
   command: '/bin/sh',
   args: [
@@ -60,7 +59,7 @@ export const modelServerProcess = (server: {
   ],
   cwd: server.folder,
   env: {
-    [MODEL_ENTRYPOINT_ENV.keepRunsMinutes]: String(server.keepRunsMinutes),
+    [MODEL_ENTRYPOINT_ENV.keepRunsMinutes]: String(localKeepRunsMinutes()),
     PORT: String(server.port),
     COG_PREDICT_TYPE_STUB: server.config.predict,
     COG_MAX_CONCURRENCY: String(server.config.concurrency),
