@@ -114,6 +114,14 @@ module.exports = {
       to: { path: '^(functions|worker)/' },
     },
     {
+      name: 'the-local-runtime-loads-no-cdk',
+      comment:
+        'The local runtime reads the synthesized template; the CDK (~600 MiB, seconds to load) is loaded only in the process that synthesizes it (local/synthesis-host.ts), which then ends.',
+      severity: 'error',
+      from: { path: '^local/', pathNot: '^local/(synthesize|synthesis-host)\\.ts$' },
+      to: { path: 'node_modules/aws-cdk-lib/', reachable: true },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       from: {},

@@ -3,13 +3,8 @@ import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { bundleBreakdown, type BundleBreakdown } from './bundle-breakdown.ts';
 import { LAMBDA_BUNDLING, REPO_ROOT } from '../infra/constructs/prognoz-function.ts';
-import {
-  metadataOf,
-  resolveIntrinsics,
-  resourcesOfType,
-  synthesizeTemplate,
-  type CfnTemplate,
-} from '../local/template.ts';
+import { metadataOf, resolveIntrinsics, resourcesOfType, type CfnTemplate } from '../local/template.ts';
+import { synthesizeTemplate } from '../local/synthesize.ts';
 
 export interface FunctionBundle {
   /** The handler's source file, as the template names it. */

@@ -1,7 +1,7 @@
 import type { StateMachineDefinition } from 'aws-local-stepfunctions';
 import type { Environment } from '../shared/config/environment.ts';
 import { processKindOf } from '../shared/config/kinds.ts';
-import { WORKER_CONTAINER } from '../infra/constructs/fleet-task.ts';
+import { WORKER_CONTAINER } from '../infra/constructs/container-names.ts';
 import type { LocalEventSource } from './event-sources.ts';
 import { rateToMs, type LocalRule } from './events.ts';
 import type { LocalFunction } from './lambda-host.ts';

@@ -30,7 +30,7 @@ import { recoverInterrupted } from './recover-interrupted.ts';
 import { boundsFileIn, runLocalFleets } from './run-fleets.ts';
 import { LocalStepFunctions } from './stepfunctions/service.ts';
 import { Supervisor, type ProcessStatus } from './supervisor.ts';
-import { synthesizeTemplate } from './template.ts';
+import { synthesizeTemplateApart } from './synthesis-process.ts';
 import { localWeightsDir, notOfferedLine, offeredLocally } from './weights.ts';
 
 export { LOCAL_ACCOUNT_ID } from './local-account.ts';
@@ -103,16 +103,6 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       setHostEnv({ [EXTRA_CATALOG_ENV]: catalogFile });
       cleanups.push(() => rm(path.dirname(catalogFile), { recursive: true, force: true }));
     }
-    const emulators = await startEmulatorsProcess({
-      ...(options.dataDir ? { dataDir: options.dataDir } : {}),
-      onEnded: (why) =>
-        log(`prognoz: ${why}: DynamoDB, SQS and S3 are gone, every request will fail; restart the runtime`),
-    });
-    cleanups.push(() => emulators.stop());
-    setHostEnv(emulators.awsEnv);
-    // Before any process starts: every one of them trusts the certificate the API answers HTTPS with.
-    const tls = await localTls();
-    trustLocally(tls);
     // A model whose weights are not here is withheld from the registry of every part: no model
     // server, no worker, not in the template, not listed, and a create for it is a 404.
     const weightsDir = localWeightsDir();
@@ -123,7 +113,24 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
       POWERTOOLS_METRICS_DISABLED: 'true',
     });
-    const template = synthesizeTemplate();
+    // The template (for the catalog just settled) is synthesized while the emulators start.
+    const [emulatorsStart, templateSynthesis] = await Promise.allSettled([
+      startEmulatorsProcess({
+        ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+        onEnded: (why) =>
+          log(`prognoz: ${why}: DynamoDB, SQS and S3 are gone, every request will fail; restart the runtime`),
+      }),
+      synthesizeTemplateApart(),
+    ]);
+    if (emulatorsStart.status === 'rejected') throw emulatorsStart.reason;
+    const emulators = emulatorsStart.value;
+    cleanups.push(() => emulators.stop());
+    if (templateSynthesis.status === 'rejected') throw templateSynthesis.reason;
+    const template = templateSynthesis.value;
+    setHostEnv(emulators.awsEnv);
+    // Before any process starts: every one of them trusts the certificate the API answers HTTPS with.
+    const tls = await localTls();
+    trustLocally(tls);
     const resources = await provisionResources(template);
     const [tableName] = [...resources.tables.values()];
     if (!tableName) throw new Error('the template has no table');

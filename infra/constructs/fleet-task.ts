@@ -17,12 +17,11 @@ import { WORKER_ENV } from '../../shared/config/worker.ts';
 import type { ModelDefinition } from '../../shared/models/registry.ts';
 import { MODEL_INPUTS_DIR, MODEL_PORT, PREDICTOR_EXCLUDES, writeCogDockerfile } from '../cog/dockerfile.ts';
 import { keepRunsMinutes, MODEL_ENTRYPOINT_ENV } from '../cog/model-entrypoint.ts';
+import { WORKER_CONTAINER } from './container-names.ts';
 import { tag } from './metadata.ts';
 import { REPO_ROOT } from './prognoz-function.ts';
 
 export const WORKER_DOCKERFILE = 'worker/Dockerfile';
-/** The worker's container in its model's task (the local runtime reads its environment there). */
-export const WORKER_CONTAINER = 'Worker';
 /** Where the worker receives coglet's webhooks, on its own container's bridge address. */
 export const WORKER_CALLBACK_PORT = 5001;
 /** The name the worker reaches its model server by (an ECS link on Docker's bridge). */

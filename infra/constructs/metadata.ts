@@ -1,5 +1,3 @@
-import type { CfnResource } from 'aws-cdk-lib';
-
 /**
  * Template metadata keys through which the local runtime finds, in the synthesized template,
  * which state machine, queue and task belong to which model, which source file each function runs,
@@ -14,7 +12,12 @@ export const METADATA = {
   awsOnlyEnv: 'prognoz:aws-only-env',
 } as const;
 
-export const tag = (resource: CfnResource, values: Partial<Record<keyof typeof METADATA, string>>): void => {
+/** What `tag` writes on: a CDK `CfnResource` (named by its shape, so the local runtime reads these keys without the CDK). */
+interface Taggable {
+  addMetadata(key: string, value: unknown): void;
+}
+
+export const tag = (resource: Taggable, values: Partial<Record<keyof typeof METADATA, string>>): void => {
   for (const [key, value] of Object.entries(values)) {
     if (value !== undefined) resource.addMetadata(METADATA[key as keyof typeof METADATA], value);
   }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/app.ts';
-import { PSEUDO, wholeTemplate } from '../../local/template.ts';
+import { PSEUDO } from '../../local/template.ts';
+import { wholeTemplate } from '../../local/synthesize.ts';
 import { runtime } from '../support/api.ts';
 
 interface Executed {

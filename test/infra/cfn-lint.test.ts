@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/app.ts';
-import { nestedTemplatesOf } from '../../local/template.ts';
+import { nestedTemplatesOf } from '../../local/synthesize.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 

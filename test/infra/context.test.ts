@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/app.ts';
 import { WAF_REQUESTS_PER_ADDRESS } from '../../infra/constructs/prediction-api.ts';
 import { CONTEXT_KEYS } from '../../infra/context.ts';
-import { wholeTemplate } from '../../local/template.ts';
+import { wholeTemplate } from '../../local/synthesize.ts';
 import { LEGACY_OWNER_INDEX_NAME, OWNER_INDEX } from '../../shared/adapters/table-keys.ts';
 
 const synth = (context: Record<string, unknown>) => {

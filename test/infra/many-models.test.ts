@@ -3,7 +3,8 @@ import path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { PrognozStack } from '../../infra/stack.ts';
-import { nestedTemplatesOf, type CfnTemplate } from '../../local/template.ts';
+import { type CfnTemplate } from '../../local/template.ts';
+import { nestedTemplatesOf } from '../../local/synthesize.ts';
 import { fixtureModel } from '../support/fleet.ts';
 
 /** CloudFormation's quotas a stack must stay within (its documented limits). */

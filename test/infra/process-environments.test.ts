@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/app.ts';
-import { WORKER_CONTAINER } from '../../infra/constructs/fleet-task.ts';
+import { WORKER_CONTAINER } from '../../infra/constructs/container-names.ts';
 import { FUNCTION_BASE_ENVIRONMENT } from '../../infra/constructs/prognoz-function.ts';
 import {
   metadataOf,
   resolveIntrinsics,
   resourcesOfType,
-  wholeTemplate,
   type CfnResource,
   type CfnTemplate,
   type LocalBindings,
 } from '../../local/template.ts';
+import { wholeTemplate } from '../../local/synthesize.ts';
 import { apiConfigFromEnv } from '../../shared/config/api.ts';
 import { authorizerConfigFromEnv } from '../../shared/config/authorizer.ts';
 import type { Environment } from '../../shared/config/environment.ts';

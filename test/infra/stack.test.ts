@@ -2,7 +2,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/app.ts';
 import { PREDICTIONS_ENDED_METRIC } from '../../infra/constructs/service-dashboard.ts';
-import { wholeTemplate } from '../../local/template.ts';
+import { wholeTemplate } from '../../local/synthesize.ts';
 import { allModels } from '../../shared/models/registry.ts';
 import {
   DELIVERY_INDEX,

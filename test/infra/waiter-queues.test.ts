@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/app.ts';
-import { metadataOf, resourcesOfType, wholeTemplate, type CfnResource } from '../../local/template.ts';
+import { metadataOf, resourcesOfType, type CfnResource } from '../../local/template.ts';
+import { wholeTemplate } from '../../local/synthesize.ts';
 import { WAITER_QUEUE_NAMES } from '../../shared/adapters/waiter-queue-names.ts';
 import { API_ENV } from '../../shared/config/api.ts';
 import { SWEEPER_ENV } from '../../shared/config/sweeper.ts';

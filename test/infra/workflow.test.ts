@@ -1,7 +1,7 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/app.ts';
-import { wholeTemplate } from '../../local/template.ts';
+import { wholeTemplate } from '../../local/synthesize.ts';
 import { dispatchTimeoutSeconds } from '../../infra/workflow/prediction-chain.ts';
 import { SWEEP_INDEX } from '../../shared/adapters/table-keys.ts';
 import { allModels, phaseLimitsOf, requireModel } from '../../shared/models/registry.ts';

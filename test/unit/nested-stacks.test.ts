@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { flattenNestedStacks, type NestedTemplate } from '../../local/nested-stacks.ts';
-import { synthesizeTemplate } from '../../local/template.ts';
+import { synthesizeTemplate } from '../../local/synthesize.ts';
 import { allModels } from '../../shared/models/registry.ts';
 
 describe('the local runtime reads nested stacks as one template', () => {
