@@ -43,8 +43,14 @@ interface Execution {
   error?: string;
   cause?: string;
   readonly history: HistoryEvent[];
-  abort(): void;
+  /** While it runs; once it has ended, a function of no run (see `forgetRun`). */
+  abort: () => void;
 }
+
+// A finished execution is kept for DescribeExecution and its history, up to FINISHED_KEPT of them;
+// its abort, made where it started, would keep that whole scope alive: the run, its copy of the
+// definition, its handlers. It gets this one instead.
+const NOTHING_TO_ABORT = (): void => undefined;
 
 export interface LocalStateMachine {
   readonly arn: string;
@@ -178,6 +184,7 @@ export class LocalStepFunctions {
         },
       )
       .finally(() => {
+        execution.abort = NOTHING_TO_ABORT;
         execution.stopDate ??= new Date();
         this.tokens.close(token);
         this.forgetOldExecutions();
