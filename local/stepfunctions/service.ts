@@ -43,7 +43,7 @@ interface Execution {
   error?: string;
   cause?: string;
   readonly history: HistoryEvent[];
-  /** While it runs; once it has ended, a function of no run (see `forgetRun`). */
+  /** Stops the run; once it has ended, NOTHING_TO_ABORT. */
   abort: () => void;
 }
 
