@@ -18,4 +18,5 @@ try {
     message: error instanceof Error ? (error.stack ?? error.message) : String(error),
   }).catch(() => undefined);
 }
-process.disconnect();
+// A runtime that ended meanwhile has closed the channel already: disconnecting again would throw.
+if (process.connected) process.disconnect();
