@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { startLifeline, type Lifeline } from './lifeline.ts';
 import { signalGroup } from './process-group.ts';
 
 export interface ProcessSpec {
@@ -41,13 +42,11 @@ export class Supervisor {
     { spec: ProcessSpec; child: ChildProcess | null; restarts: number; stopped: boolean }
   >();
   private stopping = false;
+  // Should this process end without stopping them (a fault, a kill), its children's groups end
+  // with it, a model server's own worker included: none is left running, orphaned.
+  private readonly lifeline: Lifeline = startLifeline();
 
-  constructor(private readonly output: (line: string) => void) {
-    // Should this process end without stopping them (a fault), its children end with it, not orphaned.
-    process.once('exit', () => {
-      for (const { child } of this.children.values()) child?.kill('SIGTERM');
-    });
-  }
+  constructor(private readonly output: (line: string) => void) {}
 
   start(spec: ProcessSpec): void {
     const entry = { spec, child: null as ChildProcess | null, restarts: 0, stopped: false };
@@ -63,6 +62,8 @@ export class Supervisor {
         detached: true,
       });
       entry.child = child;
+      const pgid = child.pid;
+      if (pgid !== undefined) this.lifeline.watch(pgid);
       const relay = (chunk: Buffer) => {
         for (const line of chunk.toString('utf8').split('\n'))
           if (line.trim() !== '') this.output(`[${spec.name}] ${line}`);
@@ -74,6 +75,7 @@ export class Supervisor {
       const restart = (why: string) => {
         if (ended) return;
         ended = true;
+        if (pgid !== undefined) this.lifeline.release(pgid);
         if (entry.child === child) entry.child = null;
         if (this.stopping || entry.stopped) return;
         this.output(`[${spec.name}] ${why}; restarting`);
@@ -113,5 +115,6 @@ export class Supervisor {
   async stopAll(): Promise<void> {
     this.stopping = true;
     await Promise.all([...this.children.values()].map(({ child }) => terminate(child, 5000)));
+    this.lifeline.close();
   }
 }
