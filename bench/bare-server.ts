@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { stopWhenParentGoes } from './processes.ts';
 
 /**
  * The ceiling of this machine for the control-plane load: Node's own HTTP server answering every
@@ -37,4 +38,4 @@ server.listen(0, '127.0.0.1', () => {
     }),
   );
 });
-process.once('SIGTERM', () => server.close(() => process.exit(0)));
+stopWhenParentGoes(() => new Promise((resolve) => server.close(() => resolve())));

@@ -34,12 +34,15 @@ export const runtimeProcesses = async (origin: string, runtimePid: number): Prom
       const ofModel = model === undefined ? {} : { model };
       return [
         { role: p.name, pid: p.pid, ...ofModel },
-        // A worker's children are tsx's compiler service, not a model: only a model server's are predictors.
-        ...(p.name.startsWith('model:') ? childPids(p.pid) : []).map((pid) => ({
-          role: `${p.name} (predictor process)`,
-          pid,
-          ...ofModel,
-        })),
+        // The predictor is coglet's own worker, which holds the model; the run-folder pruner beside
+        // it (a shell loop) is not.
+        ...(p.name.startsWith('model:') ? childPids(p.pid) : [])
+          .filter((pid) => commandLine(pid).includes('import coglet'))
+          .map((pid) => ({
+            role: `${p.name} (predictor process)`,
+            pid,
+            ...ofModel,
+          })),
       ];
     }),
   ];

@@ -12,7 +12,9 @@ export interface ReadyChild<T> {
 
 /**
  * Starts a process that prints one JSON line starting with `{"ready"` once it serves; other
- * output goes to `log`. Failing to get there within `timeoutMs` is an error.
+ * output goes to `log`. Failing to get there within `timeoutMs` is an error. The child is given
+ * an IPC channel it never uses for messages: however this process ends, killed outright included,
+ * the channel closes and the child stops what it started (`stopWhenParentGoes`).
  */
 export const startReadyChild = async <T>(
   command: string,
@@ -21,10 +23,12 @@ export const startReadyChild = async <T>(
 ): Promise<ReadyChild<T>> => {
   const child = spawn(command, [...args], {
     env: { ...process.env, ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
-  createInterface({ input: child.stderr }).on('line', options.log);
-  const lines = createInterface({ input: child.stdout });
+  const { stdout, stderr } = child;
+  if (!stdout || !stderr) throw new Error(`${command}: its output was not piped`);
+  createInterface({ input: stderr }).on('line', options.log);
+  const lines = createInterface({ input: stdout });
   const ready = await new Promise<T>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`${command} ${args.join(' ')} was not ready in ${options.timeoutMs} ms`)),
@@ -48,6 +52,21 @@ export const startReadyChild = async <T>(
     clearTimeout(killer);
   };
   return { child, pid: child.pid ?? 0, ready, stop };
+};
+
+/**
+ * For a process `startReadyChild` started: `stop` runs once, then the process exits, on SIGTERM or
+ * when its parent goes. A bench told to end by a signal of its own (`kill`, not a Ctrl-C to the
+ * whole group) would otherwise leave its local runtime serving, with its workers and model servers.
+ */
+export const stopWhenParentGoes = (stop: () => Promise<void>): void => {
+  let stopping: Promise<void> | null = null;
+  const stopAndExit = () => void (stopping ??= stop().finally(() => process.exit(0)));
+  // The parent gone, its end of our output is too: a line logged while stopping must not end the
+  // process half-way through with EPIPE.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
+  process.once('disconnect', stopAndExit);
+  process.once('SIGTERM', stopAndExit);
 };
 
 const statusField = (pid: number, field: string): number | null => {

@@ -1,6 +1,7 @@
 import { parseModelFlag } from '../local/brought-models.ts';
 import { startLocalRuntime } from '../local/runtime.ts';
 import { FILE_MODEL } from './output-files.ts';
+import { stopWhenParentGoes } from './processes.ts';
 
 /**
  * The local runtime in a process of its own, in memory, as the benchmark's system under test:
@@ -25,6 +26,4 @@ const ready = {
   origin: new URL(runtime.apiUrl).origin,
 };
 console.log(JSON.stringify({ ready }));
-process.once('SIGTERM', () => {
-  void runtime.stop().then(() => process.exit(0));
-});
+stopWhenParentGoes(() => runtime.stop());
