@@ -1,11 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { createInterface } from 'node:readline';
+import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, expect, it } from 'vitest';
 import { alive, childPids, commandLine } from '../../bench/processes.ts';
-
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
+import { startRuntimeProcess } from '../support/runtime-process-child.ts';
 
 /** Every process below `pid`, depth first. */
 const descendants = (pid: number): number[] => childPids(pid).flatMap((child) => [child, ...descendants(child)]);
@@ -19,24 +16,13 @@ afterAll(() => {
 });
 
 it('a local runtime killed outright leaves none of its processes running: workers, model servers and their own workers, emulators', async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test', 'support', 'runtime-process.ts')], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const { child, ready } = startRuntimeProcess();
   runtime = child;
-  const { stdout, stderr, pid } = child;
-  let said = '';
-  stderr.on('data', (chunk: Buffer) => (said = (said + chunk.toString()).slice(-4000)));
-  const ready = new Promise<void>((resolve, reject) => {
-    createInterface({ input: stdout }).on('line', (line) => {
-      if (line.startsWith('{"apiUrl"')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`the runtime exited (${String(code)}) before it was up: ${said}`)));
-  });
   await ready;
-  const named = (pattern: RegExp) => started.filter((child) => pattern.test(commandLine(child)));
+  const named = (pattern: RegExp) => started.filter((running) => pattern.test(commandLine(running)));
   // A model server starts its own worker after it serves its health check.
   for (let waited = 0; waited < 60_000; waited += 250) {
-    started = descendants(pid ?? 0);
+    started = descendants(child.pid ?? 0);
     if (named(/coglet\.server\._run_worker/).length === named(/cog\.server\.http/).length) break;
     await sleep(250);
   }

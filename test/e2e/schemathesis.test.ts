@@ -2,10 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { CognitoIdentityProviderClient, InitiateAuthCommand } from '@aws-sdk/client-cognito-identity-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXTRA_CATALOG_ENV } from '../../shared/models/registry.ts';
+import { startRuntimeProcess, type RuntimeProcessReady } from '../support/runtime-process-child.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const SCHEMATHESIS = path.join(ROOT, '.venv', 'bin', 'schemathesis');
@@ -23,14 +23,7 @@ const CHECKS = [
 let runtimeProcess: ChildProcess | undefined;
 /** The service's error lines, shown with a failure: what the fuzzer's request did inside. */
 const serviceErrors: string[] = [];
-interface Started {
-  readonly apiUrl: string;
-  readonly apiToken: string;
-  readonly owner: { readonly email: string; readonly password: string };
-  readonly ownerClientId: string;
-  readonly cognitoEndpoint: string;
-}
-let started: Started;
+let started: RuntimeProcessReady;
 
 /**
  * A runtime of its own, as `npm start` runs it: the fuzzer fills queues with long sleeps, makes
@@ -40,20 +33,14 @@ let started: Started;
 beforeAll(async () => {
   // Its own models, as `npm start` has them: not the catalog the suites' runtime adds (acme/*).
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== EXTRA_CATALOG_ENV));
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test', 'support', 'runtime-process.ts')], {
-    cwd: ROOT,
+  const runtime = startRuntimeProcess({
     env,
-    stdio: ['ignore', 'pipe', 'inherit'],
+    onLine: (line) => {
+      if (line.includes('"level":"ERROR"')) serviceErrors.push(line.slice(0, 2000));
+    },
   });
-  runtimeProcess = child;
-  started = await new Promise<Started>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`the fuzzer's runtime exited (${code}) before it was up`)));
-    if (!child.stdout) throw new Error('no stdout');
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      if (line.startsWith('{"apiUrl"')) resolve(JSON.parse(line) as Started);
-      else if (line.includes('"level":"ERROR"')) serviceErrors.push(line.slice(0, 2000));
-    });
-  });
+  runtimeProcess = runtime.child;
+  started = await runtime.ready;
 }, 120_000);
 
 afterAll(async () => {
