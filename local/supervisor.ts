@@ -22,7 +22,9 @@ export interface ProcessStatus {
 
 /**
  * SIGTERM, then SIGKILL to its whole process group (a model server's own worker with it) if the
- * process has not exited after `graceMs`; resolves once it has exited.
+ * process has not exited after `graceMs`; resolves once it has exited. Whatever it leaves in its
+ * group (a model server's run-folder pruner sleeps up to a minute between checks) gets SIGTERM
+ * then, so a stop in order leaves nothing running.
  */
 const terminate = async (child: ChildProcess | null, graceMs: number): Promise<void> => {
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
@@ -30,6 +32,7 @@ const terminate = async (child: ChildProcess | null, graceMs: number): Promise<v
   child.kill('SIGTERM');
   await Promise.race([exited, sleep(graceMs).then(() => signalGroup(child, 'SIGKILL'))]);
   await exited;
+  signalGroup(child, 'SIGTERM');
 };
 
 /**
