@@ -22,9 +22,8 @@ export interface ProcessStatus {
 
 /**
  * SIGTERM, then SIGKILL to its whole process group (a model server's own worker with it) if the
- * process has not exited after `graceMs`; resolves once it has exited. Whatever it leaves in its
- * group (a model server's run-folder pruner sleeps up to a minute between checks) gets SIGTERM
- * then, so a stop in order leaves nothing running.
+ * process has not exited after `graceMs`; resolves once it has exited (what it left in its group
+ * is ended as it exits: see `start`).
  */
 const terminate = async (child: ChildProcess | null, graceMs: number): Promise<void> => {
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
@@ -32,7 +31,6 @@ const terminate = async (child: ChildProcess | null, graceMs: number): Promise<v
   child.kill('SIGTERM');
   await Promise.race([exited, sleep(graceMs).then(() => signalGroup(child, 'SIGKILL'))]);
   await exited;
-  signalGroup(child, 'SIGTERM');
 };
 
 /**
@@ -78,6 +76,10 @@ export class Supervisor {
       const restart = (why: string) => {
         if (ended) return;
         ended = true;
+        // As an orchestrator stops a whole task when its essential container exits, stopped or
+        // crashed: what the process left in its group (a model server's own worker, its run-folder
+        // pruner, which sleeps up to a minute between checks) must not outlive it.
+        signalGroup(child, 'SIGTERM');
         if (pgid !== undefined) this.lifeline.release(pgid);
         if (entry.child === child) entry.child = null;
         if (this.stopping || entry.stopped) return;

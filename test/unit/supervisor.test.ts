@@ -50,6 +50,27 @@ describe('supervisor', () => {
     await expect.poll(() => alive(left), { timeout: 3000 }).toBe(false);
   });
 
+  // A model server that crashes leaves its own worker and its pruner behind unless its group ends with it.
+  it('ends what a process left in its group when the process exits by itself, and starts it again', async () => {
+    const lines: string[] = [];
+    const supervisor = new Supervisor((line) => lines.push(line));
+    supervisor.start({
+      name: 'crashing',
+      command: 'sh',
+      args: ['-c', 'sleep 60 & echo "left=$!"; sleep 0.5; exit 3'],
+      env: {},
+      cwd: process.cwd(),
+    });
+    const leftBy = () => lines.flatMap((line) => /left=(\d+)/.exec(line)?.[1] ?? []).map(Number);
+    await expect.poll(() => leftBy().length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+    leftovers.push(...leftBy());
+    await supervisor.stopAll();
+
+    expect(lines).toContain('[crashing] exited (3); restarting');
+    expect(supervisor.status()[0]?.restarts).toBeGreaterThanOrEqual(1);
+    for (const pid of leftBy()) await expect.poll(() => alive(pid), { timeout: 3000 }).toBe(false);
+  });
+
   it('kills the whole group of a process that outlives its grace', async () => {
     const lines: string[] = [];
     const supervisor = new Supervisor((line) => lines.push(line));
