@@ -1,15 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { alive } from '../../bench/processes.ts';
 import { Supervisor } from '../../local/supervisor.ts';
-
-/** Running, not a zombie waiting for a parent that may never reap it (an orphan in a container). */
-const alive = (pid: number): boolean => {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
-  } catch {
-    return false;
-  }
-};
 
 describe('supervisor', () => {
   const started: (() => number[])[] = [];
