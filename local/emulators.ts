@@ -1,11 +1,11 @@
 import { closeServer } from './close-server.ts';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { startFauxqs } from 'fauxqs';
 import { startCognitoEmulator } from './cognito-emulator.ts';
 import { startDynamoDbLocal } from './dynamodb-local.ts';
 import { keyAttributesOf } from './dynamodb-item-keys.ts';
 import { dynamoRequestOrder } from './dynamodb-request-order.ts';
-import { CAPACITY_OPERATIONS, localMeter } from './meter.ts';
+import { CAPACITY_OPERATIONS, localMeter, sqsAnswerRead } from './meter.ts';
+import { startMeteredFauxqs } from './metered-fauxqs.ts';
 import { LOCAL_REGION } from './paths.ts';
 import { startServiceProxy } from './service-proxy.ts';
 
@@ -19,8 +19,9 @@ export interface Emulators {
 }
 
 /**
- * DynamoDB Local, and fauxqs for SQS and S3, each behind a proxy that meters the calls (and,
- * for DynamoDB Local, orders those on the same items: local/dynamodb-request-order.ts); moto for Cognito.
+ * DynamoDB Local behind a proxy that meters the calls and orders those on the same items
+ * (local/dynamodb-request-order.ts); fauxqs for SQS and S3, metered inside its own process
+ * (local/metered-fauxqs.ts); moto for Cognito.
  */
 export const startEmulators = async (options: { readonly dataDir?: string }): Promise<Emulators> => {
   const cleanups: (() => Promise<unknown>)[] = [];
@@ -44,17 +45,13 @@ export const startEmulators = async (options: { readonly dataDir?: string }): Pr
         localMeter.dynamoCall(operation, parseJson(request), status === 200 ? parseJson(response) : {}),
     });
     cleanups.push(() => closeServer(dynamoProxy.server));
-    const fauxqs = await startFauxqs({ port: 0, logger: false, defaultRegion: LOCAL_REGION });
+    const fauxqs = await startMeteredFauxqs({
+      region: LOCAL_REGION,
+      wantsBody: sqsAnswerRead,
+      observeSqs: (action, response) => localMeter.sqsCall(action, parseJson(response)),
+      observeS3: (method, path) => localMeter.s3Call(s3Operation(method, path)),
+    });
     cleanups.push(() => fauxqs.stop());
-    const sqsProxy = await startServiceProxy(fauxqs.address, {
-      observe: (action, _request, response) => localMeter.sqsCall(action, parseJson(response)),
-    });
-    cleanups.push(() => closeServer(sqsProxy.server));
-    const s3Proxy = await startServiceProxy(fauxqs.address, {
-      operationOf: s3Operation,
-      observe: (operation) => localMeter.s3Call(operation),
-    });
-    cleanups.push(() => closeServer(s3Proxy.server));
     const cognito = await startCognitoEmulator();
     cleanups.push(() => cognito.stop());
     return {
@@ -65,8 +62,8 @@ export const startEmulators = async (options: { readonly dataDir?: string }): Pr
         AWS_ACCESS_KEY_ID: 'local',
         AWS_SECRET_ACCESS_KEY: 'local',
         AWS_ENDPOINT_URL_DYNAMODB: dynamoProxy.endpoint,
-        AWS_ENDPOINT_URL_SQS: sqsProxy.endpoint,
-        AWS_ENDPOINT_URL_S3: s3Proxy.endpoint,
+        AWS_ENDPOINT_URL_SQS: fauxqs.sqsEndpoint,
+        AWS_ENDPOINT_URL_S3: fauxqs.s3Endpoint,
         AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER: cognito.endpoint,
         // One host and port serves every bucket: buckets are addressed by path.
         PROGNOZ_S3_PATH_STYLE: 'true',

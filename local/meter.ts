@@ -42,6 +42,9 @@ export interface MeterSnapshot {
 /** An empty receive is idle polling, a cost of time rather than of any prediction. */
 export const EMPTY_RECEIVE = 'ReceiveMessage (empty)';
 
+/** The SQS actions whose answer the meter reads: a receive that brought nothing is an idle long poll. */
+export const sqsAnswerRead = (action: string): boolean => action === 'ReceiveMessage';
+
 const WRITE_UNIT_BYTES = 1024;
 const READ_UNIT_BYTES = 4096;
 
@@ -230,8 +233,9 @@ export class CallMeter {
     }
   }
 
+  /** `response` is read only for the actions `sqsAnswerRead` names (an empty receive is not billed here). */
   sqsCall(action: string, response: Json): void {
-    const empty = action === 'ReceiveMessage' && !(response.Messages as unknown[] | undefined)?.length;
+    const empty = sqsAnswerRead(action) && !(response.Messages as unknown[] | undefined)?.length;
     bump(this.counts.sqs, empty ? EMPTY_RECEIVE : action);
   }
 

@@ -9,14 +9,12 @@ export interface ServiceProxyOptions {
   readonly order?: (operation: string, body: Buffer, forward: () => Promise<void>) => Promise<void>;
   /** May rewrite a request's body before it is forwarded (operation from X-Amz-Target). */
   readonly prepare?: (operation: string, body: Buffer) => Buffer;
-  /** Names a request's operation for services whose requests carry no X-Amz-Target (S3's REST calls). */
-  readonly operationOf?: (method: string, path: string) => string;
   /** Sees each request and its answer, for the call meter. */
   readonly observe: (operation: string, request: Buffer, response: Buffer, status: number) => void;
 }
 
 /**
- * Sits between the service and an emulator (DynamoDB Local, fauxqs for SQS and S3), so that the
+ * Sits between the service and an emulator in a process of its own (DynamoDB Local), so that the
  * local runtime can order and count the calls the service makes.
  */
 export const startServiceProxy = async (
@@ -30,11 +28,10 @@ export const startServiceProxy = async (
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const operation = options.operationOf
-        ? options.operationOf(req.method ?? 'GET', req.url ?? '/')
-        : (String(req.headers['x-amz-target'] ?? '')
-            .split('.')
-            .at(-1) ?? '');
+      const operation =
+        String(req.headers['x-amz-target'] ?? '')
+          .split('.')
+          .at(-1) ?? '';
       const body = options.prepare ? options.prepare(operation, Buffer.concat(chunks)) : Buffer.concat(chunks);
       const headers = { ...req.headers, 'content-length': String(body.length) };
       const forward = () =>
