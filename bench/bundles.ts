@@ -2,9 +2,12 @@ import { build } from 'esbuild';
 import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { bundleBreakdown, type BundleBreakdown } from './bundle-breakdown.ts';
-import { LAMBDA_BUNDLING, REPO_ROOT } from '../infra/constructs/prognoz-function.ts';
+import { FUNCTION_BASE_ENVIRONMENT, LAMBDA_BUNDLING, REPO_ROOT } from '../infra/constructs/prognoz-function.ts';
 import { metadataOf, resolveIntrinsics, resourcesOfType, type CfnTemplate } from '../local/template.ts';
 import { synthesizeTemplate } from '../local/synthesize.ts';
+
+/** A bundle a fresh process can import as Lambda would: its file, with the environment it runs in. */
+export type LoadableBundle = Pick<FunctionBundle, 'entry' | 'file' | 'bytes' | 'environment'>;
 
 export interface FunctionBundle {
   /** The handler's source file, as the template names it. */
@@ -42,35 +45,50 @@ export const lambdaFunctions = (template: CfnTemplate = synthesizeTemplate()) =>
   return [...byEntry.values()].sort((a, b) => a.entry.localeCompare(b.entry));
 };
 
+/** One entry bundled exactly as the CDK app bundles a Lambda (esbuild, ESM, minified, source maps, AWS SDK v3 left to the runtime). */
+const bundleEntry = async (entry: string, outDir: string) => {
+  const file = path.join(outDir, `${entry.replaceAll('/', '_').replace(/\.ts$/, '')}.mjs`);
+  const { metafile } = await build({
+    absWorkingDir: REPO_ROOT,
+    entryPoints: [path.join(REPO_ROOT, entry)],
+    outfile: file,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: LAMBDA_BUNDLING.target,
+    minify: LAMBDA_BUNDLING.minify,
+    sourcemap: true,
+    sourcesContent: LAMBDA_BUNDLING.sourcesContent,
+    external: [...LAMBDA_BUNDLING.externalModules],
+    banner: { js: LAMBDA_BUNDLING.banner },
+    logLevel: 'error',
+    metafile: true,
+  });
+  return { file, bytes: statSync(file).size, breakdown: bundleBreakdown(metafile) };
+};
+
 /**
- * Bundles every Lambda exactly as the CDK app does (esbuild, ESM, minified, source maps, AWS SDK
- * v3 left to the runtime) into `outDir`, which must lie inside the repository so that the SDK
- * resolves from node_modules as it does from the Lambda runtime.
+ * Bundles every Lambda as the CDK app does into `outDir`, which must lie inside the repository so
+ * that the SDK resolves from node_modules as it does from the Lambda runtime.
  */
 export const bundleFunctions = async (outDir: string, template?: CfnTemplate): Promise<FunctionBundle[]> => {
   mkdirSync(outDir, { recursive: true });
   const bundles: FunctionBundle[] = [];
-  for (const fn of lambdaFunctions(template)) {
-    const file = path.join(outDir, `${fn.entry.replaceAll('/', '_').replace(/\.ts$/, '')}.mjs`);
-    const { metafile } = await build({
-      absWorkingDir: REPO_ROOT,
-      entryPoints: [path.join(REPO_ROOT, fn.entry)],
-      outfile: file,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: LAMBDA_BUNDLING.target,
-      minify: LAMBDA_BUNDLING.minify,
-      sourcemap: true,
-      sourcesContent: LAMBDA_BUNDLING.sourcesContent,
-      external: [...LAMBDA_BUNDLING.externalModules],
-      banner: { js: LAMBDA_BUNDLING.banner },
-      logLevel: 'error',
-      metafile: true,
-    });
-    bundles.push({ ...fn, file, bytes: statSync(file).size, breakdown: bundleBreakdown(metafile) });
-  }
+  for (const fn of lambdaFunctions(template)) bundles.push({ ...fn, ...(await bundleEntry(fn.entry, outDir)) });
   return bundles;
+};
+
+/** What every function loads as it starts, and nothing else: the module that makes its DynamoDB client. */
+export const SDK_FLOOR_ENTRY = 'shared/adapters/aws-clients.ts';
+
+/**
+ * The floor under every function's cold start: SDK_FLOOR_ENTRY bundled as a function is, with the
+ * environment every function starts with (its NODE_OPTIONS included).
+ */
+export const bundleSdkFloor = async (outDir: string): Promise<LoadableBundle> => {
+  mkdirSync(outDir, { recursive: true });
+  const { file, bytes } = await bundleEntry(SDK_FLOOR_ENTRY, outDir);
+  return { entry: SDK_FLOOR_ENTRY, file, bytes, environment: { ...FUNCTION_BASE_ENVIRONMENT } };
 };
 
 /** The largest of `bundles`: the one whose breakdown the bench and `npm run bundle-sizes` print. */

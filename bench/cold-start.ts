@@ -1,16 +1,20 @@
 import { spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import type { BundleBreakdown } from './bundle-breakdown.ts';
-import { largestBundle, type FunctionBundle } from './bundles.ts';
+import { largestBundle, type FunctionBundle, type LoadableBundle } from './bundles.ts';
 import { median } from './stats.ts';
 
-export interface ColdStart {
+export interface ColdStart extends Loads {
   readonly entry: string;
   readonly bundleKiB: number;
   readonly memoryMiB: number;
+}
+
+/** A bundle's loads in fresh processes, medians. */
+export interface Loads {
   /** Median time to import the bundle (its module code and init) in a fresh Node process. */
   readonly loadInitMs: number;
-  /** Median of the whole fresh process, spawn to exit: what a cold start adds before the handler runs. */
+  /** Median of the whole fresh process, spawn to exit. */
   readonly processMs: number;
 }
 
@@ -18,6 +22,12 @@ export interface ColdStartReport {
   readonly runs: number;
   /** The same fresh process importing nothing: Node's own start, the floor of every figure. */
   readonly bareNodeMs: number;
+  /**
+   * What every function pays before its own code: the module that makes its DynamoDB client
+   * (bundles.ts SDK_FLOOR_ENTRY), bundled and loaded as a function is. Its runs alternate with the
+   * bare process's. Absent from reports written before it was recorded.
+   */
+  readonly sdkFloor?: { readonly entry: string; readonly bundleKiB: number; readonly bareNodeMs: number } & Loads;
   readonly functions: readonly ColdStart[];
   /** What weighs in the largest bundle; absent from reports written before it was recorded. */
   readonly largestBundle?: { readonly entry: string; readonly breakdown: BundleBreakdown };
@@ -61,9 +71,24 @@ const runOnce = (
     });
   });
 
-/** Section 4: per function, bundle size and the median of `runs` fresh loads. */
-export const measureColdStarts = async (bundles: readonly FunctionBundle[], runs: number): Promise<ColdStartReport> => {
+const loadsOf = (samples: readonly { loadInitMs: number; processMs: number }[]): Loads => ({
+  loadInitMs: median(samples.map((s) => s.loadInitMs)),
+  processMs: median(samples.map((s) => s.processMs)),
+});
+
+/** Section 4: the SDK's floor against bare Node, then per function, bundle size and the median of `runs` fresh loads. */
+export const measureColdStarts = async (
+  bundles: readonly FunctionBundle[],
+  floor: LoadableBundle,
+  runs: number,
+): Promise<ColdStartReport> => {
   const bare: number[] = [];
+  const floorBare: number[] = [];
+  const floorSamples: { loadInitMs: number; processMs: number }[] = [];
+  for (let i = 0; i < runs; i++) {
+    floorBare.push((await runOnce(null, {})).processMs);
+    floorSamples.push(await runOnce(floor.file, floor.environment));
+  }
   for (let i = 0; i < runs; i++) bare.push((await runOnce(null, {})).processMs);
   const functions: ColdStart[] = [];
   for (const bundle of bundles) {
@@ -73,14 +98,19 @@ export const measureColdStarts = async (bundles: readonly FunctionBundle[], runs
       entry: bundle.entry,
       bundleKiB: bundle.bytes / 1024,
       memoryMiB: bundle.memoryMiB,
-      loadInitMs: median(samples.map((s) => s.loadInitMs)),
-      processMs: median(samples.map((s) => s.processMs)),
+      ...loadsOf(samples),
     });
   }
   const largest = largestBundle(bundles);
   return {
     runs,
     bareNodeMs: median(bare),
+    sdkFloor: {
+      entry: floor.entry,
+      bundleKiB: floor.bytes / 1024,
+      bareNodeMs: median(floorBare),
+      ...loadsOf(floorSamples),
+    },
     functions,
     ...(largest === undefined ? {} : { largestBundle: { entry: largest.entry, breakdown: largest.breakdown } }),
   };

@@ -36,6 +36,50 @@ const counts = (record: Record<string, number>) =>
     .join(', ') || '—';
 const sum = (record: Record<string, number>) => Object.values(record).reduce((a, b) => a + b, 0);
 
+/** Section 4 (`npm run bench:cold` prints it alone). */
+export const renderColdStarts = (c: ColdStartReport, node: string): string[] => {
+  const out: string[] = ['## 4. Lambda cold start proxy', ''];
+  out.push(
+    `Each function bundled as the CDK app bundles it (esbuild, minified ESM, source maps, AWS SDK v3 external), then imported in a fresh Node ${node} process with its deployed environment ` +
+      `(NODE_OPTIONS included); median of ${c.runs}. A fresh Node process that imports nothing takes **${n(c.bareNodeMs)} ms**.`,
+    '',
+  );
+  const floor = c.sdkFloor;
+  if (floor) {
+    out.push(
+      `**The SDK's floor.** \`${floor.entry}\` alone, bundled and loaded as a function is (${n(floor.bundleKiB)} KiB, the AWS SDK's DynamoDB ` +
+        `clients left to the runtime): what every function loads as it starts, before any code of its own. In runs alternating with a bare ` +
+        `process (${n(floor.bareNodeMs)} ms), its load + init takes ${n(floor.loadInitMs)} ms and its fresh process **${n(floor.processMs)} ms, ` +
+        `${n(floor.processMs / floor.bareNodeMs)}× bare Node**. "Above the floor" is a function's fresh process less the floor's: what its own code costs.`,
+      '',
+    );
+  }
+  out.push(
+    table(
+      [
+        'function',
+        'bundle KiB',
+        'memory MiB',
+        'load + init ms',
+        'fresh process ms',
+        '× bare Node',
+        ...(floor ? ['above the floor ms'] : []),
+      ],
+      c.functions.map((f) => [
+        `\`${f.entry}\``,
+        n(f.bundleKiB),
+        String(f.memoryMiB),
+        n(f.loadInitMs),
+        n(f.processMs),
+        `${n(f.processMs / c.bareNodeMs)}×`,
+        ...(floor ? [n(f.processMs - floor.processMs)] : []),
+      ]),
+    ),
+  );
+  if (c.largestBundle) out.push('', ...renderBundleBreakdown(c.largestBundle.entry, c.largestBundle.breakdown));
+  return out;
+};
+
 export const renderReport = (r: BenchReport): string => {
   const m = r.machine;
   const plane = r.controlPlane;
@@ -194,20 +238,7 @@ export const renderReport = (r: BenchReport): string => {
       `${n(Object.entries(l.peaks).find(([role]) => role.startsWith('model:') && role.endsWith('(predictor process)'))?.[1] ?? null)} MiB (the predictor process, which holds the model). Model load (direct process): ${n(t.directLoadSeconds)} s.`,
   );
 
-  const c = r.coldStarts;
-  out.push('', '## 4. Lambda cold start proxy', '');
-  out.push(
-    `Each function bundled as the CDK app bundles it (esbuild, minified ESM, source maps, AWS SDK v3 external), then imported in a fresh Node ${m.node} process with its deployed environment ` +
-      `(NODE_OPTIONS included); median of ${c.runs}. A fresh Node process that imports nothing takes **${n(c.bareNodeMs)} ms**.`,
-    '',
-  );
-  out.push(
-    table(
-      ['function', 'bundle KiB', 'memory MiB', 'load + init ms', 'fresh process ms'],
-      c.functions.map((f) => [`\`${f.entry}\``, n(f.bundleKiB), String(f.memoryMiB), n(f.loadInitMs), n(f.processMs)]),
-    ),
-  );
-  if (c.largestBundle) out.push('', ...renderBundleBreakdown(c.largestBundle.entry, c.largestBundle.breakdown));
+  out.push('', ...renderColdStarts(r.coldStarts, String(m.node)));
 
   const prices = r.costs.prices;
   out.push('', '## 5. Cost model — dollars per 1,000 predictions, GPU excluded', '');
