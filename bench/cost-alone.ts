@@ -30,12 +30,13 @@ try {
   );
   console.log(
     table(
-      ['scenario', 'DynamoDB calls', 'RRU', 'WRU', 'S3 requests', '$ DynamoDB', '$ total / 1,000'],
+      ['scenario', 'DynamoDB calls', 'RRU', 'WRU', 'SQS requests', 'S3 requests', '$ DynamoDB', '$ total / 1,000'],
       scenarios.map((sc) => [
         sc.scenario,
         n(Object.values(sc.perPrediction.dynamoCalls).reduce((a, b) => a + b, 0)),
         n(sc.perPrediction.dynamoReadUnits),
         n(sc.perPrediction.dynamoWriteUnits),
+        n(Object.values(sc.perPrediction.sqsRequests).reduce((a, b) => a + b, 0)),
         n(Object.values(sc.perPrediction.s3Requests).reduce((a, b) => a + b, 0)),
         n(sc.dollarsPerThousand.dynamodb),
         n(sc.dollarsPerThousand.total),
