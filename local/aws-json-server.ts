@@ -1,5 +1,6 @@
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import { closeServer } from './close-server.ts';
+import { listenOnLoopback } from './loopback-server.ts';
 
 /** An error an emulated AWS API answers with: `name` is its error type (ExecutionDoesNotExist, …). */
 export class ApiError extends Error {
@@ -27,6 +28,12 @@ export interface AwsJsonService {
   readonly onCall?: (operation: string) => void;
 }
 
+/** The operation an AWS JSON-protocol request names (`X-Amz-Target: DynamoDB_20120810.GetItem` → `GetItem`). */
+export const awsOperationOf = (req: IncomingMessage): string =>
+  String(req.headers['x-amz-target'] ?? '')
+    .split('.')
+    .at(-1) ?? '';
+
 /**
  * Serves an AWS JSON-protocol API on a port of its own, so that the SDK's clients, pointed at it
  * by their endpoint, talk to an emulator unchanged.
@@ -36,10 +43,7 @@ export const serveAwsJson = async (service: AwsJsonService): Promise<AwsJsonServ
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const operation =
-        String(req.headers['x-amz-target'] ?? '')
-          .split('.')
-          .at(-1) ?? '';
+      const operation = awsOperationOf(req);
       service.onCall?.(operation);
       let status = 200;
       let payload: unknown;
@@ -61,10 +65,5 @@ export const serveAwsJson = async (service: AwsJsonService): Promise<AwsJsonServ
         .end(JSON.stringify(payload));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  return {
-    url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
-    close: () => closeServer(server),
-  };
+  return { url: await listenOnLoopback(server), close: () => closeServer(server) };
 };

@@ -1,6 +1,8 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { buildApp } from 'fauxqs';
+import { awsOperationOf } from './aws-json-server.ts';
 import { closeServer } from './close-server.ts';
+import { listenOnLoopback } from './loopback-server.ts';
 
 export interface MeteredFauxqsOptions {
   readonly region: string;
@@ -23,12 +25,6 @@ export interface MeteredFauxqs {
   readonly s3Endpoint: string;
   stop(): Promise<void>;
 }
-
-const listen = async (server: Server): Promise<string> => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-};
 
 /** Keeps what a handler writes on `res` (its body), handing each piece on as it is written. */
 const keepBody = (res: ServerResponse): (() => Buffer) => {
@@ -53,9 +49,9 @@ const keepBody = (res: ServerResponse): (() => Buffer) => {
 
 /**
  * fauxqs (SQS and S3) with the meter inside its own process: the service's endpoints hand each
- * request straight to fauxqs's router, and the meter sees it as its answer ends. A proxy in
- * front of it cost every SQS and S3 call a second HTTP hop, inside this one process
- * (bench/results/2026-12-01-fauxqs-hop.md).
+ * request straight to fauxqs's router, and the meter sees it once it is over. A proxy in front
+ * of it cost every SQS and S3 call a second HTTP hop, inside this one process
+ * (bench/results/2026-12-01.md).
  */
 export const startMeteredFauxqs = async (options: MeteredFauxqsOptions): Promise<MeteredFauxqs> => {
   const app = buildApp({ logger: false, defaultRegion: options.region });
@@ -66,10 +62,7 @@ export const startMeteredFauxqs = async (options: MeteredFauxqsOptions): Promise
       app.routing(req, res);
     });
   const sqs = metered((req, res) => {
-    const action =
-      String(req.headers['x-amz-target'] ?? '')
-        .split('.')
-        .at(-1) ?? '';
+    const action = awsOperationOf(req);
     const body = options.wantsBody(action) ? keepBody(res) : () => Buffer.alloc(0);
     res.once('close', () => options.observeSqs(action, body()));
   });
@@ -77,15 +70,13 @@ export const startMeteredFauxqs = async (options: MeteredFauxqsOptions): Promise
     const { method = 'GET', url = '/' } = req;
     res.once('close', () => options.observeS3(method, url));
   });
-  const servers = [sqs, s3];
   try {
-    const [sqsEndpoint, s3Endpoint] = await Promise.all(servers.map(listen));
     return {
       address,
-      sqsEndpoint: sqsEndpoint ?? '',
-      s3Endpoint: s3Endpoint ?? '',
+      sqsEndpoint: await listenOnLoopback(sqs),
+      s3Endpoint: await listenOnLoopback(s3),
       stop: async () => {
-        await Promise.all(servers.map(closeServer));
+        await Promise.all([sqs, s3].map(closeServer));
         await app.close();
       },
     };

@@ -1,4 +1,6 @@
 import { Agent, createServer, request, type Server } from 'node:http';
+import { awsOperationOf } from './aws-json-server.ts';
+import { listenOnLoopback } from './loopback-server.ts';
 
 export interface ServiceProxyOptions {
   /**
@@ -28,10 +30,7 @@ export const startServiceProxy = async (
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const operation =
-        String(req.headers['x-amz-target'] ?? '')
-          .split('.')
-          .at(-1) ?? '';
+      const operation = awsOperationOf(req);
       const body = options.prepare ? options.prepare(operation, Buffer.concat(chunks)) : Buffer.concat(chunks);
       const headers = { ...req.headers, 'content-length': String(body.length) };
       const forward = () =>
@@ -61,7 +60,5 @@ export const startServiceProxy = async (
     });
   });
   server.on('close', () => agent.destroy());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  return { endpoint: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`, server };
+  return { endpoint: await listenOnLoopback(server), server };
 };
