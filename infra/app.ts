@@ -3,6 +3,7 @@ import { allModels } from '../shared/models/registry.ts';
 import { deploymentContextOf } from './context.ts';
 import { addNagChecks } from './nag/checks.ts';
 import { PrognozStack } from './stack.ts';
+import { STACK_NAME } from '../shared/stack-name.ts';
 
 export interface BuildOptions {
   /** Bundle the Lambda code (needed to deploy, not to read the template). Default: true. */
@@ -11,9 +12,14 @@ export interface BuildOptions {
   readonly context?: Readonly<Record<string, unknown>>;
   /** Where the cloud assembly is written; a new temporary folder by default (the CDK's own). */
   readonly outdir?: string;
+  /**
+   * The account and region to synthesize for. Default: what the CDK CLI gives the app
+   * (CDK_DEFAULT_ACCOUNT, CDK_DEFAULT_REGION: the deployer's credentials), or none outside it.
+   */
+  readonly env?: { readonly account: string; readonly region: string };
 }
 
-export const STACK_NAME = 'Prognoz';
+export { STACK_NAME } from '../shared/stack-name.ts';
 
 /** Builds the CDK app; the local runtime and the tests synthesize it without bundling. */
 export const buildApp = (options: BuildOptions = {}) => {
@@ -26,7 +32,7 @@ export const buildApp = (options: BuildOptions = {}) => {
     allModels().map((model) => model.id),
   );
   const stack = new PrognozStack(app, STACK_NAME, {
-    env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+    env: options.env ?? { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
     minWarmTasks: context.minWarmTasks,
     waf: context.waf,
     keepLegacyOwnerIndex: context.keepLegacyOwnerIndex,

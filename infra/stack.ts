@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Fn, Stack, type StackProps } from 'aws-cdk-lib';
 import { FlowLogDestination, FlowLogTrafficType, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -10,7 +10,7 @@ import {
   UNMATCHED_ENTRY,
   type HandlerName,
 } from '../shared/api/routes.ts';
-import { resourceNameOf } from '../shared/models/definition.ts';
+import { checkModelNames, modelStackIdOf } from '../shared/models/resource-names.ts';
 import { fleetClusterName } from '../shared/fleet-config.ts';
 import { allModels, type ModelDefinition } from '../shared/models/registry.ts';
 import { LambdaIntegration } from 'aws-cdk-lib/aws-apigateway';
@@ -54,10 +54,18 @@ export interface PrognozStackProps extends StackProps {
 /** What most routes do with the API's resources: read and write the table, read stored objects. */
 const DATA: ApiAccess = { data: true };
 
-const pascal = (text: string) => text.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase());
-
 /** Composes the constructs of the request path and the data (architecture: Request path, Data); no logic of its own. */
 export class PrognozStack extends Stack {
+  /**
+   * The network's two zones, as CloudFormation names them when it deploys: in a concrete
+   * environment (the CDK CLI always gives one) the CDK would look them up in the account while
+   * synthesizing, which needs the deployer's credentials before anything is deployed and makes the
+   * template depend on a cache file (cdk.context.json).
+   */
+  override get availabilityZones(): string[] {
+    return [0, 1].map((index) => Fn.select(index, Fn.getAzs()));
+  }
+
   constructor(scope: Construct, id: string, props: PrognozStackProps = {}) {
     super(scope, id, props);
     const data = new DataStore(this, 'Data', { keepLegacyOwnerIndex: props.keepLegacyOwnerIndex === true });
@@ -91,11 +99,16 @@ export class PrognozStack extends Stack {
 
     const workflowArns = new WorkflowArns(this);
     const models = new Map<string, ModelStack>();
-    for (const model of props.models ?? allModels()) {
+    const served = props.models ?? allModels();
+    checkModelNames(
+      this.stackName,
+      served.map((model) => model.id),
+    );
+    for (const model of served) {
       const minWarmTasks = props.minWarmTasks?.[model.id];
       models.set(
         model.id,
-        new ModelStack(this, `${pascal(resourceNameOf(model))}Model`, {
+        new ModelStack(this, modelStackIdOf(model.id), {
           model,
           vpc,
           table,

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { COG_KEYS, CogConfigError, readCogFile, type CogFile, type CogIssue } from '../shared/models/cog-config.ts';
 import { LOCAL_MODEL_DEFAULTS, manifestEntry, type Catalog } from '../shared/models/manifest.ts';
+import { modelId } from '../shared/models/model-id.ts';
 import { deriveModel, ensureEnvironment, PredictorLoadError } from './model-env.ts';
 import { readyMachineFor } from './model-machine.ts';
 
@@ -25,9 +26,8 @@ export const parseModelFlag = (flag: string, cwd = process.cwd()): BroughtModel 
     pricePerSecond = price[1];
     folder = folder.slice(0, price.index);
   }
-  const checked = manifestEntry.shape.id.safeParse(id);
-  if (!checked.success)
-    throw new Error(`--model ${flag}: the model id ${checked.error.issues[0]?.message ?? 'is not valid'}`);
+  const checked = modelId.safeParse(id);
+  if (!checked.success) throw new Error(`--model ${flag}: ${checked.error.issues[0]?.message ?? 'is not valid'}`);
   const priced = manifestEntry.shape.pricePerSecond.safeParse(pricePerSecond);
   if (!priced.success)
     throw new Error(`--model ${flag}: the price ${priced.error.issues[0]?.message ?? 'is not valid'}`);

@@ -5,7 +5,9 @@ import { LOCAL_REGION, REPO_ROOT } from './paths.ts';
 import { parseArgs } from 'node:util';
 import { parseModelFlag } from './brought-models.ts';
 import { CogConfigError } from '../shared/models/cog-config.ts';
-import { allModels } from '../shared/models/registry.ts';
+import { allModels, repositoryCatalog } from '../shared/models/registry.ts';
+import { checkModelNames } from '../shared/models/resource-names.ts';
+import { STACK_NAME } from '../shared/stack-name.ts';
 import { startLocalRuntime } from './runtime.ts';
 
 /** `npm start`: the whole service on this machine, until Ctrl-C. */
@@ -13,7 +15,24 @@ const port = Number(process.env.PORT ?? 8080);
 const dataDir = process.env.PROGNOZ_DATA_DIR ?? path.join(REPO_ROOT, 'local', '.data', 'dynamodb');
 // `npm start -- --model acme/wordcount=./wordcount[,price=0.02]` (repeatable) serves a Cog predictor folder too.
 const { values: flags } = parseArgs({ options: { model: { type: 'string', multiple: true, default: [] } } });
-const models = (flags.model ?? []).map((flag) => parseModelFlag(flag));
+/** What the user must change before the runtime can start: said plainly, not as a stack trace. */
+const refuse = (reason: string): never => {
+  console.error(`prognoz: the local runtime did not start:\n${reason}`);
+  process.exit(1);
+};
+const models = (() => {
+  try {
+    const brought = (flags.model ?? []).map((flag) => parseModelFlag(flag));
+    // Checked as the synthesis checks them, before anything starts: ids that would share an AWS name.
+    checkModelNames(
+      STACK_NAME,
+      [...repositoryCatalog().models, ...brought].map((model) => model.id),
+    );
+    return brought;
+  } catch (error) {
+    return refuse(error instanceof Error ? error.message : String(error));
+  }
+})();
 console.log('prognoz: starting the local runtime…');
 const runtime = await startLocalRuntime({
   port,
@@ -23,8 +42,7 @@ const runtime = await startLocalRuntime({
 }).catch((error: unknown) => {
   // A brought model's cog.yaml this machine cannot run: its lines at fault, not a stack trace.
   if (!(error instanceof CogConfigError)) throw error;
-  console.error(`prognoz: the local runtime did not start:\n${error.message}`);
-  process.exit(1);
+  return refuse(error.message);
 });
 
 // Tells `npx prognoz` (the admin command line) how to reach this runtime while it runs.

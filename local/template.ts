@@ -27,23 +27,30 @@ export const PSEUDO: Readonly<Record<string, string>> = {
   'AWS::URLSuffix': 'amazonaws.com',
 };
 
-/** Resolves the few intrinsics a synthesized definition uses: Ref, Fn::GetAtt, Fn::Join. */
-export const resolveIntrinsics = (value: unknown, bindings: LocalBindings): unknown => {
-  if (Array.isArray(value)) return value.map((item) => resolveIntrinsics(item, bindings));
+/**
+ * Resolves the few intrinsics a synthesized definition uses: Ref, Fn::GetAtt, Fn::Join. The
+ * pseudo parameters are the local runtime's unless others are given (a test of a deployment's).
+ */
+export const resolveIntrinsics = (
+  value: unknown,
+  bindings: LocalBindings,
+  pseudo: Readonly<Record<string, string>> = PSEUDO,
+): unknown => {
+  if (Array.isArray(value)) return value.map((item) => resolveIntrinsics(item, bindings, pseudo));
   if (typeof value !== 'object' || value === null) return value;
   const entries = Object.entries(value as Record<string, unknown>);
   const [first] = entries;
   if (entries.length === 1 && first) {
     const [key, arg] = first;
-    if (key === 'Ref' && typeof arg === 'string') return PSEUDO[arg] ?? bindings.ref(arg);
+    if (key === 'Ref' && typeof arg === 'string') return pseudo[arg] ?? bindings.ref(arg);
     if (key === 'Fn::GetAtt' && Array.isArray(arg)) return bindings.getAtt(String(arg[0]), String(arg[1]));
     if (key === 'Fn::Join' && Array.isArray(arg)) {
       const [separator, parts] = arg as unknown as [string, unknown[]];
-      return parts.map((part) => String(resolveIntrinsics(part, bindings))).join(separator);
+      return parts.map((part) => String(resolveIntrinsics(part, bindings, pseudo))).join(separator);
     }
     if (key.startsWith('Fn::')) throw new Error(`the local runtime cannot resolve ${key}`);
   }
-  return Object.fromEntries(entries.map(([key, item]) => [key, resolveIntrinsics(item, bindings)]));
+  return Object.fromEntries(entries.map(([key, item]) => [key, resolveIntrinsics(item, bindings, pseudo)]));
 };
 
 export { localFunctionArn, localStateMachineArn } from './paths.ts';

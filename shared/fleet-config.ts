@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { resourceNameOf, type ModelDefinition } from './models/definition.ts';
+import type { ModelDefinition } from './models/definition.ts';
+import { NAME_LIMITS, nameAfterModel } from './models/resource-names.ts';
 import type { Fleet } from './ports/fleet-control.ts';
 
 /** The start of the name of each of a stack's fleet clusters. */
@@ -11,13 +12,17 @@ export const fleetClusterName = (stackName: string, model: Pick<ModelDefinition,
 
 /** A model's cluster, from the prefix its stack gives every fleet's cluster. */
 export const clusterOfModel = (prefix: string, model: Pick<ModelDefinition, 'id'>): string =>
-  `${prefix}${resourceNameOf(model)}`;
+  nameAfterModel(prefix, model.id, NAME_LIMITS.cluster);
 
 /** The id Application Auto Scaling knows an ECS service's scalable target by. */
 export const scalableTargetIdOf = (cluster: string, service: string): string => `service/${cluster}/${service}`;
 
 /** The path of a stack's fleet parameters, which the sweeper is told (SWEEPER_ENV.fleetsPath). */
 export const fleetsPathOf = (stackName: string): string => `/${stackName}/fleets`;
+
+/** A fleet's parameter's name: under its stack's path, named after its model. */
+export const fleetParameterNameOf = (stackName: string, model: Pick<ModelDefinition, 'id'>): string =>
+  nameAfterModel(`${fleetsPathOf(stackName)}/`, model.id, NAME_LIMITS.parameter);
 
 /** A fleet's parameter: its model, the model's job queue, and its fleet's cluster and service. */
 export const fleetParameter = z.strictObject({

@@ -11,8 +11,7 @@ import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import type { z } from 'zod';
 import { SWEEPER_ENV } from '../../shared/config/sweeper.ts';
-import { fleetParameter, fleetsPathOf } from '../../shared/fleet-config.ts';
-import { resourceNameOf } from '../../shared/models/definition.ts';
+import { fleetParameter, fleetParameterNameOf, fleetsPathOf } from '../../shared/fleet-config.ts';
 import { tag } from './metadata.ts';
 import { bindSweeper } from './process-bindings.ts';
 import { PrognozFunction } from './prognoz-function.ts';
@@ -103,15 +102,15 @@ export class Sweeper extends Construct {
     const stack = Stack.of(this);
     const path = fleetsPathOf(stack.stackName);
     for (const fleet of fleets) {
-      const name = resourceNameOf({ id: fleet.modelId });
+      const parameterName = fleetParameterNameOf(stack.stackName, { id: fleet.modelId });
       const value: z.input<typeof fleetParameter> = {
         modelId: fleet.modelId,
         queueUrl: fleet.queue.queueUrl,
         cluster: fleet.cluster.clusterName,
         service: fleet.service.serviceName,
       };
-      new StringParameter(this, `Fleet-${name}`, {
-        parameterName: `${path}/${name}`,
+      new StringParameter(this, `Fleet-${parameterName.slice(path.length + 1)}`, {
+        parameterName,
         stringValue: stack.toJsonString(value),
         description: `The fleet of ${fleet.modelId}, which the sweeper wakes when jobs wait and it runs no task`,
       });

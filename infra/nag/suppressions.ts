@@ -14,6 +14,7 @@ import {
   apiMethods,
   inside,
   insideConstructNamed,
+  nagItem,
   wildcardResourceOnlyFor,
   type NagSuppression,
 } from './where.ts';
@@ -69,15 +70,16 @@ export const NAG_SUPPRESSIONS: readonly NagSuppression[] = [
   },
   {
     rule: 'AwsSolutions-IAM5',
-    items:
-      /^Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:(stateMachine|execution):[\w-]+-\*(:\*)?$/,
+    items: nagItem(
+      String.raw`^Resource::arn:<AWS::Partition>:states:{region}:{account}:(stateMachine|execution):[\w-]+-\*(:\*)?$`,
+    ),
     where: functionPolicy,
     reason:
       "WorkflowArns grants start, describe and stop on the workflows by their names' prefix (the stack's name and '-'): the main stack's functions then need no change, and no reference into each model's nested stack, when a model comes or goes. It also covers the workflows of another stack whose name begins with this one's and '-', in the same account and region: deploy stacks under names that are not prefixes of one another.",
   },
   {
     rule: 'AwsSolutions-IAM5',
-    items: /^Resource::arn:<AWS::Partition>:sqs:<AWS::Region>:<AWS::AccountId>:[\w-]+-waiter-\*$/,
+    items: nagItem(String.raw`^Resource::arn:<AWS::Partition>:sqs:{region}:{account}:[\w-]+-waiter-\*$`),
     where: anyOf(functionPolicy, fleetTaskPolicy),
     reason:
       "WaiterQueues grants on the waiter queues by their names' prefix (the stack's name and '-waiter-'): each waiting process (a create function's execution environment) makes its own queue at run time, so no name is known when deploying. It also covers the waiter queues of another stack whose name begins with this one's and '-waiter-', in the same account and region.",
@@ -92,7 +94,7 @@ export const NAG_SUPPRESSIONS: readonly NagSuppression[] = [
 
   {
     rule: 'AwsSolutions-IAM5',
-    items: /^Resource::arn:<AWS::Partition>:ecs:<AWS::Region>:<AWS::AccountId>:service\/[\w-]+-\*\/\*$/,
+    items: nagItem(String.raw`^Resource::arn:<AWS::Partition>:ecs:{region}:{account}:service/[\w-]+-\*/\*$`),
     where: functionPolicy,
     reason:
       "The deployments routes read each model's fleet by its cluster's name, which is the stack's name, '-' and the model's (fleetClusterName): DescribeServices on the services of those clusters, and UpdateService, which Application Auto Scaling requires of whoever registers an ECS service's scalable target (an operator's resize). Naming each would mean a reference into every model's nested stack; it also covers the clusters of another stack whose name begins with this one's and '-', in the same account and region.",
@@ -154,8 +156,9 @@ export const NAG_SUPPRESSIONS: readonly NagSuppression[] = [
   },
   {
     rule: 'AwsSolutions-IAM5',
-    items:
-      /^(Action::s3:(GetObject|GetBucket|List|DeleteObject|Abort)\*|Resource::<(ConsoleFiles|ApiDocsFiles)[0-9A-F]{8}\.Arn>\/\*|Resource::arn:<AWS::Partition>:s3:::cdk-[a-z0-9]+-assets-<AWS::AccountId>-<AWS::Region>\/\*)$/,
+    items: nagItem(
+      String.raw`^(Action::s3:(GetObject|GetBucket|List|DeleteObject|Abort)\*|Resource::<(ConsoleFiles|ApiDocsFiles)[0-9A-F]{8}\.Arn>/\*|Resource::arn:<AWS::Partition>:s3:::cdk-[a-z0-9]+-assets-{account}-{region}/\*)$`,
+    ),
     where: bucketDeployment('ServiceRole/DefaultPolicy/Resource'),
     reason:
       "aws-cdk-lib's grants for the BucketDeployment handler: read of the CDK assets bucket (the zipped builds) and read-write of the two buckets it fills, the console's files and the reference page's files. No grant reaches the table or the outputs bucket.",
@@ -302,7 +305,7 @@ export const NAG_SUPPRESSIONS: readonly NagSuppression[] = [
   },
   {
     rule: 'AwsSolutions-IAM5',
-    items: /^Resource::arn:<AWS::Partition>:ecs:<AWS::Region>:<AWS::AccountId>:task\/<[^>]+>\/\*$/,
+    items: nagItem(String.raw`^Resource::arn:<AWS::Partition>:ecs:{region}:{account}:task/<[^>]+>/\*$`),
     where: fleetTaskPolicy,
     reason:
       "The worker protects its own task from scale-in while it runs a prediction (ecs:UpdateTaskProtection): task ids exist only at run time, so the grant names the fleet's own cluster's tasks.",

@@ -27,6 +27,19 @@ export interface NagSuppression {
   readonly fix?: string;
 }
 
+/**
+ * An IAM5 or IAM4 item as cdk-nag writes it, from a pattern where `{region}` and `{account}` stand
+ * for a stack's region and account: tokens (`<AWS::Region>`) when the app is synthesized without
+ * an environment (the tests' buildApp), literals when the CDK CLI gives it a concrete one (every
+ * `cdk synth` and `cdk deploy`). Nothing else of the pattern widens.
+ */
+export const nagItem = (pattern: string): RegExp =>
+  new RegExp(
+    pattern
+      .replaceAll('{region}', String.raw`(?:<AWS::Region>|[a-z]{2}(?:-[a-z]+)+-\d)`)
+      .replaceAll('{account}', String.raw`(?:<AWS::AccountId>|\d{12})`),
+  );
+
 type ConstructClass = abstract new (...args: never[]) => IConstruct;
 
 const ancestors = (node: IConstruct): IConstruct[] => {

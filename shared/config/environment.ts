@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { MAX_WAITER_QUEUE_PREFIX } from '../adapters/waiter-queue-names.ts';
 import { DEFAULT_RETENTION_SECONDS } from '../domain/retention.ts';
-import { WORKFLOW_NAMES } from '../models/definition.ts';
 import { findModel } from '../models/registry.ts';
+import { WORKFLOW_NAMES } from '../models/resource-names.ts';
 
 /**
  * A process's environment, its variables by name. On AWS each process has its own (process.env);
@@ -76,4 +76,4 @@ export type StateMachineArnOf = (model: string) => string | undefined;
 export const stateMachineArnOfPrefix =
   (prefix: string): StateMachineArnOf =>
   (model) =>
-    findModel(model) !== undefined ? WORKFLOW_NAMES.nameOf(prefix, { id: model }) : undefined;
+    findModel(model) !== undefined ? WORKFLOW_NAMES.arnOf(prefix, { id: model }) : undefined;

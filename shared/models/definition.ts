@@ -88,33 +88,10 @@ export interface ModelDefinition {
   };
 }
 
-/** A name usable for AWS resources and local queues: `prognoz/echo` → `prognoz-echo`. */
 /** A model id's two parts, `{company}/{model}`: as Replicate names them, its owner and its name. */
 export const ownerAndNameOf = (id: string): { readonly owner: string; readonly name: string } => {
   const [owner = '', name = ''] = id.split('/');
   return { owner, name };
-};
-
-export const resourceNameOf = (model: Pick<ModelDefinition, 'id'>): string => model.id.replace(/[^A-Za-z0-9-]/g, '-');
-
-/** Step Functions' longest state machine name. */
-const MAX_WORKFLOW_NAME = 80;
-
-/**
- * The names of the models' workflows: one prefix for the deployment (its stack's name), then the
- * model. Functions find a model's state machine from the prefix's ARN alone, IAM grants on the
- * prefix, and neither grows with the number of models.
- */
-export const WORKFLOW_NAMES = {
-  prefixOf: (stackName: string): string => `${stackName}-`,
-  nameOf: (prefix: string, model: Pick<ModelDefinition, 'id'>): string => {
-    const name = `${prefix}${resourceNameOf(model)}`;
-    if (name.length > MAX_WORKFLOW_NAME)
-      throw new Error(
-        `${model.id}: its workflow's name ${name} is longer than Step Functions' ${MAX_WORKFLOW_NAME} characters`,
-      );
-    return name;
-  },
 };
 
 export const DEFAULT_QUEUE_SECONDS = 3600;

@@ -1,10 +1,11 @@
 import * as z from 'zod';
+import { modelId } from './model-id.ts';
 
 const decimal = z.string().regex(/^\d+(\.\d{1,6})?$/, 'must be a decimal number of roubles, as a string (e.g. "0.05")');
 
 /** One model in the manifest: everything about it that is not in its predictor. */
 export const manifestEntry = z.strictObject({
-  id: z.string().regex(/^[a-z0-9][a-z0-9._-]*\/[a-z0-9][a-z0-9._-]*$/, 'must be "{company}/{model}" in lower case'),
+  id: modelId,
   description: z.string().min(1),
   /** The Cog predictor folder (with cog.yaml): relative to the repository root, or absolute. */
   predictor: z.string().min(1),

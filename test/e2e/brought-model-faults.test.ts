@@ -36,17 +36,24 @@ describe('a brought predictor this machine cannot run', () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'prognoz-faults-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('stops `npm start -- --model` before anything starts, with the line of cog.yaml and no stack trace', async () => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'local/main.ts', '--model', `acme/needs-package=${FIXTURES}/needs-system-package`],
-      { cwd: ROOT, env: { ...process.env, PORT: '0', PROGNOZ_DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+  /** `npm start` with these flags, which must stop before anything starts: its exit code and what it printed on stderr. */
+  const refusedStart = async (...flags: string[]) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'local/main.ts', ...flags], {
+      cwd: ROOT,
+      env: { ...process.env, PORT: '0', PROGNOZ_DATA_DIR: dataDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const killer = setTimeout(() => child.kill('SIGKILL'), 120_000);
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     clearTimeout(killer);
+    expect(stderr).not.toMatch(/^\s+at /m);
+    return { code, stderr };
+  };
+
+  it('stops `npm start -- --model` before anything starts, with the line of cog.yaml and no stack trace', async () => {
+    const { code, stderr } = await refusedStart('--model', `acme/needs-package=${FIXTURES}/needs-system-package`);
     expect(code).toBe(1);
     expect(stderr).toContain(
       [
@@ -54,7 +61,21 @@ describe('a brought predictor this machine cannot run', () => {
         `${FIXTURES}/needs-system-package/cog.yaml:7: build.system_packages[1] "prognoz-no-such-system-package": not installed on this machine (the model's image installs it); install it with: sudo apt-get install prognoz-no-such-system-package`,
       ].join('\n'),
     );
-    expect(stderr).not.toMatch(/^\s+at /m);
+  });
+
+  it('stops `npm start` for an id past its limits, or two ids that read alike in AWS names, naming them', async () => {
+    const tooLong = `acme/${'n'.repeat(101)}`;
+    const long = await refusedStart('--model', `${tooLong}=${FIXTURES}/function`);
+    expect(long.code).toBe(1);
+    expect(long.stderr).toContain(`the model id "${tooLong}" has a name of 101 characters, more than 100`);
+    const alike = await refusedStart(
+      '--model',
+      `acme/a.b=${FIXTURES}/function`,
+      '--model',
+      `acme/a-b=${FIXTURES}/function`,
+    );
+    expect(alike.code).toBe(1);
+    expect(alike.stderr).toContain('the models acme/a.b and acme/a-b would share the workflow name Prognoz-acme-a-b');
   });
 
   it('asks for a GPU: refused at the gpu line where there is none', async () => {

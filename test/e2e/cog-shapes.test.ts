@@ -10,10 +10,11 @@ import {
   processes,
   untilTerminal,
 } from '../support/api.ts';
+import { LONG_MODEL_ID } from '../support/long-model-id.ts';
 
 /**
  * Cog predictors in the shapes of Cog's own examples, brought to the local runtime with --model
- * (global setup) and run by the real coglet: `acme/function` is a plain function (`predict.py:run`,
+ * (global setup) and run by the real coglet: LONG_MODEL_ID is a plain function (`predict.py:run`,
  * test/fixtures/cog/function), `acme/async-stream` an `async def predict` generator with
  * `concurrency.max: 2` (test/fixtures/cog/async-stream), whose every piece tells when its run
  * started and when the piece was made (the model server's clock, in seconds).
@@ -21,7 +22,7 @@ import {
 const create = (model: string, input: Record<string, unknown>, headers: Record<string, string> = {}) =>
   call<PredictionView>(model, { method: 'POST', body: input, headers });
 
-const SHOUT = 'acme/function';
+const SHOUT = LONG_MODEL_ID;
 const COUNTER = 'acme/async-stream';
 
 /** The run of an acme/async-stream prediction as its pieces tell it. */

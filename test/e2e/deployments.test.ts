@@ -4,9 +4,8 @@ import { promisify } from 'node:util';
 import Replicate from 'replicate';
 import { afterAll, describe, expect, it } from 'vitest';
 import { requireModel } from '../../shared/models/registry.ts';
-import { call, processes, runtime, untilTerminal } from '../support/api.ts';
-import { newAccountWithOwner, signIn, ownerCognito } from '../support/owners.ts';
-import { cognitoOwnerPool } from '../../shared/adapters/owner-pool.ts';
+import { call, processes, runtime, until, untilTerminal } from '../support/api.ts';
+import { newAccountWithOwner, newOperator } from '../support/owners.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const run = promisify(execFile);
@@ -25,15 +24,6 @@ interface DeploymentBody {
 interface ErrorBody {
   error: { code: string; fields?: { field: string; message: string }[] };
 }
-
-/** An owner of a new account in the operators group, signed in after joining it (the group is in the token). */
-const newOperator = async () => {
-  const owner = await newAccountWithOwner();
-  const email = `owner-${owner.accountId}@prognoz.test`;
-  await cognitoOwnerPool(runtime().ownerPoolId, ownerCognito()).makeOperator(email);
-  const session = (await signIn(email, `pw-${owner.accountId}`)).AccessToken ?? '';
-  return { ...owner, email, session };
-};
 
 const patch = (token: string, body: unknown, model = MODEL) =>
   call<DeploymentBody & ErrorBody>(`deployments/${model}`, { method: 'PATCH', token, body });
@@ -71,14 +61,6 @@ const prognoz = async (...args: string[]): Promise<unknown> => {
 
 const modelServers = async () =>
   (await processes()).filter((p) => p.name.startsWith(`model:${MODEL}`) && p.pid !== null);
-
-const until = async (what: string, check: () => Promise<boolean>, timeoutMs = 60_000) => {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-};
 
 describe("resizing a deployment (an operator's)", () => {
   // Whatever a test left, the fleet is one warm model server again, as the suites expect.

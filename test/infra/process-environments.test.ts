@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildApp } from '../../infra/app.ts';
 import { WORKER_CONTAINER } from '../../infra/constructs/container-names.ts';
 import { FUNCTION_BASE_ENVIRONMENT } from '../../infra/constructs/prognoz-function.ts';
-import {
-  metadataOf,
-  resolveIntrinsics,
-  resourcesOfType,
-  type CfnResource,
-  type CfnTemplate,
-  type LocalBindings,
-} from '../../local/template.ts';
-import { wholeTemplate } from '../../local/synthesize.ts';
+import { metadataOf, resourcesOfType, type CfnResource } from '../../local/template.ts';
 import { apiConfigFromEnv } from '../../shared/config/api.ts';
 import { authorizerConfigFromEnv } from '../../shared/config/authorizer.ts';
 import type { Environment } from '../../shared/config/environment.ts';
@@ -20,10 +11,15 @@ import { sweeperConfigFromEnv } from '../../shared/config/sweeper.ts';
 import { webhookSenderConfigFromEnv } from '../../shared/config/webhook-sender.ts';
 import { workerConfigFromEnv } from '../../shared/config/worker.ts';
 import { allModels } from '../../shared/models/registry.ts';
+import {
+  deployedTemplate,
+  functionsOf,
+  resolvedIn,
+  variablesOfFunction as deployedVariablesOf,
+} from '../support/deployed-template.ts';
 
-const { app, stack } = buildApp({ bundle: false });
-/** Everything the stack deploys, its models' nested stacks (and their workers' tasks) included. */
-const template = wholeTemplate(app, stack);
+/** Everything the stack deploys for a deployer, its models' nested stacks (and their workers' tasks) included. */
+const template = deployedTemplate();
 
 /** Each kind of process's configuration module, which its process parses its environment with. */
 const CONFIG_FROM_ENV: Readonly<Record<ProcessKind, (env: Environment) => unknown>> = {
@@ -36,29 +32,8 @@ const CONFIG_FROM_ENV: Readonly<Record<ProcessKind, (env: Environment) => unknow
   unconfigured: () => ({}),
 };
 
-/** What CloudFormation would name each resource, in the shape AWS gives: a queue's URL, a pool's id. */
-const deployedNames = (deployed: CfnTemplate): LocalBindings => ({
-  ref: (id) => {
-    const type = deployed.Resources[id]?.Type;
-    if (type === 'AWS::SQS::Queue') return `https://sqs.eu-west-1.amazonaws.com/123456789012/${id}`;
-    if (type === 'AWS::S3::Bucket') return id.toLowerCase();
-    if (type === 'AWS::Cognito::UserPool') return `eu-west-1_${id.slice(0, 9)}`;
-    if (type === undefined) throw new Error(`${id} is not in the template`);
-    return id;
-  },
-  getAtt: (id, attribute) => `arn:aws:${id}:${attribute}`,
-});
-
-const resolved = (variables: Readonly<Record<string, unknown>>): Record<string, string> =>
-  Object.fromEntries(
-    Object.entries(variables).map(([name, value]) => [name, String(resolveIntrinsics(value, deployedNames(template)))]),
-  );
-
-const functions = resourcesOfType(template, 'AWS::Lambda::Function').filter(
-  ([, resource]) => metadataOf(resource, 'entry') !== undefined,
-);
-const variablesOfFunction = (resource: CfnResource) =>
-  resolved((resource.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {});
+const functions = functionsOf(template);
+const variablesOfFunction = (resource: CfnResource) => deployedVariablesOf(template, resource);
 
 const workerTasks = resourcesOfType(template, 'AWS::ECS::TaskDefinition').filter(
   ([, task]) => metadataOf(task, 'role') === 'model-task',
@@ -69,7 +44,7 @@ const variablesOfWorker = (task: CfnResource) => {
     Environment?: { Name: string; Value: unknown }[];
   }[];
   const worker = containers.find((container) => container.Name === WORKER_CONTAINER);
-  return resolved(Object.fromEntries((worker?.Environment ?? []).map(({ Name, Value }) => [Name, Value])));
+  return resolvedIn(template, Object.fromEntries((worker?.Environment ?? []).map(({ Name, Value }) => [Name, Value])));
 };
 
 describe("every process's environment", () => {

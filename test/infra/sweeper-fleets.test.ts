@@ -13,8 +13,8 @@ import { Sweeper, type SweptFleet } from '../../infra/constructs/sweeper.ts';
 import { WaiterQueues } from '../../infra/constructs/waiter-queues.ts';
 import { WorkflowArns } from '../../infra/constructs/workflow-arns.ts';
 import { SWEEPER_ENV } from '../../shared/config/sweeper.ts';
-import { parseFleetParameter } from '../../shared/fleet-config.ts';
-import { resourceNameOf } from '../../shared/models/definition.ts';
+import { fleetClusterName, parseFleetParameter } from '../../shared/fleet-config.ts';
+import { modelStackIdOf } from '../../shared/models/resource-names.ts';
 import { fixtureModel } from '../support/fleet.ts';
 
 type Resource = { Type: string; Properties: Record<string, unknown>; Metadata?: Record<string, unknown> };
@@ -38,25 +38,25 @@ const synthesize = (fleetsOf: (stacks: readonly ModelStack[]) => readonly SweptF
   const webhookQueue = new Queue(stack, 'Webhooks');
   const workflows = new WorkflowArns(stack);
   const waiterQueues = new WaiterQueues(stack);
-  const models = MODELS.map(
-    (model) =>
-      new ModelStack(stack, `${resourceNameOf(model).replace(/-/g, '')}Model`, {
-        model,
-        vpc,
-        table,
-        bucket: new Bucket(stack, `${resourceNameOf(model)}Outputs`),
-        webhookQueue,
-        waiterQueues,
-        finalize: LambdaFunction.fromFunctionArn(
-          stack,
-          `${resourceNameOf(model)}Finalize`,
-          'arn:aws:lambda:eu-west-1:123456789012:function:finalize',
-        ),
-        alarmTopic: new Topic(stack, `${resourceNameOf(model)}Alarms`),
-        clusterName: `Prognoz-${resourceNameOf(model)}`,
-        stateMachineName: workflows.nameOf(model),
-      }),
-  );
+  const models = MODELS.map((model) => {
+    const id = modelStackIdOf(model.id);
+    return new ModelStack(stack, id, {
+      model,
+      vpc,
+      table,
+      bucket: new Bucket(stack, `${id}Outputs`),
+      webhookQueue,
+      waiterQueues,
+      finalize: LambdaFunction.fromFunctionArn(
+        stack,
+        `${id}Finalize`,
+        'arn:aws:lambda:eu-west-1:123456789012:function:finalize',
+      ),
+      alarmTopic: new Topic(stack, `${id}Alarms`),
+      clusterName: fleetClusterName(stack.stackName, model),
+      stateMachineName: workflows.nameOf(model),
+    });
+  });
   const fleets = fleetsOf(models);
   new Sweeper(stack, 'Sweeper', {
     table,

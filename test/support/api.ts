@@ -53,6 +53,15 @@ export const pollUntil = async (
   }
 };
 
+/** Waits until `check` holds, asking every 250 ms, or fails naming `what` after `timeoutMs`. */
+export const until = async (what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> => {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(250);
+  }
+};
+
 export const untilTerminal = (id: string, timeoutMs?: number, options: CallOptions = {}) =>
   pollUntil(id, (p) => isTerminalStatus(p.status), timeoutMs, options);
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseModelFlag } from '../../local/brought-models.ts';
 import { startLocalRuntime } from '../../local/runtime.ts';
+import { LONG_MODEL_ID } from './long-model-id.ts';
 
 export interface RuntimeInfo {
   readonly apiUrl: string;
@@ -61,7 +62,8 @@ export default async function setup(project: TestProject) {
     parseModelFlag(`acme/wordcount=${fixtures}/wordcount,price=0.02`),
     parseModelFlag(`acme/broken=${fixtures}/broken`),
     // Cog's other shapes (test/e2e/cog-shapes.test.ts): a plain function, and an async generator two at a time.
-    parseModelFlag(`acme/function=${fixtures}/function`),
+    // The function's id is 60 characters long, as real ids can be (test/e2e/long-model-id.test.ts).
+    parseModelFlag(`${LONG_MODEL_ID}=${fixtures}/function`),
     parseModelFlag(`acme/async-stream=${fixtures}/async-stream`),
     // Files out (test/e2e/output-files.test.ts): an object holding images (Pillow), and an iterator of files.
     parseModelFlag(`acme/images=${fixtures}/images`),

@@ -57,3 +57,12 @@ export const newAccountWithOwner = async (initial: NewAccount = { balanceKopecks
   const session = (await signIn(email, password)).AccessToken ?? '';
   return { accountId, apiToken, session };
 };
+
+/** An owner of a new account in the operators group, signed in after joining it (the group is in the token). */
+export const newOperator = async (): Promise<SignedInOwner & { readonly email: string }> => {
+  const owner = await newAccountWithOwner();
+  const email = `owner-${owner.accountId}@prognoz.test`;
+  await cognitoOwnerPool(runtime().ownerPoolId, ownerCognito()).makeOperator(email);
+  const session = (await signIn(email, `pw-${owner.accountId}`)).AccessToken ?? '';
+  return { ...owner, email, session };
+};

@@ -1,6 +1,8 @@
 import { monthlyLimitsKept } from '../../../shared/use-cases/monthly-limits.ts';
 import { randomIds } from '../../../shared/domain/ids.ts';
-import { findModel } from '../../../shared/models/registry.ts';
+import { stateMachineArnOfPrefix } from '../../../shared/config/environment.ts';
+import { WORKFLOW_NAMES } from '../../../shared/models/resource-names.ts';
+import { STACK_NAME } from '../../../shared/stack-name.ts';
 import { inMemoryAccountStore } from './account-store.ts';
 import { fakeClock, type FakeClock } from './clock.ts';
 import { inMemoryDeliveryLog } from './delivery-log.ts';
@@ -12,10 +14,9 @@ import { inMemoryWebhookPoster } from './webhook-poster.ts';
 import { inMemoryWorkflowClient } from './workflow-client.ts';
 
 /** The state machine ARN of a catalog model, as the stack names them (one per model). */
-export const inMemoryStateMachineArnOf = (model: string): string | undefined =>
-  findModel(model) === undefined
-    ? undefined
-    : `arn:aws:states:us-east-1:000000000000:stateMachine:${model.replace(/[^\w-]/g, '-')}`;
+export const inMemoryStateMachineArnOf = stateMachineArnOfPrefix(
+  `arn:aws:states:us-east-1:000000000000:stateMachine:${WORKFLOW_NAMES.prefixOf(STACK_NAME)}`,
+);
 
 /**
  * Every port a use case takes, in memory, sharing one clock and one set of accounts: what the
