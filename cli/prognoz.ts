@@ -31,8 +31,9 @@ const USAGE = `prognoz — administer accounts, API tokens and deployments
 
 Options: --json (machine-readable output), --stack NAME (a deployed stack),
 --table NAME (a table; with --user-pool ID for the owners' pool, --cluster-prefix
-PREFIX for the fleets: the stack's name and a dash). Without them:
-the running local runtime (npm start).`;
+PREFIX for the fleets: the stack's name and a dash). Without them: the local
+runtime (npm start) running on the data folder --data-dir DIR, else
+PROGNOZ_DATA_DIR, else npm start's default (local/.data/dynamodb).`;
 
 const accountJson = (account: AccountSummary) => ({
   id: account.id,
@@ -54,6 +55,7 @@ const run = async (argv: string[]): Promise<number> => {
       table: { type: 'string' },
       'user-pool': { type: 'string' },
       'cluster-prefix': { type: 'string' },
+      'data-dir': { type: 'string' },
       email: { type: 'string' },
       balance: { type: 'string' },
       'monthly-limit': { type: 'string' },
@@ -73,7 +75,10 @@ const run = async (argv: string[]): Promise<number> => {
     ...(values.table ? { table: values.table } : {}),
     ...(values['user-pool'] ? { userPool: values['user-pool'] } : {}),
     ...(values['cluster-prefix'] ? { clusterPrefix: values['cluster-prefix'] } : {}),
+    ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}),
   });
+  // Which deployment or runtime this acts on, before what it did: two runtimes may run at once.
+  if (!values.json) console.log(`(${target.description})`);
   const accounts = dynamoAccountStore(target.tableName, target.client);
   const now = systemClock.now();
   const print = (data: unknown, text: string) => console.log(values.json ? JSON.stringify(data) : text);

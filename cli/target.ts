@@ -2,14 +2,10 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { awsFleetScaling } from '../shared/adapters/fleet-scaling.ts';
 import { fleetClusterPrefixOf } from '../shared/fleet-config.ts';
 import type { FleetScaling } from '../shared/ports/fleet-scaling.ts';
-
-/** Where `npm start` says how to reach its emulators while it runs. */
-export const LOCAL_RUNTIME_FILE = path.resolve(import.meta.dirname, '..', 'local', '.data', 'runtime.json');
+import { localDataDir, runningLocalRuntime } from './local-runtime.ts';
 
 export interface Target {
   readonly tableName: string;
@@ -24,29 +20,20 @@ export interface Target {
 const documentClient = (config: DynamoDBClientConfig) =>
   DynamoDBDocumentClient.from(new DynamoDBClient(config), { marshallOptions: { removeUndefinedValues: true } });
 
-/** What `npm start` writes to LOCAL_RUNTIME_FILE. */
-export interface LocalRuntimeFile {
-  readonly dynamoEndpoint: string;
-  readonly tableName: string;
-  readonly region: string;
-  readonly cognitoEndpoint?: string;
-  readonly ownerPoolId?: string;
-  readonly fleetsEndpoint?: string;
-  readonly fleetClusterPrefix?: string;
-}
-
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 /**
  * The table to administer: a deployed stack's (`--stack NAME`, read from its outputs with the
  * usual AWS credentials), a table named outright (`--table NAME`, with `--user-pool ID` for the
- * owners' pool and `--cluster-prefix PREFIX` for the fleets), or else the running local runtime's.
+ * owners' pool and `--cluster-prefix PREFIX` for the fleets), or else that of the local runtime
+ * running on the data folder (`--data-dir`, PROGNOZ_DATA_DIR, or `npm start`'s default).
  */
 export const resolveTarget = async (options: {
   stack?: string;
   table?: string;
   userPool?: string;
   clusterPrefix?: string;
+  dataDir?: string;
 }): Promise<Target> => {
   const namedPool = options.userPool
     ? { poolId: options.userPool, client: new CognitoIdentityProviderClient({}) }
@@ -75,35 +62,31 @@ export const resolveTarget = async (options: {
       fleets: { scaling: awsFleetScaling(), clusterPrefix: fleetClusterPrefixOf(options.stack) },
     };
   }
-  if (!existsSync(LOCAL_RUNTIME_FILE)) {
-    throw new Error('no local runtime is running (start it with `npm start`), and no --stack or --table was given');
-  }
-  const local = JSON.parse(readFileSync(LOCAL_RUNTIME_FILE, 'utf8')) as LocalRuntimeFile;
+  const dataDir = localDataDir(options.dataDir);
+  const local = runningLocalRuntime(dataDir);
+  if (local === null)
+    throw new Error(
+      `no local runtime is running on the data folder ${dataDir} (start one with \`npm start\`, or give --data-dir, --stack or --table)`,
+    );
   return {
-    fleets:
-      local.fleetsEndpoint && local.fleetClusterPrefix
-        ? {
-            scaling: awsFleetScaling({
-              endpoint: local.fleetsEndpoint,
-              region: local.region,
-              credentials: LOCAL_CREDENTIALS,
-            }),
-            clusterPrefix: local.fleetClusterPrefix,
-          }
-        : null,
+    fleets: {
+      scaling: awsFleetScaling({
+        endpoint: local.fleetsEndpoint,
+        region: local.region,
+        credentials: LOCAL_CREDENTIALS,
+      }),
+      clusterPrefix: local.fleetClusterPrefix,
+    },
     tableName: local.tableName,
     client: documentClient({ endpoint: local.dynamoEndpoint, region: local.region, credentials: LOCAL_CREDENTIALS }),
-    description: 'the local runtime',
-    ownerPool:
-      local.ownerPoolId && local.cognitoEndpoint
-        ? {
-            poolId: local.ownerPoolId,
-            client: new CognitoIdentityProviderClient({
-              endpoint: local.cognitoEndpoint,
-              region: local.region,
-              credentials: LOCAL_CREDENTIALS,
-            }),
-          }
-        : namedPool,
+    description: `the local runtime on port ${String(local.port)} (data folder ${local.dataDir})`,
+    ownerPool: {
+      poolId: local.ownerPoolId,
+      client: new CognitoIdentityProviderClient({
+        endpoint: local.cognitoEndpoint,
+        region: local.region,
+        credentials: LOCAL_CREDENTIALS,
+      }),
+    },
   };
 };

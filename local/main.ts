@@ -1,7 +1,7 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { LOCAL_RUNTIME_FILE, type LocalRuntimeFile } from '../cli/target.ts';
-import { LOCAL_REGION, REPO_ROOT } from './paths.ts';
+import { rmSync, writeFileSync } from 'node:fs';
+import { DATA_DIR_ENV, localDataDir, ownIdentity, runtimeFileIn, type LocalRuntimeFile } from '../cli/local-runtime.ts';
+import { DataFolderInUse } from './data-folder.ts';
+import { LOCAL_REGION } from './paths.ts';
 import { parseArgs } from 'node:util';
 import { parseModelFlag } from './brought-models.ts';
 import { CogConfigError } from '../shared/models/cog-config.ts';
@@ -12,7 +12,7 @@ import { startLocalRuntime } from './runtime.ts';
 
 /** `npm start`: the whole service on this machine, until Ctrl-C. */
 const port = Number(process.env.PORT ?? 8080);
-const dataDir = process.env.PROGNOZ_DATA_DIR ?? path.join(REPO_ROOT, 'local', '.data', 'dynamodb');
+const dataDir = localDataDir();
 // `npm start -- --model acme/wordcount=./wordcount[,price=0.02]` (repeatable) serves a Cog predictor folder too.
 const { values: flags } = parseArgs({ options: { model: { type: 'string', multiple: true, default: [] } } });
 /** What the user must change before the runtime can start: said plainly, not as a stack trace. */
@@ -40,14 +40,20 @@ const runtime = await startLocalRuntime({
   models,
   ...(process.env.PROGNOZ_API_TOKEN ? { apiToken: process.env.PROGNOZ_API_TOKEN } : {}),
 }).catch((error: unknown) => {
-  // A brought model's cog.yaml this machine cannot run: its lines at fault, not a stack trace.
-  if (!(error instanceof CogConfigError)) throw error;
+  // A brought model's cog.yaml this machine cannot run (its lines at fault), or a data folder
+  // another runtime holds (which one, and how to run beside it): not a stack trace.
+  if (!(error instanceof CogConfigError) && !(error instanceof DataFolderInUse)) throw error;
   return refuse(error.message);
 });
 
-// Tells `npx prognoz` (the admin command line) how to reach this runtime while it runs.
-mkdirSync(path.dirname(LOCAL_RUNTIME_FILE), { recursive: true });
-const runtimeFile: LocalRuntimeFile = {
+// Tells `npx prognoz` (the admin command line) how to reach this runtime while it runs: in the
+// data folder this runtime holds, which no other runtime writes to.
+const runtimeFile = runtimeFileIn(dataDir);
+const described: LocalRuntimeFile = {
+  runtime: ownIdentity(),
+  port: Number(new URL(runtime.apiUrl).port),
+  apiUrl: runtime.apiUrl,
+  dataDir,
   dynamoEndpoint: runtime.dynamoEndpoint,
   tableName: runtime.tableName,
   region: LOCAL_REGION,
@@ -56,7 +62,7 @@ const runtimeFile: LocalRuntimeFile = {
   fleetsEndpoint: runtime.fleets.endpoint,
   fleetClusterPrefix: runtime.fleets.clusterPrefix,
 };
-writeFileSync(LOCAL_RUNTIME_FILE, JSON.stringify(runtimeFile));
+writeFileSync(runtimeFile, JSON.stringify(described, null, 2));
 
 console.log(`
 prognoz is running on the local runtime.
@@ -70,7 +76,7 @@ prognoz is running on the local runtime.
     .map((model) => model.id)
     .join(', ')}
   data       ${dataDir}
-  admin      npx prognoz accounts show ${runtime.accountId}
+  admin      npx prognoz accounts show ${runtime.accountId}${process.env[DATA_DIR_ENV] === undefined ? '' : ` --data-dir ${dataDir}`}
 
 Try it:
   export PROGNOZ_API_TOKEN=${runtime.apiToken}
@@ -87,7 +93,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     if (stopping) return;
     stopping = true;
     console.log('\nprognoz: stopping…');
-    rmSync(LOCAL_RUNTIME_FILE, { force: true });
+    rmSync(runtimeFile, { force: true });
     void runtime.stop().then(() => {
       console.log('prognoz: stopped.');
       process.exit(0);

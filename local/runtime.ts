@@ -15,7 +15,10 @@ import { startApiFront } from './api-front.ts';
 import { authorizerCachingOf } from './authorizer-cache.ts';
 import { bindTemplate, type BoundTemplate } from './bind.ts';
 import { prepareBroughtModels, type BroughtModel } from './brought-models.ts';
+import { identityOf } from '../cli/local-runtime.ts';
 import { closeServer } from './close-server.ts';
+import { takeDataFolder } from './data-folder.ts';
+import { startLifeline } from './lifeline.ts';
 import { startEmulatorsProcess } from './emulators-process.ts';
 import { pollEventSource } from './event-sources.ts';
 import { LocalEventBus } from './events.ts';
@@ -86,6 +89,29 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
   const stop = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => log(`stop: ${String(error)}`));
   };
+  // Its children's lifeline, first: should this process be killed outright, it ends them and then
+  // gives the data folder up.
+  const lifeline = startLifeline();
+  const folder =
+    options.dataDir === undefined
+      ? null
+      : await takeDataFolder(options.dataDir, {
+          port: options.port,
+          lifeline: lifeline.pid === null ? null : identityOf(lifeline.pid),
+          log,
+        }).catch((error: unknown) => {
+          lifeline.close();
+          throw error;
+        });
+  cleanups.push(() => {
+    if (folder !== null) {
+      lifeline.keep(folder.lockFile);
+      folder.release();
+    }
+    lifeline.close();
+    return Promise.resolve();
+  });
+  if (folder !== null) lifeline.removeAtEnd(folder.lockFile);
   try {
     // Provision. Brought models join the catalog before anything reads it: the template, the
     // handlers, the workers. First of all, so that a cog.yaml this machine cannot run is told before anything starts.
@@ -153,7 +179,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       clock: systemClock,
     });
 
-    const supervisor = new Supervisor(log);
+    const supervisor = new Supervisor(log, lifeline);
     cleanups.push(() => supervisor.stopAll());
     // Stopped before the worker and model servers: a run cut short by the stop is found at the
     // next start and ended with RESTART_ERROR.
@@ -228,6 +254,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       },
     });
     cleanups.push(() => closeServer(front.server));
+    folder?.serving(Number(new URL(front.url).port), `${front.url}/api/v1/`);
 
     return {
       apiUrl: `${front.url}/api/v1/`,

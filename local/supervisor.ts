@@ -45,9 +45,17 @@ export class Supervisor {
   private stopping = false;
   // Should this process end without stopping them (a fault, a kill), its children's groups end
   // with it, a model server's own worker included: none is left running, orphaned.
-  private readonly lifeline: Lifeline = startLifeline();
+  private readonly lifeline: Lifeline;
+  /** Whether the lifeline is this supervisor's own, to close when it stops (else its giver closes it). */
+  private readonly ownsLifeline: boolean;
 
-  constructor(private readonly output: (line: string) => void) {}
+  constructor(
+    private readonly output: (line: string) => void,
+    lifeline?: Lifeline,
+  ) {
+    this.lifeline = lifeline ?? startLifeline();
+    this.ownsLifeline = lifeline === undefined;
+  }
 
   start(spec: ProcessSpec): void {
     const entry = { spec, child: null as ChildProcess | null, restarts: 0, stopped: false };
@@ -120,6 +128,6 @@ export class Supervisor {
   async stopAll(): Promise<void> {
     this.stopping = true;
     await Promise.all([...this.children.values()].map(({ child }) => terminate(child, 5000)));
-    this.lifeline.close();
+    if (this.ownsLifeline) this.lifeline.close();
   }
 }

@@ -315,7 +315,8 @@ export const dynamoPredictionStore = (
   due: (nowMs, limit) => dueIn(client, tableName, sweepShardKey, nowMs, limit),
   dataDue: (nowMs, limit) => dueIn(client, tableName, dataShardKey, nowMs, limit),
   async listActive() {
-    const found: Prediction[] = [];
+    const predictions: Prediction[] = [];
+    const unreadable: { key: string; problem: string }[] = [];
     const pages = paginateScan(
       { client },
       {
@@ -328,8 +329,16 @@ export const dynamoPredictionStore = (
         },
       },
     );
-    for await (const page of pages) found.push(...(page.Items ?? []).map(fromItem));
-    return found;
+    for await (const page of pages)
+      for (const item of page.Items ?? []) {
+        try {
+          predictions.push(fromItem(item));
+        } catch (error) {
+          const problem = error instanceof z.ZodError ? z.prettifyError(error).replace(/\n/g, ' ') : String(error);
+          unreadable.push({ key: String(item.pk ?? item.id ?? '(no key)'), problem });
+        }
+      }
+    return { predictions, unreadable };
   },
   listOwned(owner, query) {
     return queryOwnedPredictions(client, tableName, owner, query, now());

@@ -30,6 +30,8 @@ export const ENDINGS = {
   outputInvalid: (reason: string): string => `the model returned output that does not match its schema: ${reason}`,
   modelStoppedItself: 'the model stopped this prediction on its own',
   restart: 'the local runtime stopped while this prediction was running; it was not finished',
+  withdrawn: (model: string): string =>
+    `model ${model} is no longer offered: this deployment (or local run) serves it no more, so the prediction was not finished`,
   setupFailed: (reason: string): string => `the model could not start (its setup failed): ${reason}`,
   deadline: (deadlineAt: string): string =>
     `the prediction's deadline (Cancel-After) passed at ${deadlineAt} before it finished`,

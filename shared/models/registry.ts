@@ -5,7 +5,8 @@ import derivedJson from '../../models/schemas.json' with { type: 'json' };
 import type { FieldIssue } from '../domain/errors.ts';
 import { err, ok, type Result } from '../domain/result.ts';
 import { contractOf } from './cog-schema.ts';
-import type { ModelDefinition } from './definition.ts';
+import type { PredictionPolicy } from '../domain/transition.ts';
+import { DEFAULT_QUEUE_SECONDS, phaseLimitsOf, policyOf, type ModelDefinition } from './definition.ts';
 import { catalog, derivedModel, manifestFile, type Catalog } from './manifest.ts';
 
 export type { FileInput, ModelDefinition } from './definition.ts';
@@ -79,9 +80,28 @@ export const findModel = (id: string): ModelDefinition | undefined =>
 
 /** A model of the catalog, withheld or not: a prediction made for it keeps its price and limits to its end. */
 export const requireModel = (id: string): ModelDefinition => {
-  const model = registry().byId.get(id);
+  const model = catalogModel(id);
   if (!model) throw new Error(`model ${id} is not in the registry`);
   return model;
+};
+
+/**
+ * A model of the catalog, withheld or not; undefined for one the catalog has no more (a model
+ * taken out of the manifest, or brought to an earlier local run and not to this one), whose
+ * predictions still stored can only be ended (ENDINGS.withdrawn).
+ */
+export const catalogModel = (id: string): ModelDefinition | undefined => registry().byId.get(id);
+
+/** A withdrawn model's: nothing is charged for it, and its phases have the default limits. */
+const WITHDRAWN_POLICY: PredictionPolicy = {
+  pricePerSecondMicro: 0n,
+  limits: phaseLimitsOf({ timeouts: { runSeconds: DEFAULT_QUEUE_SECONDS, heartbeatSeconds: 10 } }),
+};
+
+/** The policy a stored prediction moves on by: its model's, or a withdrawn model's. */
+export const policyOfStored = (modelId: string): PredictionPolicy => {
+  const model = catalogModel(modelId);
+  return model === undefined ? WITHDRAWN_POLICY : policyOf(model);
 };
 
 const issuesToFields = (issues: readonly z.core.$ZodIssue[]): FieldIssue[] =>

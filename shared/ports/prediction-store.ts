@@ -22,6 +22,13 @@ export type Inserted =
   | { readonly kind: 'limit_changed' };
 
 /** The port through which everything reads and writes predictions. */
+/** What a scan for unfinished predictions found. */
+export interface ActivePredictions {
+  readonly predictions: readonly Prediction[];
+  /** Each record that is a prediction's but does not read as one: its key, and what is wrong with it. */
+  readonly unreadable: readonly { readonly key: string; readonly problem: string }[];
+}
+
 export interface PredictionStore {
   /**
    * Records a new prediction and reserves its hold, in one transaction, as the domain's
@@ -83,8 +90,11 @@ export interface PredictionStore {
    * fewer may come back while more are due: the next sweep takes them.
    */
   due(nowMs: number, limit: number): Promise<PredictionId[]>;
-  /** Every prediction not yet in a terminal status (a full scan: for local recovery only). */
-  listActive(): Promise<Prediction[]>;
+  /**
+   * Every prediction not yet in a terminal status (a full scan: for local recovery only), and the
+   * records of predictions that cannot be read back as one (left by another version, or damaged).
+   */
+  listActive(): Promise<ActivePredictions>;
   /**
    * One page of an account's own predictions, newest first, from its index by creation time.
    * Eventually consistent: a prediction created a moment ago may not be there yet. The work per

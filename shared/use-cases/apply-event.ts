@@ -3,7 +3,7 @@ import type { PredictionId } from '../domain/ids.ts';
 import { type Prediction } from '../domain/prediction.ts';
 import { transition, type PredictionEvent } from '../domain/transition.ts';
 import { err, ok, type Result } from '../domain/result.ts';
-import { policyOf, requireModel } from '../models/registry.ts';
+import { policyOfStored } from '../models/registry.ts';
 import type { PredictionStore } from '../ports/prediction-store.ts';
 
 export interface Applied {
@@ -31,7 +31,7 @@ export const applyEvent = async (
   for (let attempt = 0; attempt < MAX_CONFLICTS; attempt++) {
     const before = attempt === 0 && known !== undefined ? known : await store.get(id);
     if (!before) return err(new PrognozError('prediction_not_found', `prediction ${id} does not exist`));
-    const next = transition(before, event, policyOf(requireModel(before.model)));
+    const next = transition(before, event, policyOfStored(before.model));
     if (!next.ok) return err(next.error);
     if (next.value === before) return ok({ before, after: before, changed: false });
     if (await store.replace(next.value, before)) return ok({ before, after: next.value, changed: true });

@@ -208,8 +208,12 @@ export const inMemoryPredictionStore = (
       }),
     due: (nowMs, limit) => answer(() => dueOf('sweep', nowMs, limit)),
     dataDue: (nowMs, limit) => answer(() => dueOf('data', nowMs, limit)),
+    // Nothing in memory is stored but as a prediction: nothing is unreadable.
     listActive: () =>
-      answer(() => [...items.values()].map((stored) => stored.prediction).filter((p) => !isTerminal(p))),
+      answer(() => ({
+        predictions: [...items.values()].map((stored) => stored.prediction).filter((p) => !isTerminal(p)),
+        unreadable: [],
+      })),
     listOwned: (owner, query) => answer(() => listOwned(owner, query)),
   };
 
