@@ -1,7 +1,15 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { COG_KEYS, CogConfigError, readCogFile, type CogFile, type CogIssue } from '../shared/models/cog-config.ts';
+import {
+  COG_KEYS,
+  CogConfigError,
+  predictKeyOf,
+  readCogFile,
+  type CogFile,
+  type CogIssue,
+} from '../shared/models/cog-config.ts';
+import { contractOf } from '../shared/models/cog-schema.ts';
 import { LOCAL_MODEL_DEFAULTS, manifestEntry, type Catalog } from '../shared/models/manifest.ts';
 import { modelId } from '../shared/models/model-id.ts';
 import { deriveModel, ensureEnvironment, PredictorLoadError } from './model-env.ts';
@@ -35,13 +43,13 @@ export const parseModelFlag = (flag: string, cwd = process.cwd()): BroughtModel 
 };
 
 /**
- * A predictor that does not load, told at the `predict` line with Python's last word on it; or at
+ * A predictor that does not load, told at the `run` (or `predict`) line with Python's last word on it; or at
  * `concurrency.max`, when what describe.py refused is concurrency for a predictor that is not async.
  */
 const predictorIssue = (cog: CogFile, reason: string): CogIssue =>
   /\bconcurrency\.max\b/.test(reason)
     ? cog.issue(COG_KEYS.concurrency, reason)
-    : cog.issue(COG_KEYS.predict, `the predictor does not load: ${reason}`);
+    : cog.issue(predictKeyOf(cog.config), `the predictor does not load: ${reason}`);
 
 export interface PreparedModels {
   /** A catalog file of the brought models (for the registry of every process), or null when none. */
@@ -68,9 +76,18 @@ export const prepareBroughtModels = async (
     const cog = readCogFile(model.folder);
     const { config } = cog;
     const python = await ensureEnvironment(cog, await readyMachineFor(cog, log), log);
-    catalog.derived[model.id] = await deriveModel(python, model.folder, config).catch((error: unknown) => {
+    const derived = await deriveModel(python, model.folder, config).catch((error: unknown) => {
       throw error instanceof PredictorLoadError ? new CogConfigError([predictorIssue(cog, error.reason)]) : error;
     });
+    try {
+      // What every process of the runtime will make of it: a type prognoz does not serve is told here, once.
+      contractOf(derived, model.id);
+    } catch (error) {
+      throw new CogConfigError([
+        cog.issue(predictKeyOf(config), error instanceof Error ? error.message : String(error)),
+      ]);
+    }
+    catalog.derived[model.id] = derived;
     catalog.models.push({
       ...LOCAL_MODEL_DEFAULTS,
       id: model.id,

@@ -42,7 +42,7 @@ export const localKeepRunsMinutes = (): number =>
 export const modelServerProcess = (server: {
   python: string;
   folder: string;
-  config: Pick<CogConfig, 'predict' | 'concurrency'>;
+  config: Pick<CogConfig, 'predict' | 'concurrency' | 'environment'>;
   port: number;
   weightsDir: string;
 }) => ({
@@ -59,6 +59,8 @@ export const modelServerProcess = (server: {
   ],
   cwd: server.folder,
   env: {
+    // cog.yaml's `environment:` first: none of its names is one of the runtime's own (cog-config.ts).
+    ...server.config.environment,
     [MODEL_ENTRYPOINT_ENV.keepRunsMinutes]: String(localKeepRunsMinutes()),
     PORT: String(server.port),
     COG_PREDICT_TYPE_STUB: server.config.predict,

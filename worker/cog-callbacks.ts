@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { collectCappedBody } from '../shared/adapters/capped-body.ts';
 import { ENDINGS, OUTPUT_LIMITS } from '../shared/domain/endings.ts';
 import type { CallbackAddress } from './callback-address.ts';
+import { SharedFolders, type SharedFolder } from './shared-folders.ts';
 
 const LOOPBACK: CallbackAddress = { listenHost: '127.0.0.1', advertisedHost: '127.0.0.1' };
 
@@ -32,16 +33,24 @@ interface Watched {
 
 /**
  * The worker's receiver of coglet's webhooks, where its model server can reach it: one address
- * per run (`/runs/<id>`), the latest state of each run kept until the run is forgotten.
+ * per run (`/runs/<id>`), the latest state of each run kept until the run is forgotten. It also
+ * serves each run's fetched file inputs to the model server (`/inputs/…`, SharedFolders).
  */
 export class CogCallbacks {
   private readonly runs = new Map<string, Watched>();
+  private readonly inputs = new SharedFolders();
   private server: Server | null = null;
   private baseUrl = '';
+
+  /** Serves a run's folder of fetched inputs to the model server, at addresses it can reach (SharedFolders). */
+  shareInputs(folder: string): SharedFolder {
+    return this.inputs.share(folder, this.baseUrl);
+  }
 
   /** Listens on `listenHost` and tells coglet to post to `advertisedHost` (loopback beside a local model server). */
   async listen(port: number, address: CallbackAddress = LOOPBACK): Promise<string> {
     this.server = createServer((req, res) => {
+      if (this.inputs.answer(req, res)) return;
       const id = /^\/runs\/([^/?]+)$/.exec(req.url ?? '')?.[1];
       collectCappedBody(req, MAX_BODY_BYTES, (body, tooLarge) => {
         const run = id === undefined ? undefined : this.runs.get(decodeURIComponent(id));

@@ -128,7 +128,7 @@ const handle = async (
         store,
         outputs,
         modelServer,
-        inputs: { dir: inputsDir, download },
+        inputs: { dir: inputsDir, download, share: (folder) => cogCallbacks.shareInputs(folder) },
         clock,
         checkMs: Math.min(config.checkMs, model.timeouts.heartbeatSeconds * 1000),
         heartbeatMs: model.timeouts.heartbeatSeconds * 1000,

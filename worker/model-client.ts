@@ -12,7 +12,8 @@ export interface ModelResponse {
   readonly logs?: string | null;
   /** The output pieces the model streamed while it ran (an iterator's items). */
   readonly streamed?: readonly string[] | null;
-  readonly metrics?: { readonly predict_time?: number } | null;
+  /** `predict_time` and whatever else the model recorded (Cog's custom metrics). */
+  readonly metrics?: Readonly<Record<string, unknown>> | null;
 }
 
 /** How a run stands while it goes on: how far, what it logged and streamed. */
@@ -223,8 +224,7 @@ export const cogModelClient = (
             error: modelErrorOf(ended.error),
             logs: ended.logs ?? '',
             streamed: model.streams && Array.isArray(ended.output) ? piecesOf(ended.output) : null,
-            metrics:
-              typeof ended.metrics?.predict_time === 'number' ? { predict_time: ended.metrics.predict_time } : null,
+            metrics: ended.metrics ?? null,
           };
         } finally {
           stopWatching.abort();

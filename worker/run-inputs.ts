@@ -1,6 +1,6 @@
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { FileInput } from '../shared/models/definition.ts';
+import type { ModelDefinition } from '../shared/models/definition.ts';
 
 /** Fetches one file input to a local file (the guarded download); rejects with a reason to show. */
 export type Download = (url: string, file: string, signal: AbortSignal) => Promise<unknown>;
@@ -24,17 +24,21 @@ export class InputFetchFailed extends Error {
 
 /**
  * The input the model is given: every file input fetched through the guard into the run's
- * folder (which both the worker and the model server see) and replaced by its local path.
+ * folder and replaced by the address the model server fetches it at (`urlOf`: coglet makes a
+ * `cog.Path` or `cog.File` of an http URL, not of a local path), and every input that may be null
+ * and was omitted given as null (coglet's own default for those).
  */
 export const prepareInputs = async (
-  files: readonly FileInput[],
+  model: Pick<ModelDefinition, 'files' | 'nullWhenOmitted'>,
   input: Readonly<Record<string, unknown>>,
-  folder: string,
+  folder: { readonly path: string; readonly urlOf: (file: string) => string },
   download: Download,
   signal: AbortSignal,
 ): Promise<Record<string, unknown>> => {
-  await mkdir(folder, { recursive: true });
+  await mkdir(folder.path, { recursive: true });
   const prepared: Record<string, unknown> = { ...input };
+  for (const name of model.nullWhenOmitted) if (!(name in prepared)) prepared[name] = null;
+  const files = model.files;
   for (const file of files) {
     const value = input[file.name];
     if (value === undefined || value === null) continue;
@@ -42,7 +46,7 @@ export const prepareInputs = async (
     const local: string[] = [];
     for (const [index, url] of urls.entries()) {
       if (typeof url !== 'string') continue;
-      const target = path.join(folder, fileNameOf(file.name, url, file.list ? index : null));
+      const target = path.join(folder.path, fileNameOf(file.name, url, file.list ? index : null));
       try {
         await download(url, target, signal);
       } catch (error) {
@@ -50,7 +54,7 @@ export const prepareInputs = async (
           `the input ${file.name} could not be fetched: ${error instanceof Error ? error.message : String(error)}`,
         );
       }
-      local.push(target);
+      local.push(folder.urlOf(target));
     }
     prepared[file.name] = file.list ? local : local[0];
   }

@@ -15,6 +15,7 @@ import { secretScrubber } from '../shared/domain/secrets.ts';
 import { OutputFilesTooLarge, RunFiles } from './output-files.ts';
 import { ModelBusy, ModelTimeout, ModelUnavailable, type ModelClient, type ModelResponse } from './model-client.ts';
 import { InputFetchFailed, prepareInputs, removeRunFolder, runFolder, type Download } from './run-inputs.ts';
+import type { SharedFolder } from './shared-folders.ts';
 import { freshWatch, stepRun } from './run-events.ts';
 import type { Processing } from '../shared/use-cases/claim-job.ts';
 import { inputOf } from '../shared/use-cases/read-input.ts';
@@ -24,8 +25,15 @@ export interface RunDeps {
   readonly store: PredictionStore;
   readonly outputs: Pick<OutputStore, 'put' | 'putFile' | 'get'>;
   readonly modelServer: ModelClient;
-  /** Where the run's file inputs are fetched to (a folder the model server sees too), and how. */
-  readonly inputs: { readonly dir: string; readonly download: Download };
+  /**
+   * Where the run's file inputs are fetched to, how, and how the model server is given them (a
+   * run's folder served to it over HTTP: CogCallbacks.shareInputs).
+   */
+  readonly inputs: {
+    readonly dir: string;
+    readonly download: Download;
+    readonly share: (folder: string) => SharedFolder;
+  };
   readonly clock: Clock;
   /** How often the worker looks for a cancel (and records progress). */
   readonly checkMs: number;
@@ -184,8 +192,15 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
   const startedMs = deps.clock.now();
   const answerDue = runDeadline(prediction.startedAt, limits);
   const folder = runFolder(deps.inputs.dir, id);
+  const shared = deps.inputs.share(folder);
   const running = async (): Promise<ModelResponse | Error> => {
-    const input = await prepareInputs(deps.model.files, given, folder, deps.inputs.download, stopRun.signal);
+    const input = await prepareInputs(
+      deps.model,
+      given,
+      { path: folder, urlOf: shared.urlOf },
+      deps.inputs.download,
+      stopRun.signal,
+    );
     return stopRun.signal.aborted
       ? new InputFetchFailed('stopped before the run began')
       : await deps.modelServer.predict(id, input, Math.max(1000, answerDue - deps.clock.now() + ANSWER_GRACE_MS));
@@ -199,6 +214,7 @@ export const runClaimed = async (deps: RunDeps, prediction: Processing): Promise
     clearTimeout(overdue);
     clearInterval(watching);
     clearInterval(leasing);
+    shared.close();
     await removeRunFolder(folder).catch((error: unknown) =>
       deps.log('the run folder could not be removed', { predictionId: id, error: String(error) }),
     );
@@ -345,6 +361,17 @@ const endingOf = async (
   }
 };
 
+/** The model's measure of its run, and the metrics it recorded itself beside it. */
+const metricsReportOf = (
+  metrics: Readonly<Record<string, unknown>> | null,
+): Pick<RunReport, 'predictTimeMs' | 'modelMetrics'> => {
+  const { predict_time: predictTime, ...own } = metrics ?? {};
+  return {
+    predictTimeMs: typeof predictTime === 'number' ? Math.round(predictTime * 1000) : null,
+    modelMetrics: Object.keys(own).length === 0 ? null : own,
+  };
+};
+
 /** What the model's answer tells of its run, kept with the prediction's end; the files it streamed are kept (once). */
 const reportOf = async (
   deps: RunDeps,
@@ -354,7 +381,7 @@ const reportOf = async (
   files: RunFiles,
 ): Promise<RunReport> => ({
   logs: scrub(response.logs ?? ''),
-  predictTimeMs: response.metrics?.predict_time === undefined ? null : Math.round(response.metrics.predict_time * 1000),
+  ...metricsReportOf(response.metrics ?? null),
   streamed:
     response.streamed === null || response.streamed === undefined
       ? null

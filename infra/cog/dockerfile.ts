@@ -4,6 +4,7 @@ import {
   COG_KEYS,
   COG_VERSION,
   CogConfigError,
+  predictKeyOf,
   PYTHON_VERSION,
   readCogFile,
   type CogConfig,
@@ -95,6 +96,12 @@ const noNewline = (value: string, key: CogKeyPath): string => {
   return value;
 };
 
+/** A value that may be empty, but must be one line. */
+const noNewlineIn = (value: string, key: CogKeyPath): string => {
+  if (/[\r\n]/.test(value)) throw new CogDockerfileError(key, 'must be one line', value);
+  return value;
+};
+
 /** One shell word, quoted unless it needs none. */
 export const shellWord = (value: string): string =>
   PLAIN_WORD.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
@@ -149,7 +156,7 @@ export const cogDockerfile = (config: CogConfig, options: CogDockerfileOptions =
   const python = noNewline(config.pythonVersion, COG_KEYS.pythonVersion);
   if (!PYTHON_VERSION.test(python))
     throw new CogDockerfileError(COG_KEYS.pythonVersion, 'must be 3.x or 3.x.y', python);
-  const predict = noNewline(config.predict, COG_KEYS.predict);
+  const predict = noNewline(config.predict, predictKeyOf(config));
   if (!Number.isInteger(config.concurrency) || config.concurrency < 1) {
     throw new CogDockerfileError(
       COG_KEYS.concurrency,
@@ -193,6 +200,12 @@ export const cogDockerfile = (config: CogConfig, options: CogDockerfileOptions =
   }
   // No pip cache in any layer, the build commands' own `pip install`s included.
   lines.push('ENV PATH="/opt/venv/bin:$PATH" VIRTUAL_ENV=/opt/venv PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1');
+  // cog.yaml's `environment:`, as Cog writes it: early, so that the build's commands see it too.
+  const environment = Object.entries(config.environment).sort(([a], [b]) => a.localeCompare(b));
+  if (environment.length > 0)
+    lines.push(
+      `ENV ${environment.map(([name, value]) => `${name}=${envValue(noNewlineIn(value, COG_KEYS.environment))}`).join(' ')}`,
+    );
 
   // ca-certificates: the CUDA image may lack it, and setup() often downloads weights over TLS.
   const aptPackages = config.gpu ? ['ca-certificates', ...systemPackages] : systemPackages;

@@ -3,8 +3,8 @@
     PYTHONPATH=models python -m prognoz_cog.describe models/echo
 
 Run it in the model's own Python environment (the predictor module is imported, with whatever it
-imports). It reads `<folder>/cog.yaml` (key `predict`: a class, "predict.py:Predictor", or a plain
-function, "predict.py:run"), inspects that predictor with Cog's own inspector
+imports). It reads `<folder>/cog.yaml` (key `run`, or the former `predict`: a class,
+"run.py:Runner", or a plain function, "predict.py:run"), inspects that predictor with Cog's own inspector
 (`cog._inspector.create_predictor`) and prints one JSON object:
 
     {"predict": "predict.py:Predictor", "input": <Input schema>, "enums": {<field>: <enum schema>},
@@ -59,16 +59,21 @@ def _cog_yaml(folder: Path) -> Any:
 
 
 def _predict_ref(config: Any) -> str:
-    ref = config.get("predict") if isinstance(config, dict) else None
+    """The predictor cog.yaml names: `run` (Cog's name since it introduced BaseRunner) or `predict`."""
+    entries = config if isinstance(config, dict) else {}
+    run, predict = entries.get("run"), entries.get("predict")
+    if run and predict:
+        raise DescribeError("cog.yaml sets both `run` and `predict`: only one of them can be")
+    key, ref = ("run", run) if run else ("predict", predict)
     if not ref:
-        raise DescribeError('cog.yaml has no `predict` (such as predict: "predict.py:Predictor")')
+        raise DescribeError('cog.yaml has no `run` (such as run: "run.py:Runner") nor the former `predict`')
     if (
         not isinstance(ref, str)
         or ref.count(":") != 1
         or not ref.split(":")[0].endswith(".py")
         or not ref.split(":")[1]
     ):
-        raise DescribeError(f'cog.yaml\'s `predict` must read "<file>.py:<class or function>", not {ref!r}')
+        raise DescribeError(f'cog.yaml\'s `{key}` must read "<file>.py:<class or function>", not {ref!r}')
     return ref
 
 
@@ -252,7 +257,7 @@ def describe(folder: str | os.PathLike[str]) -> dict[str, Any]:
     # (models/whisper-large-v3-turbo) read the files beside them, as they do under coglet.
     module_file = Path(os.path.normpath(root / file_name))
     if not module_file.is_file():
-        raise DescribeError(f"{file_name} (cog.yaml's `predict`) does not exist")
+        raise DescribeError(f"{file_name} (the predictor cog.yaml names) does not exist")
     module_name = module_file.stem
     from cog._inspector import create_predictor
 
@@ -263,7 +268,7 @@ def describe(folder: str | os.PathLike[str]) -> dict[str, Any]:
     importlib.invalidate_caches()
     try:
         with _stdout_to_stderr(), warnings.catch_warnings():
-            # prognoz's predictors use predict() on BasePredictor, which Cog calls deprecated.
+            # Predictors of Cog's former shape (predict() on BasePredictor) still load, as under Cog.
             warnings.filterwarnings("ignore", message=_COG_DEPRECATIONS, category=DeprecationWarning)
             info = create_predictor(module_name, predictor_name)
             function = _predict_function(module_name, predictor_name)

@@ -50,6 +50,8 @@ const finishedFields = {
   cost_kopecks: z.number().int(),
   effects: z.array(z.enum(SIDE_EFFECTS)).default([]),
   predict_time_ms: z.number().int().nullish(),
+  /** The model's own metrics, as JSON: a map would keep neither 1.0 from 1 nor an empty map apart. */
+  model_metrics_json: z.string().nullish(),
   streamed: streamedField,
   data_removed: z.boolean().default(false),
 };
@@ -144,6 +146,7 @@ export const toItem = (p: Prediction): Record<string, unknown> => {
         completed_at: p.completedAt,
         runtime_ms: p.runtimeMs,
         predict_time_ms: p.predictTimeMs,
+        ...(p.modelMetrics === null ? {} : { model_metrics_json: JSON.stringify(p.modelMetrics) }),
         data_removed: p.dataRemoved,
         streamed: p.streamed,
         cost_kopecks: p.costKopecks,
@@ -198,6 +201,10 @@ export const fromItem = (item: Record<string, unknown>): Prediction => {
         completedAt: i.completed_at,
         runtimeMs: i.runtime_ms,
         predictTimeMs: i.predict_time_ms ?? null,
+        modelMetrics:
+          typeof i.model_metrics_json === 'string'
+            ? (JSON.parse(i.model_metrics_json) as Record<string, unknown>)
+            : null,
         dataRemoved: i.data_removed,
         // The sweeper's index holds an ended prediction for what it owes, then for its data's removal (the store's): only the first is the domain's.
         sweepAtMs: i.effects.length > 0 ? (i.sweep_at ?? null) : null,

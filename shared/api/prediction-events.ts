@@ -1,4 +1,4 @@
-import type { Prediction } from '../domain/prediction.ts';
+import { isTerminal, type Prediction } from '../domain/prediction.ts';
 
 /** Replicate's stream events (interface: Compatibility). */
 export type StreamEventName = 'output' | 'logs' | 'error' | 'done';
@@ -43,15 +43,19 @@ export const eventsSince = (prediction: Prediction, position: StreamPosition, fi
     prediction.status === 'processing' || prediction.status === 'succeeded' ? (prediction.streamed ?? []) : [];
   for (const piece of pieces.slice(position.pieces)) events.push({ event: 'output', data: piece });
   const moved: StreamPosition = { pieces: Math.max(position.pieces, pieces.length), logs: prediction.logs };
+  // The metrics the model recorded ride on `done`, as on Cog's completed event: Replicate's
+  // clients know no event of their own for them.
+  const metrics =
+    isTerminal(prediction) && prediction.modelMetrics !== null ? { metrics: prediction.modelMetrics } : {};
   switch (prediction.status) {
     case 'succeeded':
       if (moved.pieces === 0) events.push({ event: 'output', data: outputData(finalOutput ?? null) });
-      events.push({ event: 'done', data: '{}' });
+      events.push({ event: 'done', data: JSON.stringify(metrics) });
       return { events, position: moved, done: true };
     case 'failed':
       events.push(
         { event: 'error', data: prediction.error },
-        { event: 'done', data: JSON.stringify({ reason: 'error' }) },
+        { event: 'done', data: JSON.stringify({ reason: 'error', ...metrics }) },
       );
       return { events, position: moved, done: true };
     case 'canceled':
@@ -60,6 +64,7 @@ export const eventsSince = (prediction: Prediction, position: StreamPosition, fi
         data: JSON.stringify({
           reason: 'canceled',
           ...(prediction.error === null ? {} : { detail: prediction.error }),
+          ...metrics,
         }),
       });
       return { events, position: moved, done: true };

@@ -35,6 +35,10 @@ export const predictionMetricsSchema = z
     predict_time: z.number().nonnegative().optional().describe('Seconds the model says it ran.'),
     total_time: z.number().nonnegative().optional().describe('Seconds from creation to the end.'),
   })
+  .catchall(z.unknown())
+  .describe(
+    'The run\'s measures, once it has ended; beside these, the model\'s own metrics (Cog\'s `record_metric`), as Cog\'s HTTP API gives them: their JSON types kept, dotted names nested (`timing.preprocess` as `{"timing": {"preprocess": …}}`).',
+  )
   .meta({ id: 'PredictionMetrics' });
 
 /** The prediction as clients see it (interface: The prediction): in every response and webhook that shows one. */
@@ -96,6 +100,7 @@ const metricsOf = (prediction: Prediction): PredictionMetrics => {
   if (!isTerminal(prediction)) return {};
   const predictMs = prediction.predictTimeMs ?? prediction.runtimeMs;
   return {
+    ...prediction.modelMetrics,
     ...(predictMs === null ? {} : { predict_time: predictMs / 1000 }),
     ...(prediction.completedAt === null
       ? {}

@@ -118,6 +118,8 @@ interface Finished extends PredictionBase {
   readonly runtimeMs: number | null;
   /** The model's own measure of its run (`metrics.predict_time`), when it gave one. */
   readonly predictTimeMs: number | null;
+  /** What else the model measured of its run (Cog's custom metrics), when it did and they fit. */
+  readonly modelMetrics: Readonly<Record<string, unknown>> | null;
   /** Every output piece the model streamed, when it streamed and they fit. */
   readonly streamed: readonly string[] | null;
   readonly costKopecks: number;

@@ -19,7 +19,7 @@ import {
 } from './prediction.ts';
 import { costInKopecks } from './pricing.ts';
 import { err, ok, type Result } from './result.ts';
-import { keepLogTail, keepStreamed, type RunReport } from './run-report.ts';
+import { keepLogTail, keepModelMetrics, keepStreamed, type RunReport } from './run-report.ts';
 
 /** What a prediction's model sets for it: its price and the limits of its phases. */
 export interface PredictionPolicy {
@@ -176,6 +176,7 @@ const finished = (
   completedAt: formatTimestamp(atMs),
   runtimeMs,
   predictTimeMs: report.predictTimeMs ?? null,
+  modelMetrics: keepModelMetrics(report.modelMetrics ?? null),
   streamed:
     report.streamed === undefined
       ? prediction.status === 'processing'

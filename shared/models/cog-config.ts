@@ -59,20 +59,86 @@ const buildSchema = z
 const concurrencySchema = z
   .strictObject({ max: z.number().int().min(1).max(64).default(1), default_target: unused })
   .prefault({});
-const cogYaml = z.strictObject({
-  build: buildSchema,
-  predict: z
-    .string({
-      error: (issue) =>
-        issue.input === undefined ? 'is missing: name the predictor, as predict: "predict.py:Predictor"' : undefined,
-    })
-    .regex(/^[^:]+\.py:[A-Za-z_][A-Za-z0-9_]*$/, 'must be "<file>.py:<class or function>"'),
-  concurrency: concurrencySchema,
-  image: unused,
-  train: unused,
-  tests: unused,
-  environment: unused,
+/** A predictor's reference: its module and its class or function. */
+const predictorRef = z.string().regex(/^[^:]+\.py:[A-Za-z_][A-Za-z0-9_]*$/, 'must be "<file>.py:<class or function>"');
+
+/**
+ * Names a model's environment may not set: Cog's own reserved names (config/env.go), and those
+ * the runtime sets itself — the model server's (coglet's reference, concurrency and port), the
+ * task's AWS credentials and metadata (the model container gets none), and prognoz's settings.
+ */
+const RESERVED_ENV = [
+  'PATH',
+  'LD_LIBRARY_PATH',
+  'PYTHONPATH',
+  'VIRTUAL_ENV',
+  'PYTHONUNBUFFERED',
+  'LIBRARY_PATH',
+  'HF_ENDPOINT',
+  'HF_HUB_ENABLE_HF_TRANSFER',
+  'PORT',
+  'COG_PREDICT_TYPE_STUB',
+  'COG_TRAIN_TYPE_STUB',
+  'COG_MAX_CONCURRENCY',
+];
+const RESERVED_ENV_PREFIXES = [
+  'R8_',
+  'REPLICATE_',
+  'CUDA_',
+  'NVIDIA_',
+  'NV_',
+  'PGET_',
+  'KUBERNETES_',
+  'AWS_',
+  'ECS_',
+  'PROGNOZ_',
+];
+
+/** `environment:`: `NAME=value` entries, as Cog reads them (the value as written, after the first `=`). */
+const environment = list(z.string()).transform((entries, context) => {
+  const variables: Record<string, string> = {};
+  entries.forEach((entry, index) => {
+    const equals = entry.indexOf('=');
+    const name = equals < 0 ? '' : entry.slice(0, equals);
+    const problem = !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)
+      ? 'is not in the NAME=value format'
+      : name in variables
+        ? `sets ${name} again`
+        : RESERVED_ENV.includes(name) || RESERVED_ENV_PREFIXES.some((prefix) => name.startsWith(prefix))
+          ? `sets ${name}, which the runtime reserves for itself (Cog's own names, the model server's, AWS credentials, prognoz's settings)`
+          : null;
+    if (problem === null) variables[name] = entry.slice(equals + 1);
+    else context.addIssue({ code: 'custom', path: [index], message: problem });
+  });
+  return variables;
 });
+
+const cogYaml = z
+  .strictObject({
+    build: buildSchema,
+    // `run:` is Cog's name for the predictor since Cog 0.17 (`cog init` writes it); `predict:` its former one.
+    run: predictorRef.optional(),
+    predict: predictorRef.optional(),
+    concurrency: concurrencySchema,
+    environment,
+    image: unused,
+    train: unused,
+    tests: unused,
+  })
+  .superRefine((config, context) => {
+    if (config.run !== undefined && config.predict !== undefined)
+      context.addIssue({
+        code: 'custom',
+        path: ['run'],
+        message: 'and predict are both set: only one of run or predict can be',
+      });
+    if (config.run === undefined && config.predict === undefined)
+      context.addIssue({
+        code: 'custom',
+        path: [],
+        message: 'names no predictor: add run: "run.py:Runner" (or the former predict: "predict.py:Predictor")',
+      });
+  });
 
 /** The keys Cog knows at each level of cog.yaml, for telling someone who wrote another. */
 const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
@@ -89,13 +155,17 @@ export interface CogConfig {
   /** A requirements file, relative to the predictor folder. */
   readonly pythonRequirements: string | null;
   readonly run: readonly string[];
-  /** `predict.py:Predictor`. */
+  /** The predictor coglet serves: `run.py:Runner`, `predict.py:Predictor`, or a function. */
   readonly predict: string;
+  /** Which key of cog.yaml names it: `run` (Cog's current name) or `predict` (its former one). */
+  readonly predictKey: 'run' | 'predict';
   /** Runs one server takes at once (`concurrency.max`). */
   readonly concurrency: number;
+  /** `environment:`, by name: set for the model server, locally and in its image. */
+  readonly environment: Readonly<Record<string, string>>;
 }
 
-/** The key of cog.yaml that each part of CogConfig is read from. */
+/** The key of cog.yaml that each part of CogConfig is read from (the predictor's: `predictKeyOf`). */
 export const COG_KEYS = {
   gpu: ['build', 'gpu'],
   pythonVersion: ['build', 'python_version'],
@@ -103,9 +173,12 @@ export const COG_KEYS = {
   pythonPackages: ['build', 'python_packages'],
   pythonRequirements: ['build', 'python_requirements'],
   run: ['build', 'run'],
-  predict: ['predict'],
   concurrency: ['concurrency', 'max'],
-} as const satisfies Record<keyof CogConfig, CogKeyPath>;
+  environment: ['environment'],
+} as const satisfies Record<Exclude<keyof CogConfig, 'predict' | 'predictKey'>, CogKeyPath>;
+
+/** The key that names the predictor in this cog.yaml: `run`, or `predict`. */
+export const predictKeyOf = (config: Pick<CogConfig, 'predictKey'>): CogKeyPath => [config.predictKey];
 
 /** A cog.yaml read, that can say where each of its keys is written. */
 export interface CogFile {
@@ -161,7 +234,7 @@ export const parseCogFile = (text: string, file: string): CogFile => {
         .sort((a, b) => (a.line ?? 0) - (b.line ?? 0)),
     );
   }
-  const { build: built, predict, concurrency } = parsed.data;
+  const { build: built, run, predict, concurrency, environment: variables } = parsed.data;
   return {
     file,
     issue,
@@ -172,8 +245,10 @@ export const parseCogFile = (text: string, file: string): CogFile => {
       pythonPackages: built.python_packages,
       pythonRequirements: built.python_requirements ?? null,
       run: built.run,
-      predict,
+      predict: run ?? predict ?? '',
+      predictKey: run === undefined ? 'predict' : 'run',
       concurrency: concurrency.max,
+      environment: variables,
     },
   };
 };
@@ -204,7 +279,7 @@ export const readCogFile = (folder: string): CogFile => {
   const missing: CogIssue[] = [];
   const module = cog.config.predict.split(':')[0] ?? '';
   if (!existsSync(path.join(folder, module))) {
-    missing.push(cog.issue(COG_KEYS.predict, `${module} is not in the predictor folder ${folder}`));
+    missing.push(cog.issue(predictKeyOf(cog.config), `${module} is not in the predictor folder ${folder}`));
   }
   const requirements = cog.config.pythonRequirements;
   if (requirements !== null && !existsSync(path.join(folder, requirements))) {

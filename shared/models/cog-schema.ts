@@ -16,6 +16,8 @@ interface CogProperty {
   readonly properties?: Record<string, CogProperty>;
   readonly required?: readonly string[];
   readonly allOf?: readonly { readonly $ref: string }[];
+  /** A union input (`str | int | float`): one of these. */
+  readonly anyOf?: readonly CogProperty[];
   readonly enum?: readonly (string | number)[];
   readonly default?: unknown;
   readonly nullable?: boolean;
@@ -42,6 +44,11 @@ export interface ModelContract {
   readonly output: z.ZodType;
   readonly files: readonly FileInput[];
   readonly secrets: readonly string[];
+  /**
+   * Inputs that may be null and have no default (`Optional[str]` with none): omitted, the model is
+   * given None, as coglet gives it (it fills in null for them).
+   */
+  readonly nullWhenOmitted: readonly string[];
   readonly streams: boolean;
 }
 
@@ -88,6 +95,12 @@ const enumOf = (values: readonly (string | number)[], where: string): z.ZodType 
 };
 
 const primitiveOf = (property: CogProperty, where: string): z.ZodType => {
+  if (property.anyOf !== undefined) {
+    // Each of its types as Cog validates it, the value passed on as it came (no coercion).
+    const [first, second, ...rest] = property.anyOf.map((variant, index) => primitiveOf(variant, `${where}|${index}`));
+    if (first === undefined) throw new Error(`${where}: a union of no types`);
+    return second === undefined ? first : z.union([first, second, ...rest]);
+  }
   switch (property.type) {
     case 'string': {
       if (isFile(property)) return httpUrl();
@@ -117,7 +130,9 @@ const primitiveOf = (property: CogProperty, where: string): z.ZodType => {
     case 'object':
       return z.record(z.string(), z.unknown());
     default:
-      throw new Error(`${where}: Cog type ${String(property.type)} is not known to prognoz`);
+      throw new Error(
+        `${where}: the input's type, as Cog describes it (${JSON.stringify(property)}), is not one prognoz serves`,
+      );
   }
 };
 
@@ -126,7 +141,7 @@ export const inputOf = (
   cog: CogInputSchema,
   enums: Readonly<Record<string, unknown>>,
   where: string,
-): Pick<ModelContract, 'input' | 'files' | 'secrets'> => {
+): Pick<ModelContract, 'input' | 'files' | 'secrets' | 'nullWhenOmitted'> => {
   const required = new Set(cog.required ?? []);
   const entries = Object.entries(cog.properties ?? {}).sort(
     ([, a], [, b]) => (a['x-order'] ?? 0) - (b['x-order'] ?? 0),
@@ -134,6 +149,7 @@ export const inputOf = (
   const shape: Record<string, z.ZodType> = {};
   const files: FileInput[] = [];
   const secrets: string[] = [];
+  const nullWhenOmitted: string[] = [];
   for (const [name, property] of entries) {
     const ref = property.allOf?.[0]?.$ref;
     const resolved: CogProperty = ref
@@ -150,14 +166,22 @@ export const inputOf = (
     if (resolved.description !== undefined) field = field.describe(resolved.description);
     if (resolved.nullable) field = field.nullable();
     if (resolved.default !== undefined) field = field.default(resolved.default as never);
-    else if (!required.has(name)) field = field.optional();
+    else if (!required.has(name)) {
+      field = field.optional();
+      if (resolved.nullable) nullWhenOmitted.push(name);
+    }
     shape[name] = field;
   }
-  return { input: z.strictObject(shape), files, secrets };
+  return { input: z.strictObject(shape), files, secrets, nullWhenOmitted };
 };
 
-/** The output schema: what the model must answer. Objects keep fields the schema does not name. */
-export const outputOf = (cog: CogProperty, where = 'output'): z.ZodType => {
+/**
+ * The output schema: what the model must answer. Objects keep fields the schema does not name.
+ * A run that returns None ends with no output (null), whatever its type, as under Cog.
+ */
+export const modelOutputOf = (cog: CogProperty): z.ZodType => outputOf(cog).nullable();
+
+const outputOf = (cog: CogProperty, where = 'output'): z.ZodType => {
   if (cog.enum) return enumOf(cog.enum, where);
   let schema: z.ZodType;
   switch (cog.type) {
@@ -195,7 +219,9 @@ export const outputOf = (cog: CogProperty, where = 'output'): z.ZodType => {
       schema = z.boolean();
       break;
     default:
-      throw new Error(`${where}: Cog type ${cog.type} is not known to prognoz`);
+      throw new Error(
+        `${where}: the output's type, as Cog describes it (${JSON.stringify(cog)}), is not one prognoz serves`,
+      );
   }
   return cog.nullable ? schema.nullable() : schema;
 };
@@ -206,7 +232,7 @@ export const contractOf = (
   where: string,
 ): ModelContract => ({
   ...inputOf(derived.input as CogInputSchema, derived.enums, where),
-  output: outputOf(derived.output as CogProperty),
+  output: modelOutputOf(derived.output as CogProperty),
   // An iterator output (Cog's `Iterator`, `ConcatenateIterator`) is the one Cog streams while the run goes on.
   streams: (derived.output as CogProperty)['x-cog-array-type'] === 'iterator',
 });

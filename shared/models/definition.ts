@@ -29,6 +29,8 @@ export interface ModelDefinition {
   readonly files: readonly FileInput[];
   /** Inputs (`cog.Secret`) that are never shown: redacted in every view, webhook and log. */
   readonly secrets: readonly string[];
+  /** Inputs that may be null and have no default: omitted, the model is given None (as coglet gives it). */
+  readonly nullWhenOmitted: readonly string[];
   /** Its output is an iterator, whose items are streamed as the model makes them (`urls.stream`, `output` webhooks). */
   readonly streams: boolean;
   /** Roubles per second of model time, as an exact decimal string. */

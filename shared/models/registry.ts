@@ -129,10 +129,32 @@ export const validateInput = (
   return ok(Object.fromEntries(ordered));
 };
 
+/**
+ * A model's schema as Cog writes one: a union input (`str | int | float`) as `anyOf` its types
+ * (zod folds plain ones into `type: [...]`), and no range a whole number was not given (zod writes
+ * JavaScript's safe integers).
+ */
+const asCogWritesIt = <T>(schema: T): T => {
+  if (Array.isArray(schema)) return schema.map(asCogWritesIt) as T;
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out: Record<string, unknown> = Object.fromEntries(
+    Object.entries(schema).map(([key, value]) => [key, asCogWritesIt(value)]),
+  );
+  if (out.type === 'integer') {
+    if (out.minimum === Number.MIN_SAFE_INTEGER) delete out.minimum;
+    if (out.maximum === Number.MAX_SAFE_INTEGER) delete out.maximum;
+  }
+  if (Array.isArray(out.type) && !out.type.includes('null')) {
+    out.anyOf = out.type.map((type: unknown) => ({ type }));
+    delete out.type;
+  }
+  return out as T;
+};
+
 /** The published JSON Schema of a model, derived from the zod schemas (never written twice). */
 export const jsonSchemaOf = (model: ModelDefinition) => ({
-  input: z.toJSONSchema(model.input, { io: 'input' }),
-  output: z.toJSONSchema(model.output, { io: 'output' }),
+  input: asCogWritesIt(z.toJSONSchema(model.input, { io: 'input' })),
+  output: asCogWritesIt(z.toJSONSchema(model.output, { io: 'output' })),
 });
 
 type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array' | 'null';

@@ -232,7 +232,11 @@ const runHere = async (
           putFile: () => Promise.reject(new Error('no files expected')),
         },
         modelServer: cogModelClient(model.url ?? '', callbacks, definition),
-        inputs: { dir: tmpdir(), download: () => Promise.reject(new Error('no file inputs expected')) },
+        inputs: {
+          dir: tmpdir(),
+          download: () => Promise.reject(new Error('no file inputs expected')),
+          share: (folder) => callbacks.shareInputs(folder),
+        },
         clock: systemClock,
         checkMs: 1000,
         heartbeatMs: 2000,

@@ -55,6 +55,7 @@ const finished = (owner: AccountId, i: number, startMs: number): TerminalPredict
     completedAt: formatTimestamp(createdAtMs + 600),
     runtimeMs: 500,
     predictTimeMs: null,
+    modelMetrics: null,
     streamed: null,
     costKopecks: 1,
     effects: [],

@@ -32,7 +32,9 @@ const config = (overrides: Partial<CogConfig> = {}): CogConfig => ({
   pythonRequirements: null,
   run: [],
   predict: 'predict.py:Predictor',
+  predictKey: 'predict',
   concurrency: 1,
+  environment: {},
   ...overrides,
 });
 
@@ -120,6 +122,19 @@ describe('the Dockerfile of a CPU predictor', () => {
 
   it('follows the Python version to the patch when one is given', () => {
     expect(cogDockerfile(config({ pythonVersion: '3.13.1' }))).toContain('FROM python:3.13.1-slim\n');
+  });
+
+  it("sets cog.yaml's environment as Cog does, early (the build's commands see it too), each value quoted as written", () => {
+    const withEnvironment = instructions(
+      cogDockerfile(
+        config({ run: ['echo $GREETING'], environment: { NAME: 'michael', GREETING: 'hello "$USER"', EMPTY: '' } }),
+      ),
+    );
+    const env = indexOf(withEnvironment, /^ENV EMPTY=/);
+    expect(withEnvironment[env]).toBe('ENV EMPTY="" GREETING="hello \\"\\$USER\\"" NAME="michael"');
+    expect(env).toBeLessThan(indexOf(withEnvironment, /^RUN \["pip"/));
+    expect(env).toBeLessThan(indexOf(withEnvironment, /^RUN echo \$GREETING$/));
+    expect(lines.some((line) => line.startsWith('ENV EMPTY'))).toBe(false);
   });
 });
 
@@ -306,12 +321,16 @@ describe('the fixture predictors', () => {
     expect(readCogConfig(path.join(FIXTURES, 'cpu-model'))).toMatchObject({ gpu: false, concurrency: 4 });
   });
 
-  it("in Cog's other shapes (a function, an async generator two at a time) tell coglet which and how many", () => {
+  it("in Cog's other shapes (a function, an async generator two at a time, run: and a BaseRunner) tell coglet which and how many", () => {
     const shout = readCogConfig(path.join(FIXTURES, 'function'));
-    expect(shout).toMatchObject({ predict: 'predict.py:run', concurrency: 1 });
+    expect(shout).toMatchObject({ predict: 'predict.py:run', predictKey: 'run', concurrency: 1 });
     expect(cogDockerfile(shout)).toContain('ENV COG_PREDICT_TYPE_STUB="predict.py:run" COG_MAX_CONCURRENCY=1 ');
     const counter = readCogConfig(path.join(FIXTURES, 'async-stream'));
     expect(counter).toMatchObject({ predict: 'predict.py:Predictor', concurrency: 2 });
     expect(cogDockerfile(counter)).toContain('ENV COG_PREDICT_TYPE_STUB="predict.py:Predictor" COG_MAX_CONCURRENCY=2 ');
+    const runner = readCogConfig(path.join(FIXTURES, 'runner'));
+    expect(runner).toMatchObject({ predict: 'run.py:Runner', predictKey: 'run' });
+    expect(cogDockerfile(runner)).toContain('ENV COG_PREDICT_TYPE_STUB="run.py:Runner" ');
+    expect(cogDockerfile(runner)).toContain('ENV EMPTY="" GREETING="hello from cog.yaml"\n');
   });
 });

@@ -31,6 +31,7 @@ export const fixtureModel = (
   output: z.unknown(),
   files: [],
   secrets: [],
+  nullWhenOmitted: [],
   streams: false,
   pricePerSecond: '0.01',
   holdSeconds: 30,

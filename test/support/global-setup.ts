@@ -65,6 +65,8 @@ export default async function setup(project: TestProject) {
     // The function's id is 60 characters long, as real ids can be (test/e2e/long-model-id.test.ts).
     parseModelFlag(`${LONG_MODEL_ID}=${fixtures}/function`),
     parseModelFlag(`acme/async-stream=${fixtures}/async-stream`),
+    // Cog's current shape, and what Cog gives a predictor (test/e2e/cog-parity.test.ts).
+    parseModelFlag(`acme/runner=${fixtures}/runner`),
     // Files out (test/e2e/output-files.test.ts): an object holding images (Pillow), and an iterator of files.
     parseModelFlag(`acme/images=${fixtures}/images`),
     parseModelFlag(`acme/file-stream=${fixtures}/file-stream`),

@@ -117,10 +117,39 @@ describe('a cog.yaml prognoz cannot read', () => {
     expect(error.issues[0]?.column).toBe(3);
   });
 
-  it('says a missing predict is missing, for the file as a whole', () => {
+  it('says a missing predictor is missing, for the file as a whole', () => {
     expect(configError(() => parseCogFile('build: {}\n', FILE)).message).toBe(
-      'acme/cog.yaml: predict: is missing: name the predictor, as predict: "predict.py:Predictor"',
+      'acme/cog.yaml: names no predictor: add run: "run.py:Runner" (or the former predict: "predict.py:Predictor")',
     );
+  });
+
+  it("takes Cog's current run: as it takes the former predict:, and refuses both at the run line", () => {
+    expect(parseCogFile('run: "run.py:Runner"\n', FILE).config).toMatchObject({
+      predict: 'run.py:Runner',
+      predictKey: 'run',
+    });
+    expect(parseCogFile('predict: "predict.py:Predictor"\n', FILE).config).toMatchObject({ predictKey: 'predict' });
+    expect(configError(() => parseCogFile('predict: "p.py:P"\nrun: "r.py:R"\n', FILE)).message).toBe(
+      'acme/cog.yaml:2: run "r.py:R": and predict are both set: only one of run or predict can be',
+    );
+  });
+
+  it('reads environment: as Cog does, and refuses at its line an entry not NAME=value, a name set twice, or one the runtime owns', () => {
+    expect(
+      parseCogFile('run: "r.py:R"\nenvironment:\n  - NAME=michael\n  - EQUALS=a=b\n  - EMPTY=\n', FILE).config
+        .environment,
+    ).toEqual({ NAME: 'michael', EQUALS: 'a=b', EMPTY: '' });
+    const refused = configError(() =>
+      parseCogFile(
+        'run: "r.py:R"\nenvironment:\n  - NAME\n  - A=1\n  - A=2\n  - AWS_SECRET_ACCESS_KEY=x\n  - PROGNOZ_TABLE_NAME=t\n  - COG_MAX_CONCURRENCY=4\n  - PATH=/bin\n  - CUDA_HOME=/x\n  - COG_LOG_LEVEL=debug\n',
+        FILE,
+      ),
+    );
+    const lines = refused.message.split('\n');
+    expect(lines[0]).toBe('acme/cog.yaml:3: environment[0] "NAME": is not in the NAME=value format');
+    expect(lines[1]).toBe('acme/cog.yaml:5: environment[2] "A=2": sets A again');
+    expect(lines.slice(2).map((line) => /:(\d+): /.exec(line)?.[1])).toEqual(['6', '7', '8', '9', '10']);
+    expect(lines[2]).toContain('sets AWS_SECRET_ACCESS_KEY, which the runtime reserves for itself');
   });
 
   it('names the line of a YAML syntax error', () => {

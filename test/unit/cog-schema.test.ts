@@ -158,6 +158,36 @@ describe("a model contract from Cog's schemas", () => {
     expect(contract.output.safeParse({ nsfw: false }).success).toBe(false);
   });
 
+  it('takes a union input (anyOf) as any of its types, the value as it came, and refuses any other type', () => {
+    const union = contractOf(
+      {
+        ...derived,
+        input: {
+          properties: {
+            value: { title: 'Value', anyOf: [{ type: 'string' }, { type: 'integer' }, { type: 'number' }] },
+          },
+        },
+      },
+      'acme/union',
+    );
+    for (const value of ['a', 3, 1.5]) expect(union.input.parse({ value })).toEqual({ value });
+    for (const value of [true, [1], { a: 1 }, null])
+      expect(union.input.safeParse({ value }).success, JSON.stringify(value)).toBe(false);
+  });
+
+  it('gives None for an omitted input that may be null and has no default, as coglet does', () => {
+    // seed_name, mask and api_key: nullable, no default, not required.
+    expect(contract.nullWhenOmitted).toEqual(['seed_name', 'mask', 'api_key']);
+  });
+
+  it('takes no output (None) from a run of any output type, as Cog does, and still refuses a wrong one', () => {
+    expect(contract.output.safeParse(null).success).toBe(true);
+    expect(contract.output.safeParse('an image').success).toBe(false);
+    const text = contractOf({ ...derived, output: { type: 'string' } }, 'acme/text').output;
+    expect(text.safeParse(null).success).toBe(true);
+    expect(text.safeParse(5).success).toBe(false);
+  });
+
   it('refuses a Cog type prognoz does not know, naming the model and field', () => {
     expect(() => contractOf({ ...derived, input: { properties: { x: { type: 'tensor' } } } }, 'acme/odd')).toThrow(
       /acme\/odd\.x/,
@@ -179,7 +209,9 @@ describe('cog.yaml', () => {
       pythonRequirements: null,
       run: ['pip install --no-deps x==1', 'echo hi'],
       predict: 'predict.py:Predictor',
+      predictKey: 'predict',
       concurrency: 4,
+      environment: {},
     });
     expect(parseCogConfig('predict: "p.py:P"', 'cog.yaml')).toMatchObject({
       gpu: false,
@@ -189,7 +221,7 @@ describe('cog.yaml', () => {
   });
 
   it('says what is wrong with a cog.yaml that prognoz cannot run', () => {
-    expect(() => parseCogConfig('build: {}', 'acme/cog.yaml')).toThrow(/acme\/cog.yaml: predict/);
+    expect(() => parseCogConfig('build: {}', 'acme/cog.yaml')).toThrow(/acme\/cog.yaml: names no predictor/);
     expect(() => parseCogConfig('predict: "p.py:P"\nconcurrency: {max: 0}', 'cog.yaml')).toThrow(/concurrency.max/);
     expect(() => parseCogConfig('predict: [', 'cog.yaml')).toThrow(/not valid YAML/);
   });

@@ -42,6 +42,7 @@ const succeeded = (createdAtMs: number, output: StoredOutput): Prediction => ({
   completedAt: formatTimestamp(createdAtMs + 1010),
   runtimeMs: 1000,
   predictTimeMs: null,
+  modelMetrics: null,
   streamed: null,
   costKopecks: 1,
   effects: [],

@@ -1,3 +1,4 @@
+import { contractOf } from '../../shared/models/cog-schema.ts';
 import { describe, expect, it } from 'vitest';
 import { manifestEntry } from '../../shared/models/manifest.ts';
 import {
@@ -61,7 +62,35 @@ describe('the model registry', () => {
         sleep: { type: 'number', minimum: 0, maximum: 300 },
       },
     });
-    expect(schema.output).toMatchObject({ type: 'object', required: ['text'] });
+    // A run that returns None ends with no output, as under Cog: every output may be null.
+    expect(schema.output).toMatchObject({ anyOf: [{ type: 'object', required: ['text'] }, { type: 'null' }] });
+  });
+
+  it("publishes a union input as Cog writes it, anyOf its types, and whole numbers without JavaScript's range", () => {
+    const union = {
+      ...echoModel,
+      ...contractOf(
+        {
+          input: {
+            properties: {
+              value: { title: 'Value', anyOf: [{ type: 'string' }, { type: 'integer' }, { type: 'number' }] },
+              count: { title: 'Count', type: 'integer', default: 1 },
+            },
+            required: ['value'],
+          },
+          enums: {},
+          output: { type: 'string' },
+        },
+        'acme/union',
+      ),
+    };
+    const { properties } = jsonSchemaOf(union).input as { properties: Record<string, Record<string, unknown>> };
+    expect(properties.value).toEqual({
+      anyOf: [{ type: 'string' }, { type: 'integer' }, { type: 'number' }],
+      title: 'Value',
+      'x-order': 0,
+    });
+    expect(properties.count).toEqual({ type: 'integer', default: 1, title: 'Count', 'x-order': 0 });
   });
 
   it("caps what an operator may raise a fleet's maximum to: the manifest's maxTasksCap, else its maxTasks, never less", () => {

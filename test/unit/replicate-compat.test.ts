@@ -11,6 +11,7 @@ import { type PhaseLimits, type Prediction } from '../../shared/domain/predictio
 import { createPrediction, transition } from '../../shared/domain/transition.ts';
 import { sweepDeadline } from '../../shared/domain/phases.ts';
 import { roublesToMicro } from '../../shared/domain/pricing.ts';
+import { MODEL_METRICS_KEPT_BYTES } from '../../shared/domain/run-report.ts';
 import { freshWatch, stepRun } from '../../worker/run-events.ts';
 
 const limits: PhaseLimits = { queueSeconds: 3600, runSeconds: 900, leaseSeconds: 4, maxAttempts: 2 };
@@ -183,6 +184,49 @@ describe('the event stream', () => {
       { event: 'done', data: '{"reason":"error"}' },
     ]);
     expect(formatEvent({ event: 'output', data: 'a\nb' }, 7)).toBe('event: output\nid: 7\ndata: a\ndata: b\n\n');
+  });
+});
+
+describe("the model's own metrics (Cog's record_metric)", () => {
+  const ended = apply(running(fresh()), {
+    type: 'succeeded',
+    atMs: T0 + 900,
+    claim: 'c1',
+    runtimeMs: 880,
+    output: { kind: 'inline', value: { text: 'done' } },
+    predictTimeMs: 750,
+    modelMetrics: { token_count: 10, timing: { preprocess: 0.12 }, tags: ['fast'], flag: true },
+  });
+
+  it("are shown beside predict_time, their JSON types kept, dotted names nested as the model's server nested them", () => {
+    expect(toPredictionView(ended, { includeCost: true }).metrics).toEqual({
+      token_count: 10,
+      timing: { preprocess: 0.12 },
+      tags: ['fast'],
+      flag: true,
+      predict_time: 0.75,
+      total_time: 0.9,
+    });
+  });
+
+  it("ride on the event stream's done, as on Cog's completed event", () => {
+    expect(eventsSince(ended, streamStart(), { text: 'done' }).events.at(-1)).toEqual({
+      event: 'done',
+      data: JSON.stringify({ metrics: { token_count: 10, timing: { preprocess: 0.12 }, tags: ['fast'], flag: true } }),
+    });
+  });
+
+  it("are not kept past their limit: they are the model's, the prediction must stay small", () => {
+    const huge = apply(running(fresh()), {
+      type: 'failed',
+      atMs: T0 + 900,
+      claim: 'c1',
+      runtimeMs: 880,
+      error: 'broke',
+      by: 'worker',
+      modelMetrics: { notes: 'x'.repeat(MODEL_METRICS_KEPT_BYTES) },
+    });
+    expect(huge.status === 'failed' ? huge.modelMetrics : undefined).toBeNull();
   });
 });
 

@@ -303,7 +303,8 @@ def test_the_openapi_document_coglet_reads(tmp_path: Path) -> None:
     ("files", "cause"),
     [
         ({}, "no cog.yaml"),
-        ({"cog.yaml": "build:\n  python_version: '3.11'\n"}, "no `predict`"),
+        ({"cog.yaml": "build:\n  python_version: '3.11'\n"}, "no `run`"),
+        ({"cog.yaml": 'run: "run.py:Runner"\npredict: "predict.py:Predictor"\n'}, "both `run` and `predict`"),
         ({"cog.yaml": 'predict: "predict.py"\n'}, "must read"),
         ({"cog.yaml": 'predict: "missing.py:Predictor"\n'}, "missing.py"),
         (

@@ -189,3 +189,37 @@ def test_concurrency_over_1_with_a_predictor_that_is_not_async_is_refused(
 
 def test_concurrency_1_with_a_sync_predictor_is_fine(tmp_path: Path) -> None:
     assert described(SYNC, 'predict: "predict.py:Predictor"\nconcurrency:\n  max: 1\n', tmp_path)["input"]
+
+
+def test_cogs_current_shape_run_key_and_base_runner_is_described(tmp_path: Path) -> None:
+    # What `cog init` writes: run: "run.py:Runner" (the file is predict.py here, the key is `run`).
+    schema = described(RUNNER, 'run: "predict.py:Runner"\n', tmp_path)
+    assert schema["predict"] == "predict.py:Runner"
+    assert schema["input"]["properties"]["count"]["default"] == 2
+
+
+def test_run_and_predict_both_set_is_refused(tmp_path: Path) -> None:
+    result = describe(RUNNER, 'run: "predict.py:Runner"\npredict: "predict.py:Runner"\n', tmp_path)
+    assert result.returncode == 2
+    assert "both `run` and `predict`" in result.stderr
+
+
+UNIONS = """
+from typing import Optional
+
+from cog import BaseRunner
+
+
+class Runner(BaseRunner):
+    def run(self, value: str | int | float, maybe: Optional[str], either: str | None = None) -> str:
+        return str(value)
+"""
+
+
+def test_a_union_input_is_any_of_its_types_and_a_bare_optional_is_nullable_and_not_required(tmp_path: Path) -> None:
+    schema = described(UNIONS, 'run: "predict.py:Runner"\n', tmp_path)
+    properties = schema["input"]["properties"]
+    assert properties["value"]["anyOf"] == [{"type": "string"}, {"type": "integer"}, {"type": "number"}]
+    assert properties["maybe"] == {"x-order": 1, "title": "Maybe", "type": "string", "nullable": True}
+    assert properties["either"]["nullable"] is True
+    assert schema["input"]["required"] == ["value"]
