@@ -107,4 +107,10 @@ describe('a brought predictor this machine cannot run', () => {
       `${FIXTURES}/predict-does-not-import/cog.yaml:5: predict "predict.py:Predictor": the predictor does not load: ImportError: failed to import predictor module: No module named 'prognoz_module_nobody_installs'`,
     );
   }, 300_000);
+
+  it('has an input of a type Cog does not serve: refused at the run line, naming the field and the Python type', async () => {
+    expect(await refusal('unserved-type')).toBe(
+      `${FIXTURES}/unserved-type/cog.yaml:4: run "run.py:Runner": the predictor does not load: ValueError: invalid input field when: unsupported Cog type date`,
+    );
+  }, 300_000);
 });
