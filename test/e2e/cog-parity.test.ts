@@ -50,7 +50,7 @@ const run = async (input: Record<string, unknown>) => {
 const told = (prediction: PredictionView): Told => JSON.parse(String(prediction.output)) as Told;
 
 describe("Cog's current shape: run: and a BaseRunner", () => {
-  it("publishes a union input as Cog does (anyOf), and an Optional without default as nullable, not required", async () => {
+  it('publishes a union input as Cog does (anyOf), and an Optional without default as nullable, not required', async () => {
     const { json } = await call<{
       schema: { input: { properties: Record<string, Record<string, unknown>>; required: string[] } };
     }>(MODEL);
@@ -60,7 +60,7 @@ describe("Cog's current shape: run: and a BaseRunner", () => {
     expect(properties.note).toMatchObject({ anyOf: [{ type: 'string' }, { type: 'null' }] });
   });
 
-  it("gives file inputs as Cog gives them: a cog.Path read through its methods, alone, in a list, Optional, and a file object for cog.File", async () => {
+  it('gives file inputs as Cog gives them: a cog.Path read through its methods, alone, in a list, Optional, and a file object for cog.File', async () => {
     const origin = files();
     const ended = await run({
       value: 3,
