@@ -127,7 +127,7 @@ export const measureIdleStart = async (
   return { model: id, idleSeconds, coldMs: summarize(cold), warmMs: summarize(warm) };
 };
 
-const JFK = path.resolve(REPO_ROOT, '..', 'shared', 'testdata', 'audio', 'jfk.flac');
+const JFK = path.resolve(REPO_ROOT, 'test', 'fixtures', 'audio', 'jfk.flac');
 
 /** The echo model (a model server's start alone) and whisper-base (its start and its model's load), jfk.flac served as a caller would. */
 export const measureIdleStarts = async (

@@ -70,6 +70,7 @@ prognoz is running on the local runtime.
   console    ${new URL(runtime.apiUrl).origin}/   (sign in as the owner below)
   API        ${runtime.apiUrl}
   reference  ${new URL(runtime.apiUrl).origin}/docs   (the OpenAPI document: ${runtime.apiUrl}openapi.json)
+  guides     README.md (a five-minute walk-through) and docs/ (the API, webhooks, your own models, the local runtime)
   API token  ${runtime.apiToken}   (account ${runtime.accountId})
   owner      ${runtime.owner.email} / ${runtime.owner.password}   (PROGNOZ_OWNER_EMAIL / PROGNOZ_OWNER_PASSWORD; Cognito emulator ${runtime.cognitoEndpoint}, client ${runtime.ownerClientId})
   models     ${allModels()

@@ -16,6 +16,7 @@ import { OutputFilesTooLarge, RunFiles } from './output-files.ts';
 import { ModelBusy, ModelTimeout, ModelUnavailable, type ModelClient, type ModelResponse } from './model-client.ts';
 import { InputFetchFailed, prepareInputs, removeRunFolder, runFolder, type Download } from './run-inputs.ts';
 import type { SharedFolder } from './shared-folders.ts';
+import { checkOutput } from '../shared/models/cog-schema.ts';
 import { freshWatch, stepRun } from './run-events.ts';
 import type { Processing } from '../shared/use-cases/claim-job.ts';
 import { inputOf } from '../shared/use-cases/read-input.ts';
@@ -334,7 +335,7 @@ const endingOf = async (
     case 'canceled':
       return failed(ENDINGS.modelStoppedItself);
     case 'succeeded': {
-      const parsed = deps.model.output.safeParse(response.output);
+      const parsed = checkOutput(deps.model.output, response.output);
       if (!parsed.success) return failed(ENDINGS.outputInvalid(parsed.error.message));
       let kept: unknown;
       try {

@@ -21,7 +21,7 @@ export interface CallerWatch {
 /**
  * Watches a streamed invocation's response stream for its caller leaving. The local front closes
  * the stream as the socket closes; on AWS the stream closes or breaks only when Lambda's runtime
- * learns of it (the README's "Limits, and clients that misbehave" says what a caller who left costs there).
+ * learns of it (docs/reliability.md, "Limits, and clients that misbehave", says what a caller who left costs there).
  */
 export const watchCaller = (stream: Writable, context: Context): CallerWatch => {
   const controller = new AbortController();

@@ -2,7 +2,7 @@
  * What the API's edge allows a request before any handler sees it. On AWS, API Gateway's own
  * quotas; the local front (local/api-front.ts) enforces the same, and adds the timeouts API
  * Gateway keeps to itself, so that one slow or broken client never holds what others need. The
- * README ("Limits, and clients that misbehave") and the OpenAPI document state them from here.
+ * docs (docs/reliability.md, "Limits, and clients that misbehave") and the OpenAPI document state them from here.
  */
 export const EDGE_LIMITS = {
   /**
@@ -25,7 +25,7 @@ export const EDGE_LIMITS = {
   integrationSeconds: 29,
 } as const;
 
-/** The limits in words, for the README and the OpenAPI document. */
+/** The limits in words, for the docs and the OpenAPI document. */
 export const EDGE_LIMITS_TEXT =
   `Every request: its headers at most ${EDGE_LIMITS.headerBytes} bytes (else 431) and its body at most ` +
   `${EDGE_LIMITS.bodyBytes / 1024 / 1024} MiB (else 413, answered before the connection closes); a request that HTTP cannot ` +

@@ -176,12 +176,17 @@ export const inputOf = (
 };
 
 /**
- * The output schema: what the model must answer. Objects keep fields the schema does not name.
- * A run that returns None ends with no output (null), whatever its type, as under Cog.
+ * A run's output checked against its model's output schema. None (null) is no output, whatever
+ * the type, as under Cog: coglet ends such a run succeeded with `output: null`.
  */
-export const modelOutputOf = (cog: CogProperty): z.ZodType => outputOf(cog).nullable();
+export const checkOutput = (
+  schema: z.ZodType,
+  output: unknown,
+): { readonly success: true; readonly data: unknown } | { readonly success: false; readonly error: z.ZodError } =>
+  output === null || output === undefined ? { success: true, data: null } : schema.safeParse(output);
 
-const outputOf = (cog: CogProperty, where = 'output'): z.ZodType => {
+/** The output schema: what the model must answer. Objects keep fields the schema does not name. */
+export const outputOf = (cog: CogProperty, where = 'output'): z.ZodType => {
   if (cog.enum) return enumOf(cog.enum, where);
   let schema: z.ZodType;
   switch (cog.type) {
@@ -232,7 +237,7 @@ export const contractOf = (
   where: string,
 ): ModelContract => ({
   ...inputOf(derived.input as CogInputSchema, derived.enums, where),
-  output: modelOutputOf(derived.output as CogProperty),
+  output: outputOf(derived.output as CogProperty),
   // An iterator output (Cog's `Iterator`, `ConcatenateIterator`) is the one Cog streams while the run goes on.
   streams: (derived.output as CogProperty)['x-cog-array-type'] === 'iterator',
 });

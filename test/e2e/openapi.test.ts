@@ -61,7 +61,7 @@ describe('the reference page at /docs', () => {
   });
 });
 
-describe("a typed client generated from the document (the README's command)", () => {
+describe('a typed client generated from the document (the command docs/api.md gives)', () => {
   const ROOT = path.resolve(import.meta.dirname, '..', '..');
   const bin = (name: string) => path.join(ROOT, 'node_modules', '.bin', name);
 

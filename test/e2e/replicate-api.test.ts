@@ -257,7 +257,8 @@ describe('the event stream (urls.stream)', () => {
     expect(outputs.join('')).toBe(text);
     expect(outputs.length).toBeGreaterThan(1);
     expect(events.some((block) => block.startsWith('event: logs'))).toBe(true);
-    expect(events.at(-1)).toMatch(/^event: done\nid: \d+\ndata: \{\}$/);
+    // The model's own metrics ride on done (prognoz/stream records its progress), as on Cog's completed event.
+    expect(events.at(-1)).toMatch(/^event: done\nid: \d+\ndata: \{"metrics":\{"progress":1\}\}$/);
     expect(Math.min(...firstChunkAt)).toBeLessThan(Math.max(...firstChunkAt));
   });
 
@@ -267,7 +268,7 @@ describe('the event stream (urls.stream)', () => {
     expect(whole.events.filter((e) => e.event === 'output').map((e) => JSON.parse(e.data) as unknown)).toEqual([
       { text: 'whole', file: null },
     ]);
-    expect(whole.events.at(-1)).toMatchObject({ event: 'done', data: '{}' });
+    expect(whole.events.at(-1)).toMatchObject({ event: 'done', data: JSON.stringify({ metrics: { progress: 1 } }) });
 
     const failing = await createByModel({ input: { fail: true } });
     const failed = await readStream(failing.json.urls?.stream ?? '');

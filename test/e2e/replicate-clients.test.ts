@@ -13,7 +13,7 @@ import { requireModel } from '../../shared/models/registry.ts';
 import { signIn } from '../support/owners.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
-const JFK_AUDIO = path.resolve(ROOT, '..', 'shared', 'testdata', 'audio', 'jfk.flac');
+const JFK_AUDIO = path.resolve(ROOT, 'test', 'fixtures', 'audio', 'jfk.flac');
 const JFK =
   'And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country.';
 

@@ -10,7 +10,7 @@ import { call, cancelPrediction, modelHealth, modelLogOf, pollUntil, untilTermin
 import { sharedVocabulary, wordErrorRate, words } from '../support/wer.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
-const AUDIO = path.resolve(ROOT, '..', 'shared', 'testdata', 'audio');
+const AUDIO = path.resolve(ROOT, 'test', 'fixtures', 'audio');
 const JFK =
   'And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country.';
 /** The same passage of the MIT licence in English: what a translation of the German half renders. */

@@ -1,4 +1,4 @@
-"""Test clips derived from the shared audio, for pytest and for the end-to-end tests over the API.
+"""Test clips derived from the test audio (test/fixtures/audio), for pytest and for the end-to-end tests over the API.
 
 `python clips.py DIR` writes german.wav, two-speakers.wav and long.wav into DIR and prints a JSON line with
 what the tests need to know about them (the boundary between the two speakers).
@@ -15,7 +15,7 @@ import av
 import numpy as np
 from faster_whisper import decode_audio
 
-AUDIO = Path(__file__).resolve().parents[4] / "shared" / "testdata" / "audio"
+AUDIO = Path(__file__).resolve().parents[3] / "test" / "fixtures" / "audio"
 RATE = 16000
 
 

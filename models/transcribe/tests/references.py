@@ -7,7 +7,7 @@ import re
 
 JFK = "And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country."
 # multilingual.mp3: the MIT licence's grant read in English (without its "(the Software)"), then a
-# German translation of it: its opening as the testdata README gives it, then the rest of it.
+# German translation of it: its opening as test/fixtures/audio/README.md gives it, then the rest of it.
 ENGLISH_HALF = (
     "Permission is hereby granted, free of charge, to any person obtaining a copy of this software and associated "
     "documentation files, to deal in the software without restriction, including without limitation the rights to "
