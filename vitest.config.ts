@@ -1,5 +1,16 @@
 import { defineConfig } from 'vitest/config';
 
+/** The end-to-end suites that use no shared runtime. */
+const E2E_APART = [
+  'test/e2e/brought-model-faults.test.ts',
+  'test/e2e/data-folders.test.ts',
+  'test/e2e/emulators-process.test.ts',
+  'test/e2e/restart.test.ts',
+  'test/e2e/runtime-killed.test.ts',
+  'test/e2e/schemathesis.test.ts',
+  'test/e2e/worker-drain.test.ts',
+];
+
 export default defineConfig({
   test: {
     globalSetup: ['test/support/temporary-folder.ts'],
@@ -26,8 +37,20 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
+          exclude: E2E_APART,
           globalSetup: ['test/support/global-setup.ts'],
           // The suites share one local runtime, and some kill its processes: one file at a time.
+          fileParallelism: false,
+          testTimeout: 90_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
+          // End-to-end suites that start what they need themselves (a runtime of their own, `npm
+          // start`, the emulators alone): they run one at a time, beside the shared runtime's.
+          name: 'e2e-apart',
+          include: E2E_APART,
           fileParallelism: false,
           testTimeout: 90_000,
           hookTimeout: 120_000,

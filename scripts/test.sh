@@ -13,14 +13,20 @@ echo "== layer rules"; depcruise --config .dependency-cruiser.cjs infra function
 set +e
 # The fast stage first (`npm run test:unit`, under a minute): the domain, the use cases against the
 # in-memory adapters, and every adapter's contract, in-memory and real (over the emulators).
+# The model servers' tests (pytest) run beside it: each stage waits on its own processes part of the time.
+(cd models && ../.venv/bin/python -m pytest --junitxml="$results/pytest.xml" > "$results/pytest.log" 2>&1) &
+pytest_pid=$!
 echo "== fast stage (vitest project unit: domain, use cases, adapter contracts)"
 vitest run --project unit --reporter=default --reporter=json --outputFile.json="$results/unit.json"
 unit_status=$?
-echo "== model servers (pytest)"
-(cd models && ../.venv/bin/python -m pytest --junitxml="$results/pytest.xml")
+wait "$pytest_pid"
 pytest_status=$?
-echo "== service (vitest: infra, end-to-end over HTTP against the local runtime)"
-vitest run --project infra --project e2e --reporter=default --reporter=json --outputFile.json="$results/vitest.json"
+echo "== model servers (pytest)"
+cat "$results/pytest.log"
+# Three at once: the suites on the shared runtime (one file at a time), those that start their own
+# (one at a time), and the synthesized stacks' assertions.
+echo "== service (vitest: infra, end-to-end over HTTP against the local runtimes)"
+vitest run --project infra --project e2e --project e2e-apart --maxWorkers=3 --reporter=default --reporter=json --outputFile.json="$results/vitest.json"
 vitest_status=$?
 set -e
 
