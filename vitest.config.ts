@@ -11,6 +11,13 @@ const E2E_APART = [
   'test/e2e/worker-drain.test.ts',
 ];
 
+/**
+ * What the e2e suites' shared runtime sets in the runner's own environment (its brought models'
+ * catalog, the models it withholds) must not reach the suites that synthesize the stack or test
+ * the catalog: they describe a deployment, which has neither.
+ */
+const NO_LOCAL_CATALOG = { PROGNOZ_MODEL_CATALOG: '', PROGNOZ_WITHHELD_MODELS: '' };
+
 export default defineConfig({
   test: {
     globalSetup: ['test/support/temporary-folder.ts'],
@@ -20,6 +27,7 @@ export default defineConfig({
           // The fast stage (`npm run test:unit`): the domain, the use cases against the in-memory
           // adapters, and every adapter's contract (the DynamoDB, S3 and SQS ones over emulators).
           name: 'unit',
+          env: NO_LOCAL_CATALOG,
           include: ['test/unit/**/*.test.ts', 'test/contract/**/*.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
@@ -29,6 +37,7 @@ export default defineConfig({
         test: {
           // Assertions on the synthesized stacks: each synthesizes the CDK app, which takes a while.
           name: 'infra',
+          env: NO_LOCAL_CATALOG,
           include: ['test/infra/**/*.test.ts'],
           testTimeout: 60_000,
         },
