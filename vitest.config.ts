@@ -57,7 +57,7 @@ export default defineConfig({
       {
         test: {
           // End-to-end suites that start what they need themselves (a runtime of their own, `npm
-          // start`, the emulators alone): they run one at a time, beside the shared runtime's.
+          // start`, the emulators alone): one at a time, without the shared runtime's global setup.
           name: 'e2e-apart',
           include: E2E_APART,
           fileParallelism: false,

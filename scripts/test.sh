@@ -23,8 +23,9 @@ wait "$pytest_pid"
 pytest_status=$?
 echo "== model servers (pytest)"
 cat "$results/pytest.log"
-# Three at once: the suites on the shared runtime (one file at a time), those that start their own
-# (one at a time), and the synthesized stacks' assertions.
+# The synthesized stacks' assertions (up to three files at once), then the suites on the shared
+# runtime, then those that start their own (each one file at a time): the machine's two cores are
+# busy throughout, so running the chains side by side would not end sooner.
 echo "== service (vitest: infra, end-to-end over HTTP against the local runtimes)"
 vitest run --project infra --project e2e --project e2e-apart --maxWorkers=3 --reporter=default --reporter=json --outputFile.json="$results/vitest.json"
 vitest_status=$?
