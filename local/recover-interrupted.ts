@@ -1,7 +1,4 @@
-import { dynamo } from '../shared/adapters/aws-clients.ts';
-import { sqsEndingTeller } from '../shared/adapters/ending-notices.ts';
-import { dynamoPredictionStore } from '../shared/adapters/prediction-store.ts';
-import { sqsWebhookNotifier } from '../shared/adapters/webhook-queue.ts';
+import { endingWiring } from '../shared/adapters/ending-wiring.ts';
 import { sfnWorkflowClient } from '../shared/adapters/workflow-client.ts';
 import type { SweeperConfig } from '../shared/config/sweeper.ts';
 import type { Clock } from '../shared/domain/clock.ts';
@@ -24,12 +21,11 @@ export const recoverInterrupted = async (
   clock: Clock,
   log: (line: string) => void,
 ): Promise<void> => {
-  const store = dynamoPredictionStore(config.tableName, dynamo(), config.retentionSeconds, () => clock.now());
+  const ending = endingWiring(config, clock, (message, fields) => log(`${message}: ${JSON.stringify(fields)}`));
+  const { store } = ending;
   const effects = stoppingExecutions(
     {
-      store,
-      notifier: sqsWebhookNotifier(config.webhookQueueUrl),
-      endingTeller: sqsEndingTeller((message, fields) => log(`${message}: ${JSON.stringify(fields)}`)),
+      ...ending,
       workflow: sfnWorkflowClient(),
       stateMachineArnOf: config.stateMachineArnOf,
     },

@@ -1,3 +1,4 @@
+import { endingWiring } from '../shared/adapters/ending-wiring.ts';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { randomUUID } from 'node:crypto';
@@ -5,13 +6,9 @@ import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { dynamo } from '../shared/adapters/aws-clients.ts';
 import { sqs } from '../shared/adapters/sqs-client.ts';
 import { taskProtectionOf } from '../shared/adapters/ecs-task-protection.ts';
-import { sqsEndingTeller } from '../shared/adapters/ending-notices.ts';
 import { s3OutputStore } from '../shared/adapters/output-store.ts';
-import { dynamoPredictionStore } from '../shared/adapters/prediction-store.ts';
-import { sqsWebhookNotifier } from '../shared/adapters/webhook-queue.ts';
 import { sfnTaskCallbacks } from '../shared/adapters/workflow-client.ts';
 import { processEnvironment } from '../shared/config/environment.ts';
 import { workerConfigFromEnv } from '../shared/config/worker.ts';
@@ -48,10 +45,10 @@ await mkdir(inputsDir, { recursive: true });
 const addressPolicy = { allowLoopback: config.allowLoopback };
 const download = (url: string, file: string, signal: AbortSignal) =>
   downloadToFile(url, file, addressPolicy, DEFAULT_DOWNLOAD_LIMITS, signal);
-const store = dynamoPredictionStore(config.tableName, dynamo(), config.retentionSeconds, () => clock.now());
+const { store, notifier, endingTeller } = endingWiring(config, clock, (message, fields) =>
+  logger.warn(message, fields),
+);
 const outputs = s3OutputStore(config.outputBucket);
-const notifier = sqsWebhookNotifier(config.webhookQueueUrl);
-const endingTeller = sqsEndingTeller((message, fields) => logger.warn(message, fields));
 const callbacks = sfnTaskCallbacks();
 
 const guard = scaleInGuard({

@@ -1,16 +1,16 @@
+import { endingWiring } from '../../shared/adapters/ending-wiring.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dynamoAccountStore } from '../../shared/adapters/account-store.ts';
 import { dynamo } from '../../shared/adapters/aws-clients.ts';
 import { type AccountStore } from '../../shared/ports/account-store.ts';
 import { dynamoDeliveryLog } from '../../shared/adapters/delivery-log.ts';
-import { sqsEndingInbox, sqsEndingTeller } from '../../shared/adapters/ending-notices.ts';
+import { sqsEndingInbox } from '../../shared/adapters/ending-notices.ts';
 import type { EndingInbox, EndingTeller } from '../../shared/ports/ending-notices.ts';
 import { type DeliveryLog } from '../../shared/ports/delivery-log.ts';
 import { s3DynamoFileStore } from '../../shared/adapters/file-store.ts';
 import { type FileStore } from '../../shared/ports/file-store.ts';
 import { s3OutputReader } from '../../shared/adapters/output-reader.ts';
 import { type OutputReader } from '../../shared/ports/output-store.ts';
-import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts';
 import { type PredictionStore } from '../../shared/ports/prediction-store.ts';
 import { checkWebhookHost } from '../../shared/adapters/webhook-transport.ts';
 import { instanceRateLimiter } from '../../shared/adapters/instance-rate-limiter.ts';
@@ -19,7 +19,6 @@ import { type RateLimiter } from '../../shared/ports/rate-limiter.ts';
 import { dynamoRequestLog } from '../../shared/adapters/request-log.ts';
 import { type RequestLog } from '../../shared/ports/request-log.ts';
 import type { AddressPolicy } from '../../shared/domain/addresses.ts';
-import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
 import { type WebhookNotifier } from '../../shared/ports/webhook-notifier.ts';
 import { sfnWorkflowClient } from '../../shared/adapters/workflow-client.ts';
 import { type WorkflowClient } from '../../shared/ports/workflow-client.ts';
@@ -82,7 +81,7 @@ export const apiDeps = (config: ApiConfig, clock: Clock): ApiDeps => {
   const prefix = config.fleetClusterPrefix;
   const accounts = dynamoAccountStore(tableName);
   return {
-    store: dynamoPredictionStore(tableName, dynamo(), retentionSeconds, () => clock.now()),
+    ...endingWiring(config, clock, (message, fields) => logger.warn(message, fields)),
     outputs: s3OutputReader(outputBucket),
     inputs: s3InputStore(outputBucket),
     files: s3DynamoFileStore(tableName, outputBucket),
@@ -93,13 +92,11 @@ export const apiDeps = (config: ApiConfig, clock: Clock): ApiDeps => {
     ids: randomIds,
     sleep: (ms, signal) => sleep(ms, undefined, { signal }).catch(() => undefined),
     addressPolicy,
-    notifier: sqsWebhookNotifier(config.webhookQueueUrl),
     endingInbox: sqsEndingInbox({
       namePrefix: config.waiterQueuePrefix,
       now: () => clock.now(),
       report: (message, fields) => logger.warn(message, fields),
     }),
-    endingTeller: sqsEndingTeller((message, fields) => logger.warn(message, fields)),
     accounts,
     monthlyLimits: monthlyLimitsKept(accounts),
     deliveries: dynamoDeliveryLog(tableName, dynamo(), retentionSeconds),

@@ -1,13 +1,12 @@
-import type { SQSBatchResponse } from 'aws-lambda';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { processSqsBatch } from '../sqs-batch.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as z from 'zod';
-import { sqsEndingInboxes, sqsEndingTeller } from '../../shared/adapters/ending-notices.ts';
+import { sqsEndingInboxes } from '../../shared/adapters/ending-notices.ts';
+import { endingWiring } from '../../shared/adapters/ending-wiring.ts';
 import { ssmFleetDirectory } from '../../shared/adapters/fleet-directory.ts';
 import { ecsFleetServices } from '../../shared/adapters/fleet-services.ts';
 import { sqsJobQueues } from '../../shared/adapters/job-queues.ts';
-import { dynamo } from '../../shared/adapters/aws-clients.ts';
-import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts';
-import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
 import { sfnWorkflowClient } from '../../shared/adapters/workflow-client.ts';
 import { SWEEPER_ENV, sweeperConfigFromEnv, type SweeperConfig } from '../../shared/config/sweeper.ts';
 import { systemClock, type Clock } from '../../shared/domain/clock.ts';
@@ -70,11 +69,9 @@ const sweeperOf = (config: SweeperConfig, clock: Clock): Sweeper => {
     );
   return {
     deps: {
-      store: dynamoPredictionStore(config.tableName, dynamo(), config.retentionSeconds, () => clock.now()),
+      ...endingWiring(config, clock, (message, fields) => logger.warn(message, fields)),
       workflow: sfnWorkflowClient(),
       stateMachineArnOf: config.stateMachineArnOf,
-      notifier: sqsWebhookNotifier(config.webhookQueueUrl),
-      endingTeller: sqsEndingTeller((message, fields) => logger.warn(message, fields)),
       clock,
       sleep: (ms) => sleep(ms),
     },
@@ -132,23 +129,16 @@ const handle = async (sweeper: Sweeper, event: unknown): Promise<SQSBatchRespons
     logger.info('execution ended', { predictionId: ended.data.detail.name, status: ended.data.detail.status, action });
     return undefined;
   }
-  const jobs = deadJobs.parse(event);
-  const failures: string[] = [];
-  for (const record of jobs.Records) {
+  return processSqsBatch(deadJobs.parse(event) as SQSEvent, async (record, attempt) => {
     try {
       const message = dispatchMessage.parse(JSON.parse(record.body));
-      const action = await endDeadJob(
-        deps,
-        message.predictionId,
-        Number(record.attributes.ApproximateReceiveCount ?? 0),
-      );
+      const action = await endDeadJob(deps, message.predictionId, attempt);
       logger.warn('a dead-lettered job', { predictionId: message.predictionId, action });
     } catch (error) {
       logger.error('a dead-lettered job could not be ended', { messageId: record.messageId, error: String(error) });
-      failures.push(record.messageId);
+      throw error;
     }
-  }
-  return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
+  });
 };
 
 /**

@@ -1,4 +1,5 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { processSqsBatch } from '../sqs-batch.ts';
 import { dynamoAccountStore } from '../../shared/adapters/account-store.ts';
 import { dynamo } from '../../shared/adapters/aws-clients.ts';
 import { dynamoDeliveryLog } from '../../shared/adapters/delivery-log.ts';
@@ -46,9 +47,8 @@ export const handler = lambdaEntry((env) => {
   const sender = once(() => senderOf(webhookSenderConfigFromEnv(env), systemClock));
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
     const { deps, backOff, retryDelaysSeconds } = sender();
-    const failures: string[] = [];
-    for (const record of event.Records) {
-      const attempt = Math.max(1, Number(record.attributes.ApproximateReceiveCount) || 1);
+    return processSqsBatch(event, async (record, attempt) => {
+      let failed: unknown;
       try {
         const message = webhookMessage.parse(JSON.parse(record.body));
         const result = await deliverWebhook(deps, message, attempt);
@@ -58,17 +58,18 @@ export const handler = lambdaEntry((env) => {
           attempt,
           result: result.kind,
         });
-        if (result.kind !== 'failed') continue;
+        if (result.kind !== 'failed') return;
         // After the last attempt the message comes straight back, to be moved to the dead-letter queue.
         await backOff(record, result.final ? 0 : (retryDelaysSeconds[attempt - 1] ?? 0));
+        failed = new Error(`the webhook of ${message.predictionId} was not delivered (attempt ${attempt})`);
       } catch (error) {
         logger.error('webhook delivery broke', {
           messageId: record.messageId,
           error: error instanceof Error ? error.message : String(error),
         });
+        failed = error;
       }
-      failures.push(record.messageId);
-    }
-    return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
+      throw failed;
+    });
   };
 });

@@ -1,7 +1,4 @@
-import { dynamo } from '../../shared/adapters/aws-clients.ts';
-import { sqsEndingTeller } from '../../shared/adapters/ending-notices.ts';
-import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts';
-import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
+import { endingWiring } from '../../shared/adapters/ending-wiring.ts';
 import { finalizeConfigFromEnv, type FinalizeConfig } from '../../shared/config/finalize.ts';
 import { systemClock, type Clock } from '../../shared/domain/clock.ts';
 import { finalizePrediction } from '../../shared/use-cases/finalize-prediction.ts';
@@ -12,9 +9,7 @@ import { lambdaEntry, once } from '../lambda-entry.ts';
 const logger = serviceLogger('workflow');
 
 const finalizeDeps = (config: FinalizeConfig, clock: Clock): Parameters<typeof finalizePrediction>[0] => ({
-  store: dynamoPredictionStore(config.tableName, dynamo(), config.retentionSeconds, () => clock.now()),
-  notifier: sqsWebhookNotifier(config.webhookQueueUrl),
-  endingTeller: sqsEndingTeller((message, fields) => logger.warn(message, fields)),
+  ...endingWiring(config, clock, (message, fields) => logger.warn(message, fields)),
   clock,
 });
 
