@@ -60,6 +60,14 @@ module.exports = {
       to: { path: '^(infra|functions|worker|local|cli|shared/adapters|shared/use-cases)/' },
     },
     {
+      name: 'shared-reads-no-files',
+      comment:
+        'Nothing under shared/ reads the filesystem, when imported or called, but its adapters and its configuration (shared/config/model-catalog.ts reads the extra model catalog a local run names): what a file holds is read where a process starts (its composition root) and handed in, as the model catalog is.',
+      severity: 'error',
+      from: { path: '^shared/', pathNot: '^shared/(adapters|config)/' },
+      to: { dependencyTypes: ['core'], path: '^(node:)?fs(/promises)?$' },
+    },
+    {
       name: 'the-domain-is-pure',
       comment:
         'shared/domain is the rules as functions of their inputs: it knows no model catalog, use case, API shape, port, workflow or adapter.',

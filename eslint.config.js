@@ -38,6 +38,24 @@ export default tseslint.config(
     },
   },
   {
+    // Nothing under shared/ reads the environment when imported, nor later: the composition roots
+    // (functions, worker, local, cli, infra) read it with processEnvironment() and hand in what it
+    // makes (a configuration, the model catalog).
+    files: ['shared/**/*.ts'],
+    ignores: ['shared/config/environment.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'process',
+          property: 'env',
+          message:
+            'shared/ does not read process.env: take an Environment (shared/config/environment.ts) or what it makes from the caller, whose composition root reads processEnvironment()',
+        },
+      ],
+    },
+  },
+  {
     files: ['eslint.config.js'],
     extends: [tseslint.configs.disableTypeChecked],
   },

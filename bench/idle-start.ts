@@ -9,7 +9,8 @@ import type { PredictionView } from '../shared/api/prediction-view.ts';
 import type { FleetBounds } from '../shared/domain/deployment-bounds.ts';
 import { isTerminalStatus } from '../shared/domain/prediction.ts';
 import { clusterOfModel } from '../shared/fleet-config.ts';
-import { requireModel } from '../shared/models/registry.ts';
+import { processEnvironment } from '../shared/config/environment.ts';
+import { loadModelCatalog } from '../shared/config/model-catalog.ts';
 import { deploymentOf } from '../shared/use-cases/read-deployments.ts';
 import { updateDeployment } from '../shared/use-cases/update-deployment.ts';
 import { apiCall, type ApiTarget } from '../test/support/http-client.ts';
@@ -70,7 +71,7 @@ export const measureIdleStart = async (
   log: (line: string) => void,
 ): Promise<IdleStartResult> => {
   const deps = deploymentsOf(fleetsTarget);
-  const model = requireModel(id);
+  const model = loadModelCatalog(processEnvironment()).require(id);
   const setBounds = async (bounds: FleetBounds) => {
     const updated = await updateDeployment(deps, { model, change: bounds, by: 'bench', nowMs: Date.now() });
     if (!updated.ok) throw updated.error;

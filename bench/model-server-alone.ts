@@ -2,10 +2,12 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../local/free-port.ts';
-import { modelServerProcess } from '../local/model-env.ts';
+import { localKeepRunsMinutes, modelServerProcess } from '../local/model-env.ts';
+import { processEnvironment } from '../shared/config/environment.ts';
+import { loadModelCatalog } from '../shared/config/model-catalog.ts';
 import { REPO_ROOT } from '../local/paths.ts';
 import { localWeightsDir } from '../local/weights.ts';
-import { readCogConfig } from '../shared/models/cog-config.ts';
+import { readCogConfig } from '../shared/adapters/cog-files.ts';
 
 /**
  * The transcription's model server on its own, as the local runtime starts it but with no service
@@ -22,6 +24,7 @@ export const startModelServerAlone = async (python: string, folderName = 'transc
     config: readCogConfig(folder),
     port,
     weightsDir: localWeightsDir(),
+    keepRunsMinutes: localKeepRunsMinutes(loadModelCatalog(processEnvironment())),
   });
   const child = spawn(spec.command, spec.args, {
     cwd: spec.cwd,

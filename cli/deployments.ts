@@ -3,7 +3,7 @@ import { dynamoDeploymentLog } from '../shared/adapters/deployment-log.ts';
 import { formatTimestamp, systemClock } from '../shared/domain/clock.ts';
 import type { BoundsChange, FleetBounds } from '../shared/domain/deployment-bounds.ts';
 import { clusterOfModel } from '../shared/fleet-config.ts';
-import { allModels, findModel } from '../shared/models/registry.ts';
+import type { ModelCatalog } from '../shared/models/model-catalog.ts';
 import type { DeploymentChange } from '../shared/ports/deployment-log.ts';
 import {
   allDeployments,
@@ -77,6 +77,7 @@ export const deploymentsCommand = async (
   args: readonly string[],
   options: DeploymentOptions,
   target: Target,
+  catalog: ModelCatalog,
   print: (data: unknown, text: string) => void,
 ): Promise<number> => {
   const { fleets } = target;
@@ -87,10 +88,10 @@ export const deploymentsCommand = async (
     log: dynamoDeploymentLog(target.tableName, target.client),
   };
   const id = args[0];
-  const model = id === undefined ? undefined : findModel(id);
+  const model = id === undefined ? undefined : catalog.find(id);
   if (id !== undefined && !model) throw new Error(`there is no model ${id} in the catalog`);
   if (command === 'show' && !model) {
-    const all = await allDeployments(deps, allModels());
+    const all = await allDeployments(deps, catalog.offered);
     print(all.map(deploymentJson), all.map(deploymentText).join('\n') || 'no deployments');
     return 0;
   }

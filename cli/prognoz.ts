@@ -8,6 +8,8 @@ import { asAccountId } from '../shared/domain/ids.ts';
 import { formatRoubles, parseRoubles } from '../shared/domain/money.ts';
 import { generateToken } from '../shared/domain/tokens.ts';
 import { addOwner } from '../shared/use-cases/add-owner.ts';
+import { processEnvironment } from '../shared/config/environment.ts';
+import { loadModelCatalog } from '../shared/config/model-catalog.ts';
 import { deploymentsCommand } from './deployments.ts';
 import { resolveTarget } from './target.ts';
 
@@ -101,7 +103,7 @@ const run = async (argv: string[]): Promise<number> => {
     );
 
   if (group === 'deployments') {
-    const code = await deploymentsCommand(command, args, values, target, print);
+    const code = await deploymentsCommand(command, args, values, target, loadModelCatalog(processEnvironment()), print);
     if (code === 2) console.error(USAGE);
     return code;
   }

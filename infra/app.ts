@@ -1,5 +1,6 @@
 import { App } from 'aws-cdk-lib';
-import { allModels } from '../shared/models/registry.ts';
+import { processEnvironment } from '../shared/config/environment.ts';
+import { loadModelCatalog } from '../shared/config/model-catalog.ts';
 import { deploymentContextOf } from './context.ts';
 import { addNagChecks } from './nag/checks.ts';
 import { PrognozStack } from './stack.ts';
@@ -27,11 +28,14 @@ export const buildApp = (options: BuildOptions = {}) => {
     ...(options.outdir === undefined ? {} : { outdir: options.outdir }),
     context: { ...(options.bundle === false ? { 'aws:cdk:bundling-stacks': [] } : {}), ...options.context },
   });
+  // The catalog the deployment serves: the manifest's, and a local run's `--model` folders, less those it withholds.
+  const models = loadModelCatalog(processEnvironment()).offered;
   const context = deploymentContextOf(
     app.node,
-    allModels().map((model) => model.id),
+    models.map((model) => model.id),
   );
   const stack = new PrognozStack(app, STACK_NAME, {
+    models,
     env: options.env ?? { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
     minWarmTasks: context.minWarmTasks,
     waf: context.waf,

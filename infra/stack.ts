@@ -12,7 +12,7 @@ import {
 } from '../shared/api/routes.ts';
 import { checkModelNames, modelStackIdOf } from '../shared/models/resource-names.ts';
 import { fleetClusterName } from '../shared/fleet-config.ts';
-import { allModels, type ModelDefinition } from '../shared/models/registry.ts';
+import type { ModelDefinition } from '../shared/models/registry.ts';
 import { LambdaIntegration } from 'aws-cdk-lib/aws-apigateway';
 import { ApiDocs } from './constructs/api-docs.ts';
 import { ConsoleSite, type ConsoleDomain } from './constructs/console-site.ts';
@@ -47,8 +47,8 @@ export interface PrognozStackProps extends StackProps {
   readonly consoleDomain?: ConsoleDomain;
   /** Keep the owner index of stacks deployed before it held keys alone: the first of an upgrade's two deploys (CDK context `prognoz:keepLegacyOwnerIndex`). */
   readonly keepLegacyOwnerIndex?: boolean;
-  /** The models to serve. Default: the catalog (the manifest, and a local run's `--model` folders). */
-  readonly models?: readonly ModelDefinition[];
+  /** The models to serve: the catalog's offered ones (the manifest, and a local run's `--model` folders; infra/app.ts). */
+  readonly models: readonly ModelDefinition[];
 }
 
 /** What most routes do with the API's resources: read and write the table, read stored objects. */
@@ -66,7 +66,7 @@ export class PrognozStack extends Stack {
     return [0, 1].map((index) => Fn.select(index, Fn.getAzs()));
   }
 
-  constructor(scope: Construct, id: string, props: PrognozStackProps = {}) {
+  constructor(scope: Construct, id: string, props: PrognozStackProps) {
     super(scope, id, props);
     const data = new DataStore(this, 'Data', { keepLegacyOwnerIndex: props.keepLegacyOwnerIndex === true });
     const { table, bucket } = data;
@@ -99,7 +99,7 @@ export class PrognozStack extends Stack {
 
     const workflowArns = new WorkflowArns(this);
     const models = new Map<string, ModelStack>();
-    const served = props.models ?? allModels();
+    const served = props.models;
     checkModelNames(
       this.stackName,
       served.map((model) => model.id),
@@ -252,7 +252,6 @@ export class PrognozStack extends Stack {
       })),
       api,
       webhookDeadLetters: webhooks.deadLetterQueue,
-      webhookSenderLogs: webhooks.sender.fn.logGroup,
     });
 
     new CfnOutput(this, 'ApiUrl', { value: `${api.url}api/v1/`, description: 'Base URL of the prediction API' });

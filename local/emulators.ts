@@ -8,6 +8,7 @@ import { CAPACITY_OPERATIONS, localMeter, sqsAnswerRead } from './meter.ts';
 import { startMeteredFauxqs } from './metered-fauxqs.ts';
 import { LOCAL_REGION } from './paths.ts';
 import { startServiceProxy } from './service-proxy.ts';
+import { WORKER_ENV } from '../shared/config/worker.ts';
 
 export interface Emulators {
   readonly dynamoEndpoint: string;
@@ -65,8 +66,8 @@ export const startEmulators = async (options: { readonly dataDir?: string }): Pr
         AWS_ENDPOINT_URL_SQS: fauxqs.sqsEndpoint,
         AWS_ENDPOINT_URL_S3: fauxqs.s3Endpoint,
         AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER: cognito.endpoint,
-        // One host and port serves every bucket: buckets are addressed by path.
-        PROGNOZ_S3_PATH_STYLE: 'true',
+        // One host and port serves every bucket: the workers address buckets by path.
+        [WORKER_ENV.s3PathStyle]: 'true',
       },
       stop,
     };

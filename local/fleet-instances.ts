@@ -1,17 +1,19 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { WORKER_ENV } from '../shared/config/worker.ts';
-import { readCogConfig } from '../shared/models/cog-config.ts';
-import { requireModel } from '../shared/models/registry.ts';
+import { readCogConfig } from '../shared/adapters/cog-files.ts';
+import type { ModelCatalog } from '../shared/models/model-catalog.ts';
 import type { LocalWorker } from './bind.ts';
 import { freePort } from './free-port.ts';
-import { modelServerProcess } from './model-env.ts';
+import { localKeepRunsMinutes, modelServerProcess } from './model-env.ts';
 import { REPO_ROOT } from './paths.ts';
 import { localEnvironment } from './process-environment.ts';
 import type { Supervisor } from './supervisor.ts';
 
 export interface WorkerHost {
   readonly supervisor: Supervisor;
+  /** The models this machine knows (the runtime's catalog). */
+  readonly catalog: ModelCatalog;
   /** What every process of this machine is given (the SDK's endpoints, the catalog, the log level). */
   readonly hostEnv: Readonly<Record<string, string>>;
   /** The runtime's own environment, whose settings the workers take (PROGNOZ_DRAIN_SECONDS, …). */
@@ -53,7 +55,7 @@ export interface InstanceControl {
  * left in its folder at its start).
  */
 export const instancesOf = (worker: LocalWorker, host: WorkerHost): InstanceControl => {
-  const model = requireModel(worker.model);
+  const model = host.catalog.require(worker.model);
   const folder = path.resolve(REPO_ROOT, model.predictor.folder);
   return {
     async start(instance) {
@@ -70,6 +72,7 @@ export const instancesOf = (worker: LocalWorker, host: WorkerHost): InstanceCont
           config: readCogConfig(folder),
           port: modelPort,
           weightsDir: host.weightsDir,
+          keepRunsMinutes: localKeepRunsMinutes(host.catalog),
         }),
         url: modelUrl,
       });

@@ -5,7 +5,7 @@ import { LOCAL_REGION } from './paths.ts';
 import { parseArgs } from 'node:util';
 import { parseModelFlag } from './brought-models.ts';
 import { CogConfigError } from '../shared/models/cog-config.ts';
-import { allModels, repositoryCatalog } from '../shared/models/registry.ts';
+import { repositoryCatalog } from '../shared/models/model-catalog.ts';
 import { checkModelNames } from '../shared/models/resource-names.ts';
 import { STACK_NAME } from '../shared/stack-name.ts';
 import { startLocalRuntime } from './runtime.ts';
@@ -73,9 +73,7 @@ prognoz is running on the local runtime.
   guides     README.md (a five-minute walk-through) and docs/ (the API, webhooks, your own models, the local runtime)
   API token  ${runtime.apiToken}   (account ${runtime.accountId})
   owner      ${runtime.owner.email} / ${runtime.owner.password}   (PROGNOZ_OWNER_EMAIL / PROGNOZ_OWNER_PASSWORD; Cognito emulator ${runtime.cognitoEndpoint}, client ${runtime.ownerClientId})
-  models     ${allModels()
-    .map((model) => model.id)
-    .join(', ')}
+  models     ${runtime.catalog.offered.map((model) => model.id).join(', ')}
   data       ${dataDir}
   admin      npx prognoz accounts show ${runtime.accountId}${process.env[DATA_DIR_ENV] === undefined ? '' : ` --data-dir ${dataDir}`}
 

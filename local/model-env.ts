@@ -15,7 +15,7 @@ import {
 } from '../shared/models/cog-config.ts';
 import { keepRunsMinutes, MODEL_ENTRYPOINT_ENV, MODEL_ENTRYPOINT_SCRIPT } from '../infra/cog/model-entrypoint.ts';
 import { derivedModel, type DerivedModel } from '../shared/models/manifest.ts';
-import { catalogModels } from '../shared/models/registry.ts';
+import type { ModelCatalog } from '../shared/models/model-catalog.ts';
 import { REPO_ROOT } from './paths.ts';
 import type { PythonInterpreter } from './python-interpreters.ts';
 
@@ -28,8 +28,8 @@ export const repositoryPython = (): string => {
 };
 
 /** How long the model servers here keep a run's folder: as long as the longest run of any model may last. */
-export const localKeepRunsMinutes = (): number =>
-  keepRunsMinutes(Math.max(...catalogModels().map((model) => model.timeouts.runSeconds)));
+export const localKeepRunsMinutes = (catalog: Pick<ModelCatalog, 'all'>): number =>
+  keepRunsMinutes(Math.max(...catalog.all.map((model) => model.timeouts.runSeconds)));
 
 /**
  * A model server as the model's image runs it: Cog's own runtime (coglet starts its worker with
@@ -45,6 +45,8 @@ export const modelServerProcess = (server: {
   config: Pick<CogConfig, 'predict' | 'concurrency' | 'environment'>;
   port: number;
   weightsDir: string;
+  /** How long its runs' folders are kept (localKeepRunsMinutes). */
+  keepRunsMinutes: number;
 }) => ({
   command: '/bin/sh',
   args: [
@@ -61,7 +63,7 @@ export const modelServerProcess = (server: {
   env: {
     // cog.yaml's `environment:` first: none of its names is one of the runtime's own (cog-config.ts).
     ...server.config.environment,
-    [MODEL_ENTRYPOINT_ENV.keepRunsMinutes]: String(localKeepRunsMinutes()),
+    [MODEL_ENTRYPOINT_ENV.keepRunsMinutes]: String(server.keepRunsMinutes),
     PORT: String(server.port),
     COG_PREDICT_TYPE_STUB: server.config.predict,
     COG_MAX_CONCURRENCY: String(server.config.concurrency),

@@ -3,7 +3,7 @@ import { sfnWorkflowClient } from '../shared/adapters/workflow-client.ts';
 import type { SweeperConfig } from '../shared/config/sweeper.ts';
 import type { Clock } from '../shared/domain/clock.ts';
 import { ENDINGS } from '../shared/domain/endings.ts';
-import { catalogModel } from '../shared/models/registry.ts';
+import type { ModelCatalog } from '../shared/models/model-catalog.ts';
 import { endPrediction, stoppingExecutions } from '../shared/use-cases/end-prediction.ts';
 
 export const RESTART_ERROR = ENDINGS.restart;
@@ -18,6 +18,7 @@ export const RESTART_ERROR = ENDINGS.restart;
  */
 export const recoverInterrupted = async (
   config: SweeperConfig,
+  catalog: ModelCatalog,
   clock: Clock,
   log: (line: string) => void,
 ): Promise<void> => {
@@ -26,6 +27,7 @@ export const recoverInterrupted = async (
   const effects = stoppingExecutions(
     {
       ...ending,
+      catalog,
       workflow: sfnWorkflowClient(),
       stateMachineArnOf: config.stateMachineArnOf,
     },
@@ -37,7 +39,7 @@ export const recoverInterrupted = async (
       `prognoz: the record ${record.key} cannot be read back as a prediction, and was left as it is: ${record.problem}`,
     );
   for (const stale of predictions) {
-    const error = catalogModel(stale.model) === undefined ? ENDINGS.withdrawn(stale.model) : RESTART_ERROR;
+    const error = catalog.catalogModel(stale.model) === undefined ? ENDINGS.withdrawn(stale.model) : RESTART_ERROR;
     try {
       const ended = await endPrediction(effects, stale.id, {
         type: 'failed',

@@ -5,7 +5,6 @@ import { sqs } from '../shared/adapters/sqs-client.ts';
 import { WORKER_ENV } from '../shared/config/worker.ts';
 import type { FleetBounds } from '../shared/domain/deployment-bounds.ts';
 import { clusterOfModel } from '../shared/fleet-config.ts';
-import { requireModel } from '../shared/models/registry.ts';
 import type { LocalWorker } from './bind.ts';
 import { instancesOf, type WorkerHost } from './fleet-instances.ts';
 import { FleetScaler, queueBacklog } from './fleet-scaler.ts';
@@ -47,7 +46,7 @@ export interface LocalFleetsOptions {
 export const runLocalFleets = async (options: LocalFleetsOptions) => {
   const kept = readKept(options.boundsFile);
   const scalers = options.workers.map((worker) => {
-    const model = requireModel(worker.model);
+    const model = options.host.catalog.require(worker.model);
     const queueUrl = worker.environment[WORKER_ENV.queueUrl];
     if (!queueUrl) throw new Error(`the worker of ${model.id} is told no queue`);
     return new FleetScaler({

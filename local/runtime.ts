@@ -3,12 +3,16 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { configureS3 } from '../shared/adapters/s3-client.ts';
 import { sqs } from '../shared/adapters/sqs-client.ts';
 import { authorizerConfigFromEnv } from '../shared/config/authorizer.ts';
 import { sweeperConfigFromEnv } from '../shared/config/sweeper.ts';
 import { AUTHORIZER_ENTRY, entryOf } from '../shared/api/routes.ts';
 import { systemClock } from '../shared/domain/clock.ts';
-import { catalogModels, EXTRA_CATALOG_ENV, WITHHELD_MODELS_ENV } from '../shared/models/registry.ts';
+import { processEnvironment } from '../shared/config/environment.ts';
+import { EXTRA_CATALOG_ENV, loadModelCatalog, WITHHELD_MODELS_ENV } from '../shared/config/model-catalog.ts';
+import type { ModelCatalog } from '../shared/models/model-catalog.ts';
+import { processModelCatalog } from '../functions/model-catalog.ts';
 import { apiConfigFromEnv } from '../shared/config/api.ts';
 import { buildConsole } from '../web/build.ts';
 import { startApiFront } from './api-front.ts';
@@ -71,6 +75,8 @@ export interface LocalRuntime {
   readonly stepFunctionsEndpoint: string;
   /** The fleets' ECS and Application Auto Scaling endpoint, and the start of their clusters' names. */
   readonly fleets: { readonly endpoint: string; readonly clusterPrefix: string };
+  /** The models this runtime knows, and those it serves (its weights present). */
+  readonly catalog: ModelCatalog;
   readonly stepFunctions: LocalStepFunctions;
   processes(): ProcessStatus[];
   stop(): Promise<void>;
@@ -129,16 +135,19 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       setHostEnv({ [EXTRA_CATALOG_ENV]: catalogFile });
       cleanups.push(() => rm(path.dirname(catalogFile), { recursive: true, force: true }));
     }
-    // A model whose weights are not here is withheld from the registry of every part: no model
+    // A model whose weights are not here is withheld from the catalog of every part: no model
     // server, no worker, not in the template, not listed, and a create for it is a 404.
     const weightsDir = localWeightsDir();
-    const withheld = catalogModels().filter((model) => !offeredLocally(model, weightsDir));
+    const withheld = loadModelCatalog(processEnvironment()).all.filter((model) => !offeredLocally(model, weightsDir));
     for (const model of withheld) log(notOfferedLine(model, weightsDir));
     setHostEnv({
       [WITHHELD_MODELS_ENV]: withheld.map((model) => model.id).join(','),
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
       POWERTOOLS_METRICS_DISABLED: 'true',
     });
+    // The catalog as this process's environment now makes it: the one the functions hosted here
+    // use (functions/model-catalog.ts), built once.
+    const catalog = processModelCatalog();
     // The template (for the catalog just settled) is synthesized while the emulators start.
     const [emulatorsStart, templateSynthesis] = await Promise.allSettled([
       startEmulatorsProcess({
@@ -154,6 +163,9 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     if (templateSynthesis.status === 'rejected') throw templateSynthesis.reason;
     const template = templateSynthesis.value;
     setHostEnv(emulators.awsEnv);
+    // The emulator serves every bucket on one host and port: this process's client (its handlers', the
+    // provisioning's) addresses them by path, as the workers are told to (PROGNOZ_S3_PATH_STYLE in awsEnv).
+    configureS3({ forcePathStyle: true });
     // Before any process starts: every one of them trusts the certificate the API answers HTTPS with.
     const tls = await localTls();
     trustLocally(tls);
@@ -171,7 +183,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     const { bus, stepFunctions, sfnEndpoint } = await startWorkflows(bound, log);
     cleanups.push(() => Promise.resolve(bus.stop()));
     setHostEnv({ AWS_ENDPOINT_URL_SFN: sfnEndpoint });
-    await recoverInterrupted(sweeperConfigFromEnv(sweeperOf(bound).environment), systemClock, log);
+    await recoverInterrupted(sweeperConfigFromEnv(sweeperOf(bound).environment, catalog), catalog, systemClock, log);
     const account = await prepareLocalAccount({
       tableName,
       ownerPoolId: signIn.poolId,
@@ -186,13 +198,17 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
     cleanups.push(() => stepFunctions.close());
     const inputsRoot = path.join(tmpdir(), `prognoz-inputs-${process.pid}`);
     cleanups.push(() => rm(inputsRoot, { recursive: true, force: true }));
-    const clusterPrefix = apiConfigFromEnv(bound.functionAt(entryOf('deployments')).environment).fleetClusterPrefix;
+    const clusterPrefix = apiConfigFromEnv(
+      bound.functionAt(entryOf('deployments')).environment,
+      catalog,
+    ).fleetClusterPrefix;
     if (clusterPrefix === null) throw new Error('the template tells the deployments routes no fleet cluster prefix');
     const scaleInSeconds = Number(process.env.PROGNOZ_LOCAL_SCALE_IN_SECONDS ?? 60);
     const fleets = await runLocalFleets({
       workers: bound.workers,
       host: {
         supervisor,
+        catalog,
         hostEnv,
         settings: process.env,
         pythonOf: (model) => brought.pythonOf.get(model) ?? repositoryPython(),
@@ -269,6 +285,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       sqsEndpoint: emulators.fauxqsAddress,
       stepFunctionsEndpoint: sfnEndpoint,
       fleets: { endpoint: fleetsEndpoint, clusterPrefix },
+      catalog,
       stepFunctions,
       processes: () => supervisor.status(),
       stop,

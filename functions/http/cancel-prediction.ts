@@ -9,10 +9,10 @@ import { json } from './respond.ts';
 export const handler = httpHandler(async (event, _context, deps) => {
   const prediction = await ownedPrediction(event, deps.store);
   const canceled = await cancelPredictionUseCase(deps, prediction.id);
-  if (canceled.ok) return json(200, await presentForCaller(event, canceled.value, deps.outputs));
+  if (canceled.ok) return json(200, await presentForCaller(event, canceled.value, deps));
   if (canceled.error.code !== 'prediction_finished') throw canceled.error;
   const current = (await deps.store.get(prediction.id)) ?? prediction;
   throw new PrognozError('prediction_finished', canceled.error.message, {
-    body: { prediction: await presentForCaller(event, current, deps.outputs) },
+    body: { prediction: await presentForCaller(event, current, deps) },
   });
 });

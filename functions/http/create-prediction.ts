@@ -1,7 +1,7 @@
 import { isStreamingRoute } from '../../shared/api/routes.ts';
 import { PrognozError } from '../../shared/domain/errors.ts';
 import { parseCancelAfter } from '../../shared/domain/deadline.ts';
-import { coerceFormInput, findModel } from '../../shared/models/registry.ts';
+import { coerceFormInput } from '../../shared/models/registry.ts';
 import { createPredictionUseCase } from '../../shared/use-cases/create-prediction.ts';
 import { waitForPrediction, waiterAddress } from '../../shared/use-cases/wait-for-prediction.ts';
 import { parseBody } from './body.ts';
@@ -17,7 +17,7 @@ import { logger } from './logger.ts';
 import { json } from './respond.ts';
 
 /**
- * POST /api/v1/{company}/{model} (the spec's), and Replicate's POST /api/v1/models/{company}/{model}/predictions
+ * POST /api/v1/{company}/{model} (the interface's: docs/interface.md), and Replicate's POST /api/v1/models/{company}/{model}/predictions
  * and POST /api/v1/predictions: one create, whichever way it is asked.
  */
 export const handler = httpHandler(
@@ -27,7 +27,7 @@ export const handler = httpHandler(
     const cancelAfter = event.headers['cancel-after'];
     const cancelAfterSeconds = cancelAfter === undefined ? null : parseCancelAfter(cancelAfter);
     const ask = readCreateAsk(event, parseBody(event));
-    const model = findModel(ask.modelId);
+    const model = deps.catalog.find(ask.modelId);
     if (!model || deps.stateMachineArnOf(ask.modelId) === undefined)
       throw new PrognozError('model_not_found', `there is no model ${ask.modelId}`);
 
@@ -72,7 +72,7 @@ export const handler = httpHandler(
       : accepted;
     // The draft's answer to a repeat is the first one's; this header tells the two apart.
     const replayed: Record<string, string> = created.value.kind === 'replayed' ? { 'idempotent-replayed': 'true' } : {};
-    return json(201, await presentForCaller(event, prediction, deps.outputs), {
+    return json(201, await presentForCaller(event, prediction, deps), {
       location: predictionLocation(prediction),
       ...replayed,
     });

@@ -17,7 +17,7 @@ export interface CreateAsk {
 }
 
 /**
- * The spec's create (`POST /{company}/{model}`) takes the input as the body itself; Replicate's
+ * The interface's create (`POST /{company}/{model}`) takes the input as the body itself; Replicate's
  * (`POST /models/{company}/{model}/predictions`, `POST /predictions` with `version`) wrap it as
  * `{input, webhook, webhook_events_filter}` in JSON.
  */

@@ -3,7 +3,6 @@ import type * as z from 'zod';
 import { deploymentChangeSchema, deploymentView, type deploymentListSchema } from '../../shared/api/deployment-view.ts';
 import { PrognozError, type FieldIssue } from '../../shared/domain/errors.ts';
 import type { ModelDefinition } from '../../shared/models/definition.ts';
-import { allModels, findModel } from '../../shared/models/registry.ts';
 import {
   allDeployments,
   deploymentNotFound,
@@ -78,13 +77,13 @@ const update = async (
 export const handler = httpHandler(async (event, _context, deps) => {
   if (event.resource === '/api/v1/deployments') {
     return json(200, {
-      results: (await allDeployments(deploymentDepsOf(deps), allModels())).map(deploymentView),
+      results: (await allDeployments(deploymentDepsOf(deps), deps.catalog.offered)).map(deploymentView),
       next: null,
       previous: null,
     } satisfies z.infer<typeof deploymentListSchema>);
   }
   const id = modelIdOf(event);
-  const model = findModel(id);
+  const model = deps.catalog.find(id);
   if (event.httpMethod === 'PATCH') {
     // Who may change it is settled first: an account's token learns nothing from a PATCH.
     const operator = operatorOf(event, "change a deployment's bounds");

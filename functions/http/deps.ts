@@ -31,6 +31,7 @@ import { logger } from './logger.ts';
 import { clusterOfModel } from '../../shared/fleet-config.ts';
 import { awsFleetScaling } from '../../shared/adapters/fleet-scaling.ts';
 import type { ModelDefinition } from '../../shared/models/definition.ts';
+import type { ModelCatalog } from '../../shared/models/model-catalog.ts';
 import type { FleetScaling } from '../../shared/ports/fleet-scaling.ts';
 import { dynamoDeploymentLog } from '../../shared/adapters/deployment-log.ts';
 import type { DeploymentLog } from '../../shared/ports/deployment-log.ts';
@@ -38,6 +39,8 @@ import { monthlyLimitsKept, type MonthlyLimits } from '../../shared/use-cases/mo
 
 /** What the API handlers need, built once per function from its configuration. */
 export interface ApiDeps {
+  /** The models this deployment knows, and those it serves. */
+  readonly catalog: ModelCatalog;
   readonly store: PredictionStore;
   readonly outputs: OutputReader;
   /** Where a create keeps a large input (the outputs bucket); it is read back through `outputs`. */
@@ -75,12 +78,13 @@ export interface ApiDeps {
   readonly fleetClusterOf: ((model: Pick<ModelDefinition, 'id'>) => string) | null;
 }
 
-/** The API's adapters, wired to the function's resources and to `clock`. */
-export const apiDeps = (config: ApiConfig, clock: Clock): ApiDeps => {
+/** The API's adapters, wired to the function's resources, to `clock` and to the process's `catalog`. */
+export const apiDeps = (config: ApiConfig, clock: Clock, catalog: ModelCatalog): ApiDeps => {
   const { tableName, outputBucket, addressPolicy, retentionSeconds } = config;
   const prefix = config.fleetClusterPrefix;
   const accounts = dynamoAccountStore(tableName);
   return {
+    catalog,
     ...endingWiring(config, clock, (message, fields) => logger.warn(message, fields)),
     outputs: s3OutputReader(outputBucket),
     inputs: s3InputStore(outputBucket),

@@ -5,6 +5,6 @@ import { apiBaseOf } from './public-url.ts';
 import { json } from './respond.ts';
 
 /** GET /api/v1/{company}/{model}: the model, its price and its input/output JSON Schema. */
-export const handler = httpHandler(async (event) => {
-  return Promise.resolve(json(200, modelView(requestedModel(event), apiBaseOf(event))));
+export const handler = httpHandler(async (event, _context, deps) => {
+  return Promise.resolve(json(200, modelView(requestedModel(event, deps.catalog), apiBaseOf(event))));
 });

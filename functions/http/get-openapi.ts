@@ -1,6 +1,6 @@
 import { openApiDocument } from '../../shared/api/openapi/document.ts';
-import { allModels } from '../../shared/models/registry.ts';
 import packageJson from '../../package.json' with { type: 'json' };
+import { processModelCatalog } from '../model-catalog.ts';
 import { unconfiguredHttpHandler } from './pipeline.ts';
 import { apiBaseOf } from './public-url.ts';
 
@@ -10,7 +10,9 @@ const documents = new Map<string, string>();
 const documentFor = (server: string): string => {
   const known = documents.get(server);
   if (known !== undefined) return known;
-  const body = JSON.stringify(openApiDocument({ models: allModels(), server, version: packageJson.version }));
+  const body = JSON.stringify(
+    openApiDocument({ models: processModelCatalog().offered, server, version: packageJson.version }),
+  );
   documents.set(server, body);
   return body;
 };

@@ -6,5 +6,5 @@ import { json } from './respond.ts';
 /** GET /api/v1/predictions/{id} */
 export const handler = httpHandler(async (event, _context, deps) => {
   const prediction = await ownedPrediction(event, deps.store);
-  return json(200, await presentForCaller(event, prediction, deps.outputs));
+  return json(200, await presentForCaller(event, prediction, deps));
 });

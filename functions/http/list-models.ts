@@ -1,15 +1,14 @@
 import type { z } from 'zod';
 import { modelSummary, type modelListSchema } from '../../shared/api/model-view.ts';
-import { allModels } from '../../shared/models/registry.ts';
 import { httpHandler } from './pipeline.ts';
 import { apiBaseOf } from './public-url.ts';
 import { json } from './respond.ts';
 
 /** GET /api/v1/models: the models the caller can run, with their prices and links. */
-export const handler = httpHandler(async (event) => {
+export const handler = httpHandler(async (event, _context, deps) => {
   const apiBase = apiBaseOf(event);
   return Promise.resolve(
-    json(200, { results: allModels().map((model) => modelSummary(model, apiBase)) } satisfies z.infer<
+    json(200, { results: deps.catalog.offered.map((model) => modelSummary(model, apiBase)) } satisfies z.infer<
       typeof modelListSchema
     >),
   );

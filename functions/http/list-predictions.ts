@@ -23,6 +23,6 @@ export const handler = httpHandler(async (event, _context, deps) => {
     ...listed,
     predictions: await Promise.all(listed.predictions.map((p) => withInputRead(p, deps.outputs))),
   };
-  const body = listBody(page, apiBaseOf(event), filters);
+  const body = listBody(page, apiBaseOf(event), filters, deps.catalog);
   return json(200, { ...body, results: body.results.map(viewForCaller(event)) });
 });

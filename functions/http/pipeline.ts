@@ -5,6 +5,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, StreamifyHan
 import { apiConfigFromEnv } from '../../shared/config/api.ts';
 import { systemClock } from '../../shared/domain/clock.ts';
 import { lambdaEntry, once } from '../lambda-entry.ts';
+import { processModelCatalog } from '../model-catalog.ts';
 import { watchCaller } from './caller.ts';
 import { apiDeps, type ApiDeps } from './deps.ts';
 import { logger } from './logger.ts';
@@ -32,7 +33,10 @@ export interface HttpHandlerOptions {
  */
 export const httpHandler = (handler: HttpHandler, options: HttpHandlerOptions = {}) =>
   lambdaEntry((env) => {
-    const deps = once(() => apiDeps(apiConfigFromEnv(env), systemClock));
+    const deps = once(() => {
+      const catalog = processModelCatalog();
+      return apiDeps(apiConfigFromEnv(env, catalog), systemClock, catalog);
+    });
     return pipelineOf((event, context) => handler(event, context, deps()), options, deps);
   });
 

@@ -6,6 +6,7 @@ import {
   type PredictionView,
 } from '../../shared/api/prediction-view.ts';
 import type { Prediction } from '../../shared/domain/prediction.ts';
+import type { ModelCatalog } from '../../shared/models/model-catalog.ts';
 import type { OutputStore } from '../../shared/ports/output-store.ts';
 
 /** How this caller's client reads a prediction: in the statuses it knows. */
@@ -16,5 +17,9 @@ export const viewForCaller = (event: APIGatewayProxyEvent): ((view: PredictionVi
 export const presentForCaller = async (
   event: APIGatewayProxyEvent,
   prediction: Prediction,
-  outputs: Pick<OutputStore, 'get'>,
-): Promise<PredictionView> => viewForCaller(event)(await presentPrediction(prediction, outputs, { includeCost: true }));
+  {
+    outputs,
+    catalog,
+  }: { readonly outputs: Pick<OutputStore, 'get'>; readonly catalog: Pick<ModelCatalog, 'catalogModel'> },
+): Promise<PredictionView> =>
+  viewForCaller(event)(await presentPrediction(prediction, outputs, { includeCost: true, catalog }));

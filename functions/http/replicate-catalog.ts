@@ -6,7 +6,6 @@ import {
   type modelVersionListSchema,
 } from '../../shared/api/replicate-models.ts';
 import { PrognozError } from '../../shared/domain/errors.ts';
-import { allModels } from '../../shared/models/registry.ts';
 import { requestedModel } from './model-path.ts';
 import { accountOf } from './middleware.ts';
 import { httpHandler } from './pipeline.ts';
@@ -22,16 +21,18 @@ import { json } from './respond.ts';
 export const handler = httpHandler(async (event, _context, deps) => {
   switch (event.resource) {
     case '/api/v1/models/{company}/{model}': {
-      const model = requestedModel(event);
+      const model = requestedModel(event, deps.catalog);
       const runs = await deps.accounts.runsThisMonth(accountOf(event), model.id, deps.clock.now());
       return json(200, replicateModel(model, apiBaseOf(event), runs));
     }
     case '/api/v1/models/{company}/{model}/versions':
-      return json(200, { results: [modelVersion(requestedModel(event))], next: null, previous: null } satisfies z.infer<
-        typeof modelVersionListSchema
-      >);
+      return json(200, {
+        results: [modelVersion(requestedModel(event, deps.catalog))],
+        next: null,
+        previous: null,
+      } satisfies z.infer<typeof modelVersionListSchema>);
     case '/api/v1/models/{company}/{model}/versions/{versionCompany}/{versionModel}': {
-      const model = requestedModel(event);
+      const model = requestedModel(event, deps.catalog);
       const version = `${event.pathParameters?.versionCompany ?? ''}/${event.pathParameters?.versionModel ?? ''}`;
       if (version !== model.id)
         throw new PrognozError(
@@ -41,7 +42,7 @@ export const handler = httpHandler(async (event, _context, deps) => {
       return json(200, modelVersion(model));
     }
     case '/api/v1/hardware':
-      return json(200, hardwareOf(allModels()));
+      return json(200, hardwareOf(deps.catalog.offered));
     default:
       throw new PrognozError('route_not_found', `no catalog route ${event.resource}`);
   }

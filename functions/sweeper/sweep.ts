@@ -10,6 +10,7 @@ import { sqsJobQueues } from '../../shared/adapters/job-queues.ts';
 import { sfnWorkflowClient } from '../../shared/adapters/workflow-client.ts';
 import { SWEEPER_ENV, sweeperConfigFromEnv, type SweeperConfig } from '../../shared/config/sweeper.ts';
 import { systemClock, type Clock } from '../../shared/domain/clock.ts';
+import type { ModelCatalog } from '../../shared/models/model-catalog.ts';
 import type { EndingInboxes } from '../../shared/ports/ending-notices.ts';
 import type { FleetDirectory } from '../../shared/ports/fleet-control.ts';
 import { predictionIdSchema } from '../../shared/domain/ids.ts';
@@ -25,6 +26,7 @@ import { nudgeFleets, type NudgeDeps } from '../../shared/use-cases/nudge-fleets
 import { dispatchMessage } from '../../shared/workflow/messages.ts';
 import { serviceLogger } from '../service-logger.ts';
 import { lambdaEntry, once } from '../lambda-entry.ts';
+import { processModelCatalog } from '../model-catalog.ts';
 
 const logger = serviceLogger('sweeper');
 
@@ -62,13 +64,14 @@ interface Sweeper {
   readonly waking: Waking | null;
 }
 
-const sweeperOf = (config: SweeperConfig, clock: Clock): Sweeper => {
+const sweeperOf = (config: SweeperConfig, clock: Clock, catalog: ModelCatalog): Sweeper => {
   if (config.fleetsPath === null)
     logger.info(
       `${SWEEPER_ENV.fleetsPath} is not set: no fleet is woken (in the local runtime, each fleet's scaler watches its own queue)`,
     );
   return {
     deps: {
+      catalog,
       ...endingWiring(config, clock, (message, fields) => logger.warn(message, fields)),
       workflow: sfnWorkflowClient(),
       stateMachineArnOf: config.stateMachineArnOf,
@@ -148,6 +151,9 @@ const handle = async (sweeper: Sweeper, event: unknown): Promise<SQSBatchRespons
  * predictions. Nothing stays stuck.
  */
 export const handler = lambdaEntry((env) => {
-  const sweeper = once(() => sweeperOf(sweeperConfigFromEnv(env), systemClock));
+  const sweeper = once(() => {
+    const catalog = processModelCatalog();
+    return sweeperOf(sweeperConfigFromEnv(env, catalog), systemClock, catalog);
+  });
   return (event: unknown): Promise<SQSBatchResponse | undefined> => handle(sweeper(), event);
 });

@@ -6,10 +6,10 @@ import {
   CogConfigError,
   predictKeyOf,
   PYTHON_VERSION,
-  readCogFile,
   type CogConfig,
   type CogKeyPath,
 } from '../../shared/models/cog-config.ts';
+import { readCogFile } from '../../shared/adapters/cog-files.ts';
 import { keyLabel } from '../../shared/models/cog-config-error.ts';
 import { MODEL_ENTRYPOINT_COMMAND, modelEntrypointInstructions } from './model-entrypoint.ts';
 

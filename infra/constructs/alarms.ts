@@ -3,7 +3,6 @@ import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import {
   Alarm,
   ComparisonOperator,
-  Metric,
   TreatMissingData,
   type IAlarmAction,
   type IMetric,
@@ -14,7 +13,6 @@ import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { METRICS_NAMESPACE } from '../../shared/metrics.ts';
 
 export interface NotifyingAlarmProps {
   readonly metric: IMetric;
@@ -63,8 +61,8 @@ export interface OperationalAlarmsProps {
 }
 
 /**
- * What must wake someone, beyond each model's own alarms (its stack's): webhooks dead-lettered,
- * API 5xx, workers lost, a failing sweeper.
+ * What must wake someone, beyond each model's own alarms (its stack's: dead jobs, failed
+ * executions, workers lost): webhooks dead-lettered, API 5xx, a failing sweeper.
  */
 export class OperationalAlarms extends Construct {
   public readonly alarms: Alarm[];
@@ -88,18 +86,6 @@ export class OperationalAlarms extends Construct {
         props.api.metricServerError({ period: Duration.minutes(5), statistic: 'Sum' }),
         5,
         'The API answered 5xx',
-      ),
-      alarm(
-        'WorkersLost',
-        new Metric({
-          namespace: METRICS_NAMESPACE,
-          metricName: 'WorkerLost',
-          dimensionsMap: { service: 'prognoz-worker' },
-          period: Duration.minutes(5),
-          statistic: 'Sum',
-        }),
-        3,
-        'Workers stopped renewing their lease mid-run (their predictions went back to the queue)',
       ),
       alarm(
         'SweeperErrors',

@@ -6,8 +6,10 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { WORKERS_LOST } from '../../shared/metrics.ts';
 import type { ModelDefinition } from '../../shared/models/registry.ts';
 import { notifyingAlarm } from './alarms.ts';
+import { countOf } from './counts.ts';
 import { ModelFleet } from './model-fleet.ts';
 import { ModelQueue } from './model-queue.ts';
 import { PredictionWorkflow } from './prediction-workflow.ts';
@@ -74,6 +76,11 @@ export class ModelStack extends NestedStack {
       metric: this.workflow.stateMachine.metricFailed({ period: Duration.minutes(5) }),
       threshold: 1,
       description: `${model.id}: a prediction workflow failed outright (Finalize could not record a result; the sweeper ends the prediction)`,
+    });
+    notifyingAlarm(this, 'WorkersLost', props.alarmTopic, {
+      metric: countOf(WORKERS_LOST, { Model: model.id }, { period: Duration.minutes(5) }),
+      threshold: 3,
+      description: `${model.id}: workers stopped renewing their lease mid-run (their predictions went back to the queue)`,
     });
   }
 }

@@ -1,13 +1,13 @@
 import { Duration } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
-import { Dashboard, GraphWidget, Metric, TextWidget, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import { Dashboard, GraphWidget, MathExpression, Metric, TextWidget, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Ec2Service } from 'aws-cdk-lib/aws-ecs';
-import { FilterPattern, MetricFilter, type ILogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { TERMINAL_STATUSES } from '../../shared/domain/prediction.ts';
-import { METRICS_NAMESPACE } from '../../shared/metrics.ts';
+import { PREDICTIONS_ENDED, WEBHOOK_ATTEMPT_OUTCOMES, WEBHOOK_ATTEMPTS, WORKERS_LOST } from '../../shared/metrics.ts';
+import { countOf } from './counts.ts';
 
 export interface DashboardModel {
   readonly id: string;
@@ -21,38 +21,20 @@ export interface ServiceDashboardProps {
   readonly models: readonly DashboardModel[];
   readonly api: RestApi;
   readonly webhookDeadLetters: IQueue;
-  /** The webhook sender's logs: every ended prediction passes through it once, first attempt. */
-  readonly webhookSenderLogs: ILogGroup;
 }
-
-/** The metric the dashboard counts ended predictions by. */
-export const PREDICTIONS_ENDED_METRIC = 'PredictionsEnded';
 
 const PERIOD = Duration.minutes(1);
 
 /**
  * One CloudWatch dashboard of the service: creates, ends by status, each model's queue (depth
- * and age) and fleet size, webhook dead letters, and the API's 4xx and 5xx.
+ * and age) and fleet size, webhook dead letters, the API's 4xx and 5xx, workers lost by model and
+ * webhook attempts by outcome. What the code counts is read as shared/metrics.ts defines it.
  */
 export class ServiceDashboard extends Construct {
   public readonly dashboard: Dashboard;
 
   constructor(scope: Construct, id: string, props: ServiceDashboardProps) {
     super(scope, id);
-    // Every ending queues its webhook message (whether or not the prediction has a webhook);
-    // the sender's first attempt logs its status once: a count of ends by status, for free.
-    new MetricFilter(this, 'Ended', {
-      logGroup: props.webhookSenderLogs,
-      filterPattern: FilterPattern.all(
-        FilterPattern.stringValue('$.message', '=', 'webhook attempt'),
-        FilterPattern.numberValue('$.attempt', '=', 1),
-        FilterPattern.any(...TERMINAL_STATUSES.map((status) => FilterPattern.stringValue('$.event', '=', status))),
-      ),
-      metricNamespace: METRICS_NAMESPACE,
-      metricName: PREDICTIONS_ENDED_METRIC,
-      metricValue: '1',
-      dimensions: { status: '$.event' },
-    });
     const perModel = (metric: (model: DashboardModel) => IMetric) => props.models.map(metric);
     const graph = (title: string, left: IMetric[], stacked = false) =>
       new GraphWidget({ title, left, width: 12, height: 6, stacked });
@@ -62,7 +44,7 @@ export class ServiceDashboard extends Construct {
         [
           new TextWidget({
             markdown:
-              '# prognoz\nCreates are workflow executions started (one per prediction); ends come from the webhook sender (one per ended prediction, webhook or not).',
+              '# prognoz\nCreates are workflow executions started (one per prediction); ends, lost workers and webhook attempts are counted by the code that makes them (namespace `prognoz`).',
             width: 24,
             height: 2,
           }),
@@ -77,14 +59,18 @@ export class ServiceDashboard extends Construct {
           ),
           graph(
             'Predictions ended, by status',
-            TERMINAL_STATUSES.map(
+            // Counted by model and status: each status is the sum of its models'.
+            (props.models.length === 0 ? [] : TERMINAL_STATUSES).map(
               (status) =>
-                new Metric({
-                  namespace: METRICS_NAMESPACE,
-                  metricName: PREDICTIONS_ENDED_METRIC,
-                  dimensionsMap: { status },
+                new MathExpression({
+                  expression: `SUM([${props.models.map((_, index) => `${status}${index}`).join(', ')}])`,
+                  usingMetrics: Object.fromEntries(
+                    props.models.map((model, index) => [
+                      `${status}${index}`,
+                      countOf(PREDICTIONS_ENDED, { Model: model.id, Status: status }, { period: PERIOD }),
+                    ]),
+                  ),
                   period: PERIOD,
-                  statistic: 'Sum',
                   label: status,
                 }),
             ),
@@ -146,6 +132,19 @@ export class ServiceDashboard extends Construct {
             props.api.metricCount({ period: PERIOD, statistic: 'Sum', label: 'requests' }),
             props.api.metricLatency({ period: PERIOD, statistic: 'p90', label: 'latency p90' }),
           ]),
+        ],
+        [
+          graph(
+            'Workers lost, by model',
+            perModel((model) => countOf(WORKERS_LOST, { Model: model.id }, { period: PERIOD, label: model.id })),
+          ),
+          graph(
+            'Webhook attempts, by outcome',
+            WEBHOOK_ATTEMPT_OUTCOMES.map((outcome) =>
+              countOf(WEBHOOK_ATTEMPTS, { Outcome: outcome }, { period: PERIOD, label: outcome }),
+            ),
+            true,
+          ),
         ],
       ],
     });

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import type { ModelCatalog } from '../models/model-catalog.ts';
 import type { Prediction } from '../domain/prediction.ts';
 import type { ListPosition, OwnedPredictionsPage } from '../ports/prediction-store.ts';
 import { listPageUrl, type ListFilters } from './prediction-list.ts';
@@ -26,9 +27,10 @@ export type PredictionListBody = z.infer<typeof predictionListBodySchema>;
  * with it. One kept in the outputs bucket (megabytes each) is not read for a list: a hundred of
  * them would outgrow the response. It shows `output: null`; its `urls.get` gives the output.
  */
-export const listedView = (prediction: Prediction): PredictionView =>
+export const listedView = (prediction: Prediction, catalog: Pick<ModelCatalog, 'catalogModel'>): PredictionView =>
   toPredictionView(prediction, {
     includeCost: true,
+    catalog,
     output:
       prediction.status === 'succeeded' && prediction.output.kind === 'inline'
         ? withFileUrls(prediction.output.value, prediction)
@@ -42,12 +44,13 @@ export const listBody = (
   page: OwnedPredictionsPage,
   apiBase: string,
   filters: ListFilters,
+  catalog: Pick<ModelCatalog, 'catalogModel'>,
   maxBytes: number = MAX_PAGE_BYTES,
 ): PredictionListBody => {
   const results: PredictionView[] = [];
   let bytes = 0;
   for (const prediction of page.predictions) {
-    const view = listedView(prediction);
+    const view = listedView(prediction, catalog);
     bytes += Buffer.byteLength(JSON.stringify(view)) + 1;
     if (bytes > maxBytes && results.length > 0) break;
     results.push(view);

@@ -10,7 +10,7 @@ import {
 import { kopecksToRoubles } from '../domain/pricing.ts';
 import type { OutputStore } from '../ports/output-store.ts';
 import { redactSecrets } from '../domain/secrets.ts';
-import { findModel } from '../models/registry.ts';
+import type { ModelCatalog } from '../models/model-catalog.ts';
 import { withFileUrls } from './output-urls.ts';
 import { withInputRead } from '../use-cases/read-input.ts';
 
@@ -73,7 +73,7 @@ export const predictionViewSchema = z
       .max(1)
       .optional()
       .describe('Fraction of the work done while processing, when the model reports it.'),
-    // What users of Replicate-like services expect beside the spec's fields (interface: Compatibility).
+    // What users of Replicate-like services expect beside the interface's fields (interface: Compatibility).
     version: z.string().describe('The model again: each model has one version.'),
     urls: predictionUrlsSchema.optional(),
     logs: z.string().describe("The model's log text (its tail, when long)."),
@@ -111,6 +111,8 @@ const metricsOf = (prediction: Prediction): PredictionMetrics => {
 export interface ViewOptions {
   /** Webhook bodies carry no `cost` (interface: Webhooks). */
   readonly includeCost: boolean;
+  /** The models served, whose secret inputs a view hides. */
+  readonly catalog: Pick<ModelCatalog, 'catalogModel'>;
   /** The output of a succeeded prediction, read from wherever it is stored (`outputOf`). */
   readonly output?: unknown;
 }
@@ -118,7 +120,7 @@ export interface ViewOptions {
 /**
  * Replicate's clients know five statuses and the Python one rejects any other (its model is a
  * closed list), so to them a prediction waiting in a queue reads as `starting` — which is what
- * Replicate calls it. Everyone else sees the spec's statuses.
+ * Replicate calls it. Everyone else sees the interface's statuses (interface: Statuses).
  */
 export const REPLICATE_CLIENT_AGENT = /^replicate-(python|javascript)\//i;
 
@@ -155,7 +157,7 @@ export const toPredictionView = (prediction: Prediction, options: ViewOptions): 
     id: prediction.id,
     model: prediction.model,
     // Secret inputs (cog.Secret) are never shown: not to the caller, not in a webhook, not in a list.
-    input: redactSecrets(shownInput(prediction), findModel(prediction.model)?.secrets ?? []),
+    input: redactSecrets(shownInput(prediction), options.catalog.catalogModel(prediction.model)?.secrets ?? []),
     status: prediction.status,
     output: prediction.status === 'succeeded' ? (options.output ?? null) : null,
     error: prediction.status === 'failed' || prediction.status === 'canceled' ? prediction.error : null,

@@ -120,7 +120,7 @@ export const ROUTES = [
     entry: 'functions/http/create-prediction.ts',
     streaming: true,
   },
-  // Beside the spec's routes, what users of Replicate-like services expect (interface: Compatibility).
+  // Beside the interface's routes (docs/interface.md), what users of Replicate-like services expect (interface: Compatibility).
   {
     method: 'GET',
     path: '/api/v1/predictions',

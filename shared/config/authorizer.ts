@@ -1,23 +1,17 @@
-import * as z from 'zod';
-import { parseEnvironment, SHARED_ENV, VALUES, type Environment } from './environment.ts';
+import { defineEnvironment, SHARED, variable, VALUES, type Environment } from './environment.ts';
 
-/** The variables of the API's authorizer (functions/authorizer.ts). */
-export const AUTHORIZER_ENV = {
-  tableName: SHARED_ENV.tableName,
+/** The environment of the API's authorizer (functions/authorizer.ts). */
+export const authorizerEnvironment = defineEnvironment('authorizer', {
+  tableName: SHARED.tableName,
   /** The owners' user pool's issuer: owners' access tokens from it are accepted beside API tokens. */
-  ownerIssuer: 'PROGNOZ_OWNER_ISSUER',
+  ownerIssuer: variable('PROGNOZ_OWNER_ISSUER', VALUES.url.optional()),
   /** The console's app client of that pool. */
-  ownerClientId: 'PROGNOZ_OWNER_CLIENT_ID',
+  ownerClientId: variable('PROGNOZ_OWNER_CLIENT_ID', VALUES.name.optional()),
   /** Where Cognito is reached, when not at AWS (the local runtime's emulator): the SDK's own variable. */
-  cognitoEndpoint: 'AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER',
-} as const;
-
-export const authorizerEnvironment = z.object({
-  [AUTHORIZER_ENV.tableName]: VALUES.name,
-  [AUTHORIZER_ENV.ownerIssuer]: VALUES.url.optional(),
-  [AUTHORIZER_ENV.ownerClientId]: VALUES.name.optional(),
-  [AUTHORIZER_ENV.cognitoEndpoint]: VALUES.url.optional(),
+  cognitoEndpoint: variable('AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER', VALUES.url.optional()),
 });
+
+export const AUTHORIZER_ENV = authorizerEnvironment.names;
 
 export interface OwnerSignInConfig {
   readonly issuer: string;
@@ -28,8 +22,7 @@ export interface OwnerSignInConfig {
   readonly jwksUri: string;
 }
 
-export interface AuthorizerConfig {
-  readonly tableName: string;
+export interface AuthorizerConfig extends Pick<ReturnType<typeof authorizerEnvironment.parse>, 'tableName'> {
   /** How owners' tokens are verified; null where no owners' pool is configured. */
   readonly ownerSignIn: OwnerSignInConfig | null;
 }
@@ -51,18 +44,16 @@ const ownerSignInOf = (issuer: string, clientId: string, cognitoEndpoint: string
 };
 
 export const authorizerConfigFromEnv = (env: Environment): AuthorizerConfig => {
-  const parsed = parseEnvironment('authorizer', authorizerEnvironment, env);
-  const issuer = parsed[AUTHORIZER_ENV.ownerIssuer];
-  const clientId = parsed[AUTHORIZER_ENV.ownerClientId];
-  if ((issuer === undefined) !== (clientId === undefined))
+  const { tableName, ownerIssuer, ownerClientId, cognitoEndpoint } = authorizerEnvironment.parse(env);
+  if ((ownerIssuer === undefined) !== (ownerClientId === undefined))
     throw new Error(
       `the authorizer's environment is not valid: ${AUTHORIZER_ENV.ownerIssuer} and ${AUTHORIZER_ENV.ownerClientId} go together`,
     );
   return {
-    tableName: parsed[AUTHORIZER_ENV.tableName],
+    tableName,
     ownerSignIn:
-      issuer === undefined || clientId === undefined
+      ownerIssuer === undefined || ownerClientId === undefined
         ? null
-        : ownerSignInOf(issuer, clientId, parsed[AUTHORIZER_ENV.cognitoEndpoint]),
+        : ownerSignInOf(ownerIssuer, ownerClientId, cognitoEndpoint),
   };
 };

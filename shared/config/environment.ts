@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { MAX_WAITER_QUEUE_PREFIX } from '../adapters/waiter-queue-names.ts';
 import { DEFAULT_RETENTION_SECONDS } from '../domain/retention.ts';
-import { findModel } from '../models/registry.ts';
+import type { ModelCatalog } from '../models/model-catalog.ts';
 import { WORKFLOW_NAMES } from '../models/resource-names.ts';
 
 /**
@@ -13,21 +13,6 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 
 /** The environment this process was started with: read here, and nowhere else but by the AWS SDK and Powertools. */
 export const processEnvironment = (): Environment => process.env;
-
-/** The variables more than one kind of process reads, each named once. */
-export const SHARED_ENV = {
-  tableName: 'PROGNOZ_TABLE_NAME',
-  webhookQueueUrl: 'PROGNOZ_WEBHOOK_QUEUE_URL',
-  outputBucket: 'PROGNOZ_OUTPUT_BUCKET',
-  /** The ARN of the models' workflows up to the model's part of their names (WORKFLOW_NAMES). */
-  stateMachinePrefix: 'PROGNOZ_STATE_MACHINE_PREFIX',
-  /** Days a finished prediction (its input and output with it) is kept; the domain's default when unset. */
-  retentionDays: 'PROGNOZ_RETENTION_DAYS',
-  /** Webhooks and file inputs may go to loopback addresses (the local runtime sets it). */
-  allowLoopback: 'PROGNOZ_ALLOW_LOOPBACK',
-  /** The names' prefix of the queues synchronous waits are told of their predictions' ends in (WAITER_QUEUE_NAMES). */
-  waiterQueuePrefix: 'PROGNOZ_WAITER_QUEUE_PREFIX',
-} as const;
 
 const DECIMAL = /^\d+(\.\d+)?$/;
 
@@ -55,9 +40,79 @@ export const VALUES = {
   whole: z.string().regex(/^\d+$/, 'must be a whole number').transform(Number),
 } as const;
 
+/** `schema`'s value, or null where the variable is unset. */
+export const orNull = <S extends z.ZodType>(schema: S) => schema.optional().transform((value) => value ?? null);
+
 /** Seconds a finished prediction is kept, from the days configured (DEFAULT_RETENTION_SECONDS when none are). */
 export const retentionSecondsOf = (days: number | undefined): number =>
   days === undefined ? DEFAULT_RETENTION_SECONDS : Math.round(days * 86_400);
+
+/** One variable of an environment: its name, and how its text is read into the configuration's value. */
+export interface Variable<N extends string = string, S extends z.ZodType = z.ZodType> {
+  readonly name: N;
+  readonly schema: S;
+}
+
+export const variable = <const N extends string, S extends z.ZodType>(name: N, schema: S): Variable<N, S> => ({
+  name,
+  schema,
+});
+
+/** The same variable, read on by `to`: for a process that wants its value in another form. */
+export const readAs = <N extends string, S extends z.ZodType, T>(
+  { name, schema }: Variable<N, S>,
+  to: (value: z.output<S>) => T,
+) => variable(name, schema.transform(to));
+
+type Variables = Readonly<Record<string, Variable>>;
+
+type NamesOf<V extends Variables> = { readonly [K in keyof V]: V[K]['name'] };
+
+/** The variables' names, by field. */
+const namesOf = <V extends Variables>(variables: V): NamesOf<V> =>
+  Object.fromEntries(Object.entries(variables).map(([field, { name }]) => [field, name])) as NamesOf<V>;
+
+/** The configuration an environment's variables make: a field for each. */
+type ConfigOf<V extends Variables> = { readonly [K in keyof V]: z.output<V[K]['schema']> };
+
+/**
+ * A kind of process's environment, from its variables, each declared once by the field of the
+ * configuration it makes: their names (which the stack sets), the schema of the environment (by
+ * those names, which its errors tell) and its parse into the configuration, where the process
+ * starts; `kind` names the process in the errors.
+ */
+export const defineEnvironment = <V extends Variables>(kind: string, variables: V) => {
+  const schema = z.object(
+    Object.fromEntries(Object.values(variables).map(({ name, schema }) => [name, schema])),
+  ) as z.ZodObject<{ -readonly [K in keyof V as V[K]['name']]: V[K]['schema'] }>;
+  const parse = (env: Environment): ConfigOf<V> => {
+    const parsed: Readonly<Record<string, unknown>> = parseEnvironment(kind, schema, env);
+    return Object.fromEntries(
+      Object.entries(variables).map(([field, { name }]) => [field, parsed[name]]),
+    ) as ConfigOf<V>;
+  };
+  return { names: namesOf(variables), schema, parse };
+};
+
+/** The variables more than one kind of process reads, each declared once. */
+export const SHARED = {
+  tableName: variable('PROGNOZ_TABLE_NAME', VALUES.name),
+  webhookQueueUrl: variable('PROGNOZ_WEBHOOK_QUEUE_URL', VALUES.url),
+  outputBucket: variable('PROGNOZ_OUTPUT_BUCKET', VALUES.name),
+  /** The ARN of the models' workflows up to the model's part of their names (WORKFLOW_NAMES). */
+  stateMachinePrefix: variable('PROGNOZ_STATE_MACHINE_PREFIX', VALUES.stateMachinePrefix),
+  /**
+   * How long predictions (their inputs and outputs with them) and uploaded files are kept, given in
+   * days; the domain's default when unset.
+   */
+  retentionSeconds: variable('PROGNOZ_RETENTION_DAYS', VALUES.retentionDays.transform(retentionSecondsOf)),
+  /** Webhooks and file inputs may go to loopback addresses (the local runtime sets it). */
+  allowLoopback: variable('PROGNOZ_ALLOW_LOOPBACK', VALUES.flag),
+  /** The names' prefix of the queues synchronous waits are told of their predictions' ends in (WAITER_QUEUE_NAMES). */
+  waiterQueuePrefix: variable('PROGNOZ_WAITER_QUEUE_PREFIX', VALUES.waiterQueuePrefix),
+} as const;
+
+export const SHARED_ENV = namesOf(SHARED);
 
 /**
  * Parses a process's environment once, where it starts; what is missing or malformed is named in
@@ -72,8 +127,20 @@ export const parseEnvironment = <T extends z.ZodObject>(kind: string, schema: T,
 /** A served model's state machine ARN; undefined for a model the catalog does not serve. */
 export type StateMachineArnOf = (model: string) => string | undefined;
 
-/** Model id → state machine ARN, from the ARN prefix the stack tells the functions that start or stop executions. */
+/**
+ * Model id → state machine ARN, from the ARN prefix the stack tells the functions that start or
+ * stop executions; for the models `catalog` serves.
+ */
 export const stateMachineArnOfPrefix =
-  (prefix: string): StateMachineArnOf =>
+  (prefix: string, catalog: Pick<ModelCatalog, 'find'>): StateMachineArnOf =>
   (model) =>
-    findModel(model) !== undefined ? WORKFLOW_NAMES.arnOf(prefix, { id: model }) : undefined;
+    catalog.find(model) !== undefined ? WORKFLOW_NAMES.arnOf(prefix, { id: model }) : undefined;
+
+/** A configuration with its state machine prefix made into the ARN of each model `catalog` serves. */
+export const withStateMachineArnOf = <C extends { readonly stateMachinePrefix: string }>(
+  { stateMachinePrefix, ...config }: C,
+  catalog: Pick<ModelCatalog, 'find'>,
+): Omit<C, 'stateMachinePrefix'> & { readonly stateMachineArnOf: StateMachineArnOf } => ({
+  ...config,
+  stateMachineArnOf: stateMachineArnOfPrefix(stateMachinePrefix, catalog),
+});

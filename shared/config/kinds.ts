@@ -12,12 +12,12 @@ import { workerEnvironment } from './worker.ts';
  * template's tests read the tag.
  */
 export const PROCESS_ENVIRONMENTS = {
-  api: apiEnvironment,
-  authorizer: authorizerEnvironment,
-  'webhook-sender': webhookSenderEnvironment,
-  sweeper: sweeperEnvironment,
-  finalize: finalizeEnvironment,
-  worker: workerEnvironment,
+  api: apiEnvironment.schema,
+  authorizer: authorizerEnvironment.schema,
+  'webhook-sender': webhookSenderEnvironment.schema,
+  sweeper: sweeperEnvironment.schema,
+  finalize: finalizeEnvironment.schema,
+  worker: workerEnvironment.schema,
   /** A function that needs nothing of the deployment (the unmatched route answers from the route table alone). */
   unconfigured: z.object({}),
 } as const satisfies Record<string, z.ZodObject>;

@@ -1,89 +1,45 @@
 import * as z from 'zod';
-import { parseEnvironment, retentionSecondsOf, SHARED_ENV, VALUES, type Environment } from './environment.ts';
+import { defineEnvironment, orNull, SHARED, variable, VALUES, type Environment } from './environment.ts';
 
-/** The variables of a model's worker (worker/main.ts). */
-export const WORKER_ENV = {
-  tableName: SHARED_ENV.tableName,
-  webhookQueueUrl: SHARED_ENV.webhookQueueUrl,
-  outputBucket: SHARED_ENV.outputBucket,
-  retentionDays: SHARED_ENV.retentionDays,
+/** The environment of a model's worker (worker/main.ts). */
+export const workerEnvironment = defineEnvironment('worker', {
+  tableName: SHARED.tableName,
+  webhookQueueUrl: SHARED.webhookQueueUrl,
+  outputBucket: SHARED.outputBucket,
+  retentionSeconds: SHARED.retentionSeconds,
   /** File inputs on loopback addresses may be fetched (the local runtime only). */
-  allowLoopback: SHARED_ENV.allowLoopback,
-  modelId: 'PROGNOZ_MODEL_ID',
+  allowLoopback: SHARED.allowLoopback,
+  modelId: variable('PROGNOZ_MODEL_ID', VALUES.name),
   /** The model's job queue. */
-  queueUrl: 'PROGNOZ_QUEUE_URL',
+  queueUrl: variable('PROGNOZ_QUEUE_URL', VALUES.url),
   /** Where the model server (coglet) answers. */
-  modelUrl: 'PROGNOZ_MODEL_URL',
+  modelUrl: variable('PROGNOZ_MODEL_URL', VALUES.url.default('http://127.0.0.1:5000')),
   /** The port of this worker coglet sends the runs' webhooks to (0: any free one). */
-  callbackPort: 'PROGNOZ_CALLBACK_PORT',
+  callbackPort: variable('PROGNOZ_CALLBACK_PORT', VALUES.whole.pipe(z.number().max(65_535)).default(0)),
   /** The address coglet reaches the worker at; `auto`: this container's own (an ECS task on Docker's bridge). */
-  callbackHost: 'PROGNOZ_CALLBACK_HOST',
-  /** Where file inputs are fetched to: a folder the model server sees at the same path. */
-  inputsDir: 'PROGNOZ_INPUTS_DIR',
+  callbackHost: variable('PROGNOZ_CALLBACK_HOST', z.string().min(1).default('127.0.0.1')),
+  /**
+   * Where file inputs are fetched to: a folder the model server sees at the same path; null: a
+   * folder of the worker's own under the system's temporary folder.
+   */
+  inputsDir: variable('PROGNOZ_INPUTS_DIR', orNull(z.string().min(1))),
   /** How often a running prediction is checked for a cancel (ms). */
-  checkMs: 'PROGNOZ_CHECK_MS',
+  checkMs: variable('PROGNOZ_CHECK_MS', VALUES.whole.pipe(z.number().positive()).default(1000)),
   /** After SIGTERM, how long running jobs may go on before they are handed back to the queue (s). */
-  drainSeconds: 'PROGNOZ_DRAIN_SECONDS',
+  drainSeconds: variable('PROGNOZ_DRAIN_SECONDS', VALUES.decimal.default(100)),
+  /**
+   * S3's buckets are addressed by path, not by host name: the local runtime's emulator serves
+   * them all on one host and port. Unset on AWS.
+   */
+  s3PathStyle: variable('PROGNOZ_S3_PATH_STYLE', VALUES.flag),
   /** ECS's own: the agent's endpoint (task scale-in protection goes through it), set in a task. */
-  ecsAgentUri: 'ECS_AGENT_URI',
+  ecsAgentUri: variable('ECS_AGENT_URI', orNull(VALUES.url)),
   /** ECS's own: the task metadata endpoint, where the container learns its address. */
-  ecsMetadataUri: 'ECS_CONTAINER_METADATA_URI_V4',
-} as const;
-
-export const workerEnvironment = z.object({
-  [WORKER_ENV.tableName]: VALUES.name,
-  [WORKER_ENV.webhookQueueUrl]: VALUES.url,
-  [WORKER_ENV.outputBucket]: VALUES.name,
-  [WORKER_ENV.retentionDays]: VALUES.retentionDays,
-  [WORKER_ENV.allowLoopback]: VALUES.flag,
-  [WORKER_ENV.modelId]: VALUES.name,
-  [WORKER_ENV.queueUrl]: VALUES.url,
-  [WORKER_ENV.modelUrl]: VALUES.url.default('http://127.0.0.1:5000'),
-  [WORKER_ENV.callbackPort]: VALUES.whole.pipe(z.number().max(65_535)).default(0),
-  [WORKER_ENV.callbackHost]: z.string().min(1).default('127.0.0.1'),
-  [WORKER_ENV.inputsDir]: z.string().min(1).optional(),
-  [WORKER_ENV.checkMs]: VALUES.whole.pipe(z.number().positive()).default(1000),
-  [WORKER_ENV.drainSeconds]: VALUES.decimal.default(100),
-  [WORKER_ENV.ecsAgentUri]: VALUES.url.optional(),
-  [WORKER_ENV.ecsMetadataUri]: VALUES.url.optional(),
+  ecsMetadataUri: variable('ECS_CONTAINER_METADATA_URI_V4', orNull(VALUES.url)),
 });
 
-export interface WorkerConfig {
-  readonly tableName: string;
-  readonly webhookQueueUrl: string;
-  readonly outputBucket: string;
-  readonly retentionSeconds: number;
-  readonly allowLoopback: boolean;
-  readonly modelId: string;
-  readonly queueUrl: string;
-  readonly modelUrl: string;
-  readonly callbackPort: number;
-  readonly callbackHost: string;
-  /** Null: a folder of the worker's own under the system's temporary folder. */
-  readonly inputsDir: string | null;
-  readonly checkMs: number;
-  readonly drainSeconds: number;
-  readonly ecsAgentUri: string | null;
-  readonly ecsMetadataUri: string | null;
-}
+export const WORKER_ENV = workerEnvironment.names;
 
-export const workerConfigFromEnv = (env: Environment): WorkerConfig => {
-  const parsed = parseEnvironment('worker', workerEnvironment, env);
-  return {
-    tableName: parsed[WORKER_ENV.tableName],
-    webhookQueueUrl: parsed[WORKER_ENV.webhookQueueUrl],
-    outputBucket: parsed[WORKER_ENV.outputBucket],
-    retentionSeconds: retentionSecondsOf(parsed[WORKER_ENV.retentionDays]),
-    allowLoopback: parsed[WORKER_ENV.allowLoopback],
-    modelId: parsed[WORKER_ENV.modelId],
-    queueUrl: parsed[WORKER_ENV.queueUrl],
-    modelUrl: parsed[WORKER_ENV.modelUrl],
-    callbackPort: parsed[WORKER_ENV.callbackPort],
-    callbackHost: parsed[WORKER_ENV.callbackHost],
-    inputsDir: parsed[WORKER_ENV.inputsDir] ?? null,
-    checkMs: parsed[WORKER_ENV.checkMs],
-    drainSeconds: parsed[WORKER_ENV.drainSeconds],
-    ecsAgentUri: parsed[WORKER_ENV.ecsAgentUri] ?? null,
-    ecsMetadataUri: parsed[WORKER_ENV.ecsMetadataUri] ?? null,
-  };
-};
+export type WorkerConfig = ReturnType<typeof workerConfigFromEnv>;
+
+export const workerConfigFromEnv = (env: Environment) => workerEnvironment.parse(env);

@@ -7,7 +7,7 @@ export interface Clock {
 export const systemClock: Clock = { now: () => Date.now() };
 
 /**
- * ISO 8601 UTC with microseconds and `Z`, as the spec shows (`2026-11-21T18:27:49.123000Z`).
+ * ISO 8601 UTC with microseconds and `Z`, as the interface shows (interface: The prediction; `2026-11-21T18:27:49.123000Z`).
  * The clock has millisecond resolution, so the last three digits are zero.
  */
 export const formatTimestamp = (epochMs: number): string => {

@@ -56,7 +56,7 @@ export interface PredictionBase {
   /** The validated input, defaults filled in: inline, or a reference to it. */
   readonly input: StoredInput;
   readonly webhook: string | null;
-  /** The webhook events asked for; null is the spec's default, the end only. */
+  /** The webhook events asked for; null is the interface's default, the end only (interface: Webhooks). */
   readonly webhookEvents: readonly WebhookEvent[] | null;
   readonly source: 'api';
   readonly createdAt: string;

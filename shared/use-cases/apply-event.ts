@@ -3,7 +3,7 @@ import type { PredictionId } from '../domain/ids.ts';
 import { type Prediction } from '../domain/prediction.ts';
 import { transition, type PredictionEvent } from '../domain/transition.ts';
 import { err, ok, type Result } from '../domain/result.ts';
-import { policyOfStored } from '../models/registry.ts';
+import type { ModelCatalog } from '../models/model-catalog.ts';
 import type { PredictionStore } from '../ports/prediction-store.ts';
 
 export interface Applied {
@@ -11,6 +11,12 @@ export interface Applied {
   readonly after: Prediction;
   /** False when the event left the prediction as it was (e.g. cancel of a canceled one). */
   readonly changed: boolean;
+}
+
+/** What applying an event needs: the store, and the catalog whose policies the predictions move on by. */
+export interface EventDeps {
+  readonly store: PredictionStore;
+  readonly catalog: Pick<ModelCatalog, 'policyOfStored'>;
 }
 
 const MAX_CONFLICTS = 5;
@@ -23,7 +29,7 @@ const MAX_CONFLICTS = 5;
  * write's condition still holds it to what is stored).
  */
 export const applyEvent = async (
-  store: PredictionStore,
+  { store, catalog }: EventDeps,
   id: PredictionId,
   event: PredictionEvent,
   known?: Prediction,
@@ -31,7 +37,7 @@ export const applyEvent = async (
   for (let attempt = 0; attempt < MAX_CONFLICTS; attempt++) {
     const before = attempt === 0 && known !== undefined ? known : await store.get(id);
     if (!before) return err(new PrognozError('prediction_not_found', `prediction ${id} does not exist`));
-    const next = transition(before, event, policyOfStored(before.model));
+    const next = transition(before, event, catalog.policyOfStored(before.model));
     if (!next.ok) return err(next.error);
     if (next.value === before) return ok({ before, after: before, changed: false });
     if (await store.replace(next.value, before)) return ok({ before, after: next.value, changed: true });

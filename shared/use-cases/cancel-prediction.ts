@@ -6,11 +6,14 @@ import { err, ok, type Result } from '../domain/result.ts';
 import type { EndingTeller } from '../ports/ending-notices.ts';
 import type { WebhookNotifier } from '../ports/webhook-notifier.ts';
 import type { WorkflowClient } from '../ports/workflow-client.ts';
+import type { ModelCatalog } from '../models/model-catalog.ts';
 import type { PredictionStore } from '../ports/prediction-store.ts';
 import { endPrediction, stoppingExecutions } from './end-prediction.ts';
 
 export interface CancelDeps {
   readonly store: PredictionStore;
+  /** The policies the predictions move on by. */
+  readonly catalog: ModelCatalog;
   readonly notifier: WebhookNotifier;
   readonly endingTeller: EndingTeller;
   readonly workflow: WorkflowClient;

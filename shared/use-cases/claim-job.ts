@@ -3,12 +3,15 @@ import type { IdGenerator, PredictionId } from '../domain/ids.ts';
 import { claimLostInMs, endingOwed } from '../domain/phases.ts';
 import { isTerminal, type PhaseLimits, type Prediction } from '../domain/prediction.ts';
 import { owedEndingEvent } from '../domain/transition.ts';
+import type { ModelCatalog } from '../models/model-catalog.ts';
 import type { PredictionStore } from '../ports/prediction-store.ts';
 import { applyEvent } from './apply-event.ts';
 import { completeOverdueEffects, endUnlessEnded, type EffectDeps } from './end-prediction.ts';
 
 export interface ClaimDeps {
   readonly store: PredictionStore;
+  /** The policies its predictions move on by. */
+  readonly catalog: ModelCatalog;
   readonly clock: Clock;
   /** New claim ids. */
   readonly ids: IdGenerator;
@@ -52,7 +55,7 @@ export const claimJob = async (deps: ClaimDeps, id: PredictionId): Promise<Claim
     if (prediction.status === 'processing') {
       const wait = claimLostInMs(prediction.startedAt, deps.limits, nowMs);
       if (wait > 0) return { kind: 'later', afterMs: wait };
-      const lost = await applyEvent(deps.store, id, { type: 'lost', atMs: nowMs, claim: prediction.claim }, prediction);
+      const lost = await applyEvent(deps, id, { type: 'lost', atMs: nowMs, claim: prediction.claim }, prediction);
       if (lost.ok) {
         deps.countLost();
         deps.log('the worker running this prediction was lost; it goes back to the queue', {
@@ -67,7 +70,7 @@ export const claimJob = async (deps: ClaimDeps, id: PredictionId): Promise<Claim
       await endUnlessEnded(deps.effects, id, owedEndingEvent(owed, nowMs, 'worker'));
       return { kind: 'done', reason: owed.error };
     }
-    const claimed = await applyEvent(deps.store, id, { type: 'claimed', atMs: nowMs, claim: deps.ids() }, prediction);
+    const claimed = await applyEvent(deps, id, { type: 'claimed', atMs: nowMs, claim: deps.ids() }, prediction);
     if (claimed.ok && claimed.value.after.status === 'processing')
       return { kind: 'run', prediction: claimed.value.after };
   }

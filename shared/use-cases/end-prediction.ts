@@ -12,6 +12,7 @@ import {
 } from '../domain/prediction.ts';
 import { type PredictionEvent } from '../domain/transition.ts';
 import { err, ok, type Result } from '../domain/result.ts';
+import type { ModelCatalog } from '../models/model-catalog.ts';
 import type { PredictionStore } from '../ports/prediction-store.ts';
 import { applyEvent } from './apply-event.ts';
 
@@ -20,6 +21,8 @@ export type EndingExecution = Pick<TerminalPrediction, 'id' | 'model' | 'status'
 
 export interface EffectDeps {
   readonly store: PredictionStore;
+  /** The policies the predictions move on by. */
+  readonly catalog: ModelCatalog;
   readonly notifier: WebhookNotifier;
   /** Tells a waiting request that its prediction ended. */
   readonly endingTeller: EndingTeller;
@@ -39,6 +42,7 @@ export const stoppingExecutions = (
   cause: string,
 ): EffectDeps => ({
   store: deps.store,
+  catalog: deps.catalog,
   notifier: deps.notifier,
   endingTeller: deps.endingTeller,
   stopExecution: async (prediction) => {
@@ -123,7 +127,7 @@ export const endPrediction = async (
   event: TerminalEvent,
   known?: Prediction,
 ): Promise<Result<TerminalPrediction, PrognozError>> => {
-  const applied = await applyEvent(deps.store, id, event, known);
+  const applied = await applyEvent(deps, id, event, known);
   if (!applied.ok) {
     if (applied.error.code === 'prediction_finished') {
       const current = await deps.store.get(id);

@@ -1,11 +1,14 @@
 import { THROTTLED_ERRORS, type WorkflowClient } from '../ports/workflow-client.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { Prediction } from '../domain/prediction.ts';
+import type { ModelCatalog } from '../models/model-catalog.ts';
 import type { PredictionStore } from '../ports/prediction-store.ts';
 import { applyEvent } from './apply-event.ts';
 
 export interface StartDeps {
   readonly store: PredictionStore;
+  /** The models: the policies the predictions move on by. */
+  readonly catalog: ModelCatalog;
   readonly workflow: WorkflowClient;
   readonly stateMachineArnOf: (model: string) => string | undefined;
   readonly clock: Clock;
@@ -61,7 +64,7 @@ export const startCreated = async (deps: StartDeps, prediction: Prediction): Pro
   const start = await startWorkflow(deps, prediction);
   if (start.kind !== 'running') {
     // Never fails the create: unwritten, it is found at its queue limit all the same.
-    await applyEvent(deps.store, prediction.id, { type: 'deferred', atMs: deps.clock.now() }).catch(() => undefined);
+    await applyEvent(deps, prediction.id, { type: 'deferred', atMs: deps.clock.now() }).catch(() => undefined);
   }
   return start;
 };
@@ -75,7 +78,7 @@ export const startCreated = async (deps: StartDeps, prediction: Prediction): Pro
  * when it moved on meanwhile (ended, or claimed): there was nothing to start.
  */
 export const startLate = async (deps: StartDeps, prediction: Prediction): Promise<StartOutcome | 'moved'> => {
-  const markQueued = () => applyEvent(deps.store, prediction.id, { type: 'queued', atMs: deps.clock.now() });
+  const markQueued = () => applyEvent(deps, prediction.id, { type: 'queued', atMs: deps.clock.now() });
   if (prediction.status !== 'starting') {
     const start = await startWorkflow(deps, prediction);
     // A worker that already claimed it has moved it on: then there is nothing to mark.
@@ -85,7 +88,6 @@ export const startLate = async (deps: StartDeps, prediction: Prediction): Promis
   const queued = await markQueued();
   if (!queued.ok) return 'moved';
   const start = await startWorkflow(deps, queued.value.after);
-  if (start.kind !== 'running')
-    await applyEvent(deps.store, prediction.id, { type: 'deferred', atMs: deps.clock.now() });
+  if (start.kind !== 'running') await applyEvent(deps, prediction.id, { type: 'deferred', atMs: deps.clock.now() });
   return start;
 };

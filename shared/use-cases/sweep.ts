@@ -4,7 +4,7 @@ import { endingOwed, sweepDeadline, type OwedEnding } from '../domain/phases.ts'
 import { isTerminal, type Prediction } from '../domain/prediction.ts';
 import type { ExecutionStatus } from '../ports/workflow-client.ts';
 import { owedEndingEvent } from '../domain/transition.ts';
-import { catalogModel, phaseLimitsOf } from '../models/registry.ts';
+import { phaseLimitsOf } from '../models/definition.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { EndingInboxes, EndingTeller } from '../ports/ending-notices.ts';
 import type { WebhookNotifier } from '../ports/webhook-notifier.ts';
@@ -42,7 +42,7 @@ export const sweepOne = async (deps: SweepDeps, id: PredictionId): Promise<Sweep
     await completeEffects(stoppingExecutions(deps, 'the prediction has ended'), prediction);
     return 'settled';
   }
-  const model = catalogModel(prediction.model);
+  const model = deps.catalog.catalogModel(prediction.model);
   if (model === undefined) return fail(deps, id, ENDINGS.withdrawn(prediction.model));
   const limits = phaseLimitsOf(model);
   // Its phase may be due later than the time it was found at: a claim keeps its waiting phase's

@@ -14,10 +14,10 @@ import {
   untilTerminal,
   webhookQueueUrl,
 } from '../support/api.ts';
-import { requireModel } from '../../shared/models/registry.ts';
 import { finalizeInput } from '../../shared/workflow/messages.ts';
+import { testCatalog } from '../support/catalog.ts';
 
-const echoModel = requireModel('prognoz/echo');
+const echoModel = testCatalog.require('prognoz/echo');
 
 interface Account {
   balance: number;
@@ -86,6 +86,7 @@ describe('billing', () => {
     const again = await finalizePrediction(
       {
         store,
+        catalog: testCatalog,
         notifier: sqsWebhookNotifier(await webhookQueueUrl(), localSqs()),
         endingTeller: sqsEndingTeller(() => undefined, localSqs()),
         clock: systemClock,

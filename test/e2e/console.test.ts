@@ -6,7 +6,6 @@ import { cognitoOwnerPool } from '../../shared/adapters/owner-pool.ts';
 import type { AccountView } from '../../shared/api/account-view.ts';
 import { systemClock } from '../../shared/domain/clock.ts';
 import { asAccountId } from '../../shared/domain/ids.ts';
-import { requireModel } from '../../shared/models/registry.ts';
 import { addOwner } from '../../shared/use-cases/add-owner.ts';
 import { launchBrowser, screenshot, watchedPage, type WatchedPage } from '../support/browser.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,6 +14,7 @@ import { receiverForFile, startReceiver } from '../support/receiver.ts';
 import { ownerCognito } from '../support/owners.ts';
 import { png } from '../support/images.ts';
 import { fileHostForFile } from '../support/file-host.ts';
+import { testCatalog } from '../support/catalog.ts';
 
 /** The console in a real browser (Debian's Chromium, driven by Playwright) against the local runtime. */
 
@@ -153,7 +153,7 @@ describe('the web console', () => {
     // Its fleet: the hardware it runs on, its bounds (locally first min 1, max 1), and the one model server running.
     const fleet = page.getByLabel('Fleet');
     await expect.poll(() => fleet.textContent()).toContain('Running now1');
-    const { fleet: manifest } = requireModel('prognoz/echo');
+    const { fleet: manifest } = testCatalog.require('prognoz/echo');
     expect(await fleet.textContent()).toContain(`Hardware${manifest.instanceType}Instances1 to 1`);
     await page.getByLabel('Text', { exact: true }).fill('привет from the playground');
     await page.getByLabel('Repeat').fill('2');

@@ -3,15 +3,15 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import Replicate from 'replicate';
 import { afterAll, describe, expect, it } from 'vitest';
-import { requireModel } from '../../shared/models/registry.ts';
 import { call, processes, runtime, until, untilTerminal } from '../support/api.ts';
 import { newAccountWithOwner, newOperator } from '../support/owners.ts';
+import { testCatalog } from '../support/catalog.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const run = promisify(execFile);
 // prognoz/stream, not echo: the other suites' predictions run on echo's model server.
 const MODEL = 'prognoz/stream';
-const CAP = requireModel(MODEL).fleet.maxTasksCap;
+const CAP = testCatalog.require(MODEL).fleet.maxTasksCap;
 
 interface DeploymentBody {
   current_release: {

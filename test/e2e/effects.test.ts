@@ -22,6 +22,7 @@ import {
   webhookQueueUrl,
 } from '../support/api.ts';
 import { receiverForFile } from '../support/receiver.ts';
+import { testCatalog } from '../support/catalog.ts';
 
 const store = localPredictionStore;
 
@@ -36,7 +37,7 @@ describe('side effects complete on retry', () => {
     const created = await createPrediction({ sleep: 30, webhook: `${receiver().url}/cancel` }, { token });
     await pollUntil(created.json.id, (p) => p.status === 'processing', 20_000, { token });
     // The first cancel's status write, and nothing after it (as if StopExecution had failed).
-    const written = await applyEvent(store(), created.json.id as PredictionId, {
+    const written = await applyEvent({ store: store(), catalog: testCatalog }, created.json.id as PredictionId, {
       type: 'canceled',
       atMs: Date.now(),
       by: 'api',
@@ -61,7 +62,7 @@ describe('side effects complete on retry', () => {
     const token = await createOtherAccount({ balanceKopecks: 10_000 });
     const id = await insertPrediction(token, { webhook: `${receiver().url}/finalize` });
     // The first Finalize's write committed; it died before it queued the webhook.
-    await applyEvent(store(), id, {
+    await applyEvent({ store: store(), catalog: testCatalog }, id, {
       type: 'failed',
       atMs: Date.now(),
       error: 'no worker took this prediction up in time',
@@ -74,6 +75,7 @@ describe('side effects complete on retry', () => {
     const retried = await finalizePrediction(
       {
         store: store(),
+        catalog: testCatalog,
         notifier: sqsWebhookNotifier(await webhookQueueUrl(), localSqs()),
         endingTeller: sqsEndingTeller(() => undefined, localSqs()),
         clock: systemClock,
@@ -91,7 +93,11 @@ describe('side effects complete on retry', () => {
     const token = await createOtherAccount({ balanceKopecks: 10_000 });
     const id = await insertPrediction(token, { webhook: `${receiver().url}/swept` });
     // Canceled a grace ago by someone who never got further.
-    await applyEvent(store(), id, { type: 'canceled', atMs: Date.now() - EFFECTS_GRACE_MS - 1000, by: 'api' });
+    await applyEvent({ store: store(), catalog: testCatalog }, id, {
+      type: 'canceled',
+      atMs: Date.now() - EFFECTS_GRACE_MS - 1000,
+      by: 'api',
+    });
 
     await pollUntil(id, () => receiver().accepted(id).length > 0, 20_000, { token });
     expect(JSON.parse(receiver().accepted(id)[0]?.body ?? '{}')).toMatchObject({ id, status: 'canceled' });

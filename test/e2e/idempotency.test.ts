@@ -22,9 +22,9 @@ import {
   untilTerminal,
   type CallOptions,
 } from '../support/api.ts';
-import { requireModel } from '../../shared/models/registry.ts';
+import { testCatalog } from '../support/catalog.ts';
 
-const echoModel = requireModel('prognoz/echo');
+const echoModel = testCatalog.require('prognoz/echo');
 
 /** What one echo prediction holds while it runs, in roubles as GET /account shows it. */
 const ONE_HOLD = holdFor(echoModel, Date.now()).kopecks / 100;
@@ -35,7 +35,7 @@ interface ErrorBody {
 
 const freshKey = () => `test-${crypto.randomUUID()}`;
 
-/** A create on the spec's route under an Idempotency-Key, sent as the draft writes it: a quoted string. */
+/** A create on the interface's route under an Idempotency-Key, sent as the draft writes it: a quoted string. */
 const createUnder = <T = PredictionView>(key: string, token: string, body: unknown, options: CallOptions = {}) =>
   call<T>('prognoz/echo', {
     ...options,

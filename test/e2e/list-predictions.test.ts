@@ -1,4 +1,4 @@
-import { phaseLimitsOf, requireModel } from '../../shared/models/registry.ts';
+import { phaseLimitsOf } from '../../shared/models/registry.ts';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Replicate from 'replicate';
@@ -20,6 +20,7 @@ import {
   runtime,
   untilTerminal,
 } from '../support/api.ts';
+import { testCatalog } from '../support/catalog.ts';
 
 const SEEDED = 200;
 const REAL = 5;
@@ -47,7 +48,7 @@ const finished = (owner: AccountId, i: number, startMs: number): TerminalPredict
     apiBase: runtime().apiUrl.replace(/\/$/, ''),
     nowMs: createdAtMs,
     hold: { kopecks: 0, month: formatTimestamp(createdAtMs).slice(0, 7) },
-    limits: phaseLimitsOf(requireModel(i % 4 === 0 ? WHISPER : ECHO)),
+    limits: phaseLimitsOf(testCatalog.require(i % 4 === 0 ? WHISPER : ECHO)),
   });
   const done = {
     ...started,

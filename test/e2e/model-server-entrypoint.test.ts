@@ -2,6 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { COGLET_RUNS_DIR, MODEL_ENTRYPOINT_ENV, WITHHELD_FROM_MODELS } from '../../infra/cog/model-entrypoint.ts';
 import { localKeepRunsMinutes } from '../../local/model-env.ts';
+import { processEnvironment } from '../../shared/config/environment.ts';
+import { loadModelCatalog } from '../../shared/config/model-catalog.ts';
 import { createPrediction, pollUntil, processNamed, untilTerminal } from '../support/api.ts';
 
 /** Which of the credentials' variables an environment holds. */
@@ -52,7 +54,10 @@ describe('a local model server', () => {
     expect(pruners).toHaveLength(1);
     const pruner = proc(pruners[0] ?? 0);
     // Its folder and age: those the local runtime keeps runs for.
-    expect(pruner.argv.slice(-4, -2)).toEqual([COGLET_RUNS_DIR, String(localKeepRunsMinutes())]);
+    expect(pruner.argv.slice(-4, -2)).toEqual([
+      COGLET_RUNS_DIR,
+      String(localKeepRunsMinutes(loadModelCatalog(processEnvironment()))),
+    ]);
     expect(credentialsIn(pruner.env)).toEqual([]);
     expect((await untilTerminal(created.id)).status).toBe('succeeded');
   });

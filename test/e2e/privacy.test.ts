@@ -1,4 +1,4 @@
-import { phaseLimitsOf, requireModel } from '../../shared/models/registry.ts';
+import { phaseLimitsOf } from '../../shared/models/registry.ts';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -10,6 +10,7 @@ import { asAccountId, newPredictionId } from '../../shared/domain/ids.ts';
 import { createPrediction as newPrediction } from '../../shared/domain/transition.ts';
 import { applyEvent } from '../../shared/use-cases/apply-event.ts';
 import { call, createPrediction, localDynamo, rawPredictionItem, runtime, untilTerminal } from '../support/api.ts';
+import { testCatalog } from '../support/catalog.ts';
 
 const logs = async (): Promise<string> =>
   ((await (await fetch(`${runtime().origin}/_local/logs`)).json()) as { lines: string[] }).lines.join('\n');
@@ -111,13 +112,13 @@ describe('privacy', () => {
         webhook: null,
         nowMs: now,
         hold: { kopecks: 0, month: new Date(now).toISOString().slice(0, 7) },
-        limits: phaseLimitsOf(requireModel('prognoz/echo')),
+        limits: phaseLimitsOf(testCatalog.require('prognoz/echo')),
       }),
       null,
     );
     expect(created.ok).toBe(true);
-    await applyEvent(store, id, { type: 'claimed', atMs: Date.now(), claim: 'test' });
-    await applyEvent(store, id, {
+    await applyEvent({ store, catalog: testCatalog }, id, { type: 'claimed', atMs: Date.now(), claim: 'test' });
+    await applyEvent({ store, catalog: testCatalog }, id, {
       type: 'succeeded',
       atMs: Date.now(),
       claim: 'test',

@@ -57,7 +57,7 @@ describe('Replicate-style creates', () => {
     expect(view.started_at).not.toBeNull();
     expect(view.completed_at).not.toBeNull();
     expect(created.headers.get('location')).toBe(`/api/v1/predictions/${view.id}`);
-    // The spec's GET shows the same fields.
+    // The interface's GET shows the same fields.
     expect((await getPrediction(view.id)).json).toMatchObject({
       urls: view.urls,
       logs: view.logs,

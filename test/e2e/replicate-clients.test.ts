@@ -9,8 +9,8 @@ import { call, pollUntil, runtime } from '../support/api.ts';
 import { receiverForFile } from '../support/receiver.ts';
 import { wordErrorRate } from '../support/wer.ts';
 import { LOCAL_CERTIFICATE_FILE } from '../../local/local-tls.ts';
-import { requireModel } from '../../shared/models/registry.ts';
 import { signIn } from '../support/owners.ts';
+import { testCatalog } from '../support/catalog.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const JFK_AUDIO = path.resolve(ROOT, 'test', 'fixtures', 'audio', 'jfk.flac');
@@ -89,7 +89,7 @@ describe('the official replicate npm client (1.4.0)', () => {
     const listed = await replicate.deployments.list();
     expect(listed.results.map((d) => `${d.owner}/${d.name}`)).toEqual(expect.arrayContaining(['prognoz/echo']));
     const echo = await replicate.deployments.get('prognoz', 'echo');
-    const manifest = requireModel('prognoz/echo').fleet;
+    const manifest = testCatalog.require('prognoz/echo').fleet;
     // The local runtime's first bounds: one warm model server per model (local/run-fleets.ts).
     expect(echo).toMatchObject({
       owner: 'prognoz',

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CognitoIdentityProviderClient, InitiateAuthCommand } from '@aws-sdk/client-cognito-identity-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXTRA_CATALOG_ENV } from '../../shared/models/registry.ts';
+import { EXTRA_CATALOG_ENV } from '../../shared/config/model-catalog.ts';
 import { startRuntimeProcess, type RuntimeProcessReady } from '../support/runtime-process-child.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');

@@ -9,13 +9,14 @@ import type { AccountView } from '../../shared/api/account-view.ts';
 import type { PredictionView } from '../../shared/api/prediction-view.ts';
 import type { PredictionId } from '../../shared/domain/ids.ts';
 import { isTerminalStatus } from '../../shared/domain/prediction.ts';
-import { phaseLimitsOf, requireModel } from '../../shared/models/registry.ts';
+import { phaseLimitsOf } from '../../shared/models/registry.ts';
+import { testCatalog } from '../support/catalog.ts';
 
 /** Short, so a run outlasts it; ECS's is 100 s. */
 const DRAIN_SECONDS = 2;
 const RUN_SECONDS = 8;
 const WORKER = 'worker:prognoz/echo';
-const { maxAttempts } = phaseLimitsOf(requireModel('prognoz/echo'));
+const { maxAttempts } = phaseLimitsOf(testCatalog.require('prognoz/echo'));
 
 /**
  * A runtime of its own, whose workers drain for DRAIN_SECONDS (they inherit its environment),

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { WORKER_CALLBACK_PORT, WORKER_DOCKERFILE } from '../../infra/constructs/model-fleet.ts';
 import { COG_DOCKERFILE, cogDockerfile, MODEL_INPUTS_DIR } from '../../infra/cog/dockerfile.ts';
 import { MODEL_ENTRYPOINT_ENV } from '../../infra/cog/model-entrypoint.ts';
-import { readCogConfig } from '../../shared/models/cog-config.ts';
+import { readCogConfig } from '../../shared/adapters/cog-files.ts';
 import { FIXTURE_PREDICTORS, fixtureModel, synthFleet } from '../support/fleet.ts';
 
 interface DockerImageAsset {

@@ -9,9 +9,9 @@ import {
   WORKER_DOCKER_EXCLUDES,
   WORKER_DOCKERFILE,
 } from '../../infra/constructs/model-fleet.ts';
-import { readCogConfig } from '../../shared/models/cog-config.ts';
-import { allModels } from '../../shared/models/registry.ts';
+import { readCogConfig } from '../../shared/adapters/cog-files.ts';
 import { copiedSources } from '../support/dockerfile.ts';
+import { testCatalog } from '../support/catalog.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -41,7 +41,7 @@ describe('the worker Dockerfile', () => {
   });
 });
 
-describe.each(allModels().map((model) => ({ id: model.id, folder: predictorFolderOf(model) })))(
+describe.each(testCatalog.offered.map((model) => ({ id: model.id, folder: predictorFolderOf(model) })))(
   'the model $id',
   ({ folder }) => {
     it('has a predictor folder whose generated Dockerfile copies only files that exist there', () => {

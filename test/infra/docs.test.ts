@@ -47,7 +47,7 @@ describe('the docs', () => {
   it('keep the README short and each page of docs/ within 400 lines, each saying first what it covers', async () => {
     const lines = (file: string) => readFileSync(path.join(ROOT, file), 'utf8').split('\n').length;
     expect(lines('README.md')).toBeLessThanOrEqual(300);
-    // The interface is the contract, kept whole as the spec gives it.
+    // docs/interface.md is the contract, kept whole as it was given.
     const pages = (await markdownFiles()).filter(
       (file) => /^docs\/[^/]+\.md$/.test(file) && file !== 'docs/interface.md',
     );

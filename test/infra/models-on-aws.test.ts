@@ -5,7 +5,6 @@ import { apiConfigFromEnv } from '../../shared/config/api.ts';
 import { workerConfigFromEnv } from '../../shared/config/worker.ts';
 import { asAccountId } from '../../shared/domain/ids.ts';
 import { clusterOfModel, fleetParameterNameOf } from '../../shared/fleet-config.ts';
-import { catalogModels } from '../../shared/models/registry.ts';
 import { modelStackIdOf } from '../../shared/models/resource-names.ts';
 import { createPredictionUseCase } from '../../shared/use-cases/create-prediction.ts';
 import { STACK_NAME } from '../../infra/app.ts';
@@ -18,9 +17,10 @@ import {
   variablesOfFunction,
 } from '../support/deployed-template.ts';
 import { inMemoryService } from '../support/in-memory/service.ts';
+import { testCatalog } from '../support/catalog.ts';
 
 const template = deployedTemplate();
-const manifestModels = catalogModels();
+const manifestModels = testCatalog.all;
 
 const theFunction = (entry: string): CfnResource => {
   const found = functionsOf(template).find(([, resource]) => metadataOf(resource, 'entry') === entry);
@@ -28,7 +28,7 @@ const theFunction = (entry: string): CfnResource => {
   return found[1];
 };
 const apiConfigOf = (handler: Parameters<typeof entryOf>[0]) =>
-  apiConfigFromEnv(variablesOfFunction(template, theFunction(entryOf(handler))));
+  apiConfigFromEnv(variablesOfFunction(template, theFunction(entryOf(handler))), testCatalog);
 
 /** The model's own resources: those of its nested stack, found by its construct id. */
 const ofModel = (id: string, type: string): [string, CfnResource][] =>

@@ -10,23 +10,23 @@ import { processKindOf, variablesOf, type ProcessKind } from '../../shared/confi
 import { sweeperConfigFromEnv } from '../../shared/config/sweeper.ts';
 import { webhookSenderConfigFromEnv } from '../../shared/config/webhook-sender.ts';
 import { workerConfigFromEnv } from '../../shared/config/worker.ts';
-import { allModels } from '../../shared/models/registry.ts';
 import {
   deployedTemplate,
   functionsOf,
   resolvedIn,
   variablesOfFunction as deployedVariablesOf,
 } from '../support/deployed-template.ts';
+import { testCatalog } from '../support/catalog.ts';
 
 /** Everything the stack deploys for a deployer, its models' nested stacks (and their workers' tasks) included. */
 const template = deployedTemplate();
 
 /** Each kind of process's configuration module, which its process parses its environment with. */
 const CONFIG_FROM_ENV: Readonly<Record<ProcessKind, (env: Environment) => unknown>> = {
-  api: apiConfigFromEnv,
+  api: (env) => apiConfigFromEnv(env, testCatalog),
   authorizer: authorizerConfigFromEnv,
   'webhook-sender': webhookSenderConfigFromEnv,
-  sweeper: sweeperConfigFromEnv,
+  sweeper: (env) => sweeperConfigFromEnv(env, testCatalog),
   finalize: finalizeConfigFromEnv,
   worker: workerConfigFromEnv,
   unconfigured: () => ({}),
@@ -51,9 +51,7 @@ describe("every process's environment", () => {
   it('is set for every function of the stack and every model’s worker', () => {
     expect(functions.length).toBeGreaterThan(20);
     expect(workerTasks.map(([, task]) => metadataOf(task, 'model')).sort()).toEqual(
-      allModels()
-        .map((model) => model.id)
-        .sort(),
+      testCatalog.offered.map((model) => model.id).sort(),
     );
   });
 

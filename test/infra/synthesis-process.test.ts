@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { synthesizeTemplateApart } from '../../local/synthesis-process.ts';
 import { synthesizeTemplate } from '../../local/synthesize.ts';
 import { metadataOf, resourcesOfType, type CfnTemplate } from '../../local/template.ts';
-import { EXTRA_CATALOG_ENV, WITHHELD_MODELS_ENV } from '../../shared/models/registry.ts';
+import { EXTRA_CATALOG_ENV, WITHHELD_MODELS_ENV } from '../../shared/config/model-catalog.ts';
 
 const TURBO = 'openai/whisper-large-v3-turbo';
 

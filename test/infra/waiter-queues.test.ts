@@ -5,7 +5,7 @@ import { wholeTemplate } from '../../local/synthesize.ts';
 import { WAITER_QUEUE_NAMES } from '../../shared/adapters/waiter-queue-names.ts';
 import { API_ENV } from '../../shared/config/api.ts';
 import { SWEEPER_ENV } from '../../shared/config/sweeper.ts';
-import { allModels } from '../../shared/models/registry.ts';
+import { testCatalog } from '../support/catalog.ts';
 
 const { app, stack } = buildApp({ bundle: false });
 /** Everything the stack deploys, its models' nested stacks (and their workers' task roles) included. */
@@ -67,9 +67,7 @@ describe("the synchronous waits' queues", () => {
       ([, task]) => metadataOf(task, 'role') === 'model-task',
     );
     expect(tasks.map(([, task]) => metadataOf(task, 'model')).sort()).toEqual(
-      allModels()
-        .map((model) => model.id)
-        .sort(),
+      testCatalog.offered.map((model) => model.id).sort(),
     );
     for (const [id, task] of tasks)
       expect(waiterActionsOf(roleOf(task, 'TaskRoleArn')), id).toEqual(['sqs:SendMessage']);

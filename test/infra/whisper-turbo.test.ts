@@ -4,12 +4,13 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { COG_DOCKERFILE, cogDockerfile } from '../../infra/cog/dockerfile.ts';
 import { predictorFolderOf } from '../../infra/constructs/model-fleet.ts';
-import { readCogConfig } from '../../shared/models/cog-config.ts';
-import { jsonSchemaOf, requireModel } from '../../shared/models/registry.ts';
+import { readCogConfig } from '../../shared/adapters/cog-files.ts';
+import { jsonSchemaOf } from '../../shared/models/registry.ts';
 import { synthFleet } from '../support/fleet.ts';
+import { testCatalog } from '../support/catalog.ts';
 
 /** openai/whisper-large-v3-turbo: models/transcribe's code, through links, with its own cog.yaml and `whisper-model`. */
-const model = requireModel('openai/whisper-large-v3-turbo');
+const model = testCatalog.require('openai/whisper-large-v3-turbo');
 const folder = predictorFolderOf(model);
 const transcribe = path.join(path.dirname(folder), 'transcribe');
 const DOWNLOAD = "download_model('large-v3-turbo', output_dir='/opt/whisper/large-v3-turbo')";

@@ -4,10 +4,11 @@ import { buildApp } from '../../infra/app.ts';
 import { wholeTemplate } from '../../local/synthesize.ts';
 import { dispatchTimeoutSeconds } from '../../infra/workflow/prediction-chain.ts';
 import { SWEEP_INDEX } from '../../shared/adapters/table-keys.ts';
-import { allModels, phaseLimitsOf, requireModel } from '../../shared/models/registry.ts';
+import { phaseLimitsOf } from '../../shared/models/registry.ts';
+import { testCatalog } from '../support/catalog.ts';
 
-const echoModel = requireModel('prognoz/echo');
-const MODELS = allModels();
+const echoModel = testCatalog.require('prognoz/echo');
+const MODELS = testCatalog.offered;
 const { app, stack } = buildApp({ bundle: false });
 /** Everything the stack deploys, its models' nested stacks included. */
 const template = Template.fromJSON(wholeTemplate(app, stack));

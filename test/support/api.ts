@@ -13,7 +13,7 @@ import { holdFor } from '../../shared/domain/billing.ts';
 import { asAccountId, newPredictionId, type PredictionId } from '../../shared/domain/ids.ts';
 import { isTerminalStatus } from '../../shared/domain/prediction.ts';
 import { createPrediction as newPrediction } from '../../shared/domain/transition.ts';
-import { requireModel } from '../../shared/models/registry.ts';
+import { testCatalog } from './catalog.ts';
 import { generateToken } from '../../shared/domain/tokens.ts';
 import type { PredictionView } from '../../shared/api/prediction-view.ts';
 import { localProcesses } from '../../bench/local-endpoints.ts';
@@ -154,8 +154,8 @@ export const insertPrediction = async (
       webhook: options.webhook ?? null,
       cancelAfterSeconds: options.cancelAfterSeconds ?? null,
       nowMs,
-      hold: holdFor(requireModel('prognoz/echo'), nowMs),
-      limits: phaseLimitsOf(requireModel('prognoz/echo')),
+      hold: holdFor(testCatalog.require('prognoz/echo'), nowMs),
+      limits: phaseLimitsOf(testCatalog.require('prognoz/echo')),
     }),
     null,
   );

@@ -2,7 +2,8 @@ import { asAccountId, newPredictionId, type AccountId } from '../../shared/domai
 import { monthOf } from '../../shared/domain/money.ts';
 import type { Prediction, TerminalPrediction } from '../../shared/domain/prediction.ts';
 import { createPrediction, type PredictionEvent } from '../../shared/domain/transition.ts';
-import { phaseLimitsOf, policyOf, requireModel } from '../../shared/models/registry.ts';
+import { phaseLimitsOf, policyOf } from '../../shared/models/registry.ts';
+import { testCatalog } from './catalog.ts';
 import { applier } from './transitions.ts';
 
 /** The demo model: 0.01 ₽ a second, so a run's cost in kopecks is its whole seconds. */
@@ -35,12 +36,12 @@ export const startingPrediction = (spec: NewSpec): Prediction =>
     webhook: spec.webhook ?? null,
     nowMs: spec.nowMs,
     hold: { kopecks: spec.holdKopecks ?? 30, month: monthOf(spec.nowMs) },
-    limits: phaseLimitsOf(requireModel(spec.model ?? MODEL)),
+    limits: phaseLimitsOf(testCatalog.require(spec.model ?? MODEL)),
   });
 
 /** The prediction after `events`, in order, under its model's policy; a refused event throws. */
 export const moved = (prediction: Prediction, ...events: PredictionEvent[]): Prediction =>
-  applier(policyOf(requireModel(prediction.model)))(prediction, ...events);
+  applier(policyOf(testCatalog.require(prediction.model)))(prediction, ...events);
 
 /** Queued at `atMs`, then claimed under `claim` a second later. */
 export const processing = (prediction: Prediction, atMs: number, claim = 'claim-1'): Prediction =>

@@ -23,11 +23,13 @@ const withJob = async (options: { cancelAfterSeconds?: number } = {}) => {
   let claims = 0;
   const deps: ClaimDeps = {
     store: service.store,
+    catalog: service.catalog,
     clock: service.clock,
     ids: () => `claim-${++claims}`,
     limits,
     effects: {
       store: service.store,
+      catalog: service.catalog,
       notifier: service.notifier,
       endingTeller: service.endingTeller,
       stopExecution: (prediction) => {
@@ -81,7 +83,7 @@ describe('claiming a job', () => {
     for (let attempt = 0; attempt < limits.maxAttempts; attempt++) {
       await claimedBy(deps, id);
       service.clock.advance(limits.leaseSeconds * S);
-      const lost = await applyEvent(service.store, id, {
+      const lost = await applyEvent(service, id, {
         type: 'lost',
         atMs: service.clock.now(),
         claim: `claim-${attempt + 1}`,
@@ -115,7 +117,7 @@ describe('claiming a job', () => {
   it('leaves an ended prediction alone, but does what its ender still owes once the grace is over', async () => {
     const { service, id, deps, stopped } = await withJob();
     // A cancel that wrote its end and died before its side effects.
-    const canceled = await applyEvent(service.store, id, { type: 'canceled', atMs: service.clock.now(), by: 'api' });
+    const canceled = await applyEvent(service, id, { type: 'canceled', atMs: service.clock.now(), by: 'api' });
     expect(canceled.ok && canceled.value.after).toMatchObject({ status: 'canceled', effects: ['stop', 'notify'] });
     expect(await claimJob(deps, id)).toEqual({ kind: 'done', reason: 'the prediction has canceled' });
     expect(service.notifier.queued).toEqual([]);

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { jsonSchemaOf, requireModel } from '../../shared/models/registry.ts';
+import { jsonSchemaOf } from '../../shared/models/registry.ts';
 import { fieldsOf, initialValues, inputOf, type JsonSchema } from '../../web/console/src/schema-form.ts';
+import { testCatalog } from '../support/catalog.ts';
 
-const inputSchemaOf = (model: string) => jsonSchemaOf(requireModel(model)).input as JsonSchema;
+const inputSchemaOf = (model: string) => jsonSchemaOf(testCatalog.require(model)).input as JsonSchema;
 
 describe('the Playground form, from a model’s input JSON Schema', () => {
   it('has one field per input, in x-order, typed by the schema with its default and bounds', () => {

@@ -2,15 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { asAccountId } from '../../shared/domain/ids.ts';
 import { START_GRACE_MS } from '../../shared/domain/phases.ts';
-import { phaseLimitsOf, requireModel } from '../../shared/models/registry.ts';
+import { phaseLimitsOf } from '../../shared/models/registry.ts';
 import { createPredictionUseCase, type CreateRequest } from '../../shared/use-cases/create-prediction.ts';
 import { INPUT_INLINE_BYTES } from '../../shared/domain/prediction.ts';
 import { inputObjectKey } from '../../shared/ports/input-store.ts';
 import { inputOf } from '../../shared/use-cases/read-input.ts';
 import { monthlyLimitsKept } from '../../shared/use-cases/monthly-limits.ts';
 import { inMemoryService } from '../support/in-memory/service.ts';
+import { testCatalog } from '../support/catalog.ts';
 
-const echo = requireModel('prognoz/echo');
+const echo = testCatalog.require('prognoz/echo');
 /** What an echo prediction holds: 30 seconds at 0.01 ₽. */
 const HOLD = 30;
 

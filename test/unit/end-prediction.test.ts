@@ -16,7 +16,7 @@ const running = async (options: { webhookEvents?: WebhookEvent[] | null } = {}) 
     webhookEvents: options.webhookEvents ?? null,
   });
   service.clock.advance(1000);
-  const claimed = await applyEvent(service.store, id, { type: 'claimed', atMs: service.clock.now(), claim: 'c1' });
+  const claimed = await applyEvent(service, id, { type: 'claimed', atMs: service.clock.now(), claim: 'c1' });
   if (!claimed.ok) throw claimed.error;
   const deps = stoppingExecutions(service, 'the prediction has ended');
   const money = async () => {

@@ -1,4 +1,4 @@
-import { phaseLimitsOf, requireModel } from '../../shared/models/registry.ts';
+import { phaseLimitsOf } from '../../shared/models/registry.ts';
 import { describe, expect, it } from 'vitest';
 import { applier } from '../support/transitions.ts';
 import { formatTimestamp } from '../../shared/domain/clock.ts';
@@ -6,6 +6,7 @@ import { asAccountId, newPredictionId } from '../../shared/domain/ids.ts';
 import { type PhaseLimits } from '../../shared/domain/prediction.ts';
 import { createPrediction, transition } from '../../shared/domain/transition.ts';
 import { roublesToMicro } from '../../shared/domain/pricing.ts';
+import { testCatalog } from '../support/catalog.ts';
 
 const limits: PhaseLimits = { queueSeconds: 3600, runSeconds: 900, leaseSeconds: 4, maxAttempts: 2 };
 const policy = { pricePerSecondMicro: roublesToMicro('0.01'), limits };
@@ -22,7 +23,7 @@ const queued = () =>
       webhook: null,
       nowMs: T0,
       hold: { kopecks: 30, month: '2026-11' },
-      limits: phaseLimitsOf(requireModel('prognoz/echo')),
+      limits: phaseLimitsOf(testCatalog.require('prognoz/echo')),
     }),
     { type: 'queued', atMs: T0 },
   );

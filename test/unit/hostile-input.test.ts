@@ -4,9 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { parseBody } from '../../functions/http/body.ts';
 import { callerGone, watchCaller } from '../../functions/http/caller.ts';
 import { distinctHeaderValues, mergedHeaderValues, singleValuedHeaders } from '../../functions/http/headers.ts';
-import { coerceFormInput, requireModel } from '../../shared/models/registry.ts';
+import { coerceFormInput } from '../../shared/models/registry.ts';
 import { EDGE_PACE, slownessOf } from '../../local/request-body.ts';
 import { codeOf } from '../support/error-code.ts';
+import { testCatalog } from '../support/catalog.ts';
 
 const event = (parts: Partial<APIGatewayProxyEvent>) =>
   ({ headers: {}, multiValueHeaders: {}, body: null, isBase64Encoded: false, ...parts }) as APIGatewayProxyEvent;
@@ -62,7 +63,7 @@ describe('form bodies', () => {
       const parsed = form(`${encodeURIComponent(name)}=x&text=hi`);
       expect(Object.hasOwn(parsed.value, name)).toBe(true);
       expect(Object.getPrototypeOf(parsed.value)).toBe(Object.prototype);
-      const coerced = coerceFormInput(requireModel('prognoz/echo'), parsed.value as Record<string, string>);
+      const coerced = coerceFormInput(testCatalog.require('prognoz/echo'), parsed.value as Record<string, string>);
       expect(Object.hasOwn(coerced, name)).toBe(true);
       expect(Object.getPrototypeOf(coerced)).toBe(Object.prototype);
       expect(coerced[name]).toBe('x');

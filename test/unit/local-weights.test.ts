@@ -1,24 +1,19 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { notOfferedLine, offeredLocally } from '../../local/weights.ts';
 import manifestJson from '../../models/manifest.json' with { type: 'json' };
 import { manifestEntry } from '../../shared/models/manifest.ts';
-import {
-  allModels,
-  catalogModels,
-  findModel,
-  requireModel,
-  WITHHELD_MODELS_ENV,
-} from '../../shared/models/registry.ts';
+import { loadModelCatalog, WITHHELD_MODELS_ENV } from '../../shared/config/model-catalog.ts';
+import { testCatalog } from '../support/catalog.ts';
 
 const TURBO = 'openai/whisper-large-v3-turbo';
 
 describe('whether the local runtime offers a model that requires weights', () => {
   const weightsDir = mkdtempSync(path.join(tmpdir(), 'prognoz-weights-'));
   afterAll(() => rmSync(weightsDir, { recursive: true, force: true }));
-  const turbo = requireModel(TURBO);
+  const turbo = testCatalog.require(TURBO);
 
   it('says so in the manifest: large-v3-turbo', () => {
     expect(turbo.local).toEqual({ requiresWeights: 'large-v3-turbo' });
@@ -44,7 +39,7 @@ describe('whether the local runtime offers a model that requires weights', () =>
   });
 
   it('always offers a model that requires no weights', () => {
-    expect(offeredLocally(requireModel('openai/whisper-base'), path.join(weightsDir, 'nothing'))).toBe(true);
+    expect(offeredLocally(testCatalog.require('openai/whisper-base'), path.join(weightsDir, 'nothing'))).toBe(true);
   });
 
   it('tells the user how to fetch the weights', () => {
@@ -68,19 +63,14 @@ describe('whether the local runtime offers a model that requires weights', () =>
 });
 
 describe('a model the local runtime withholds', () => {
-  afterEach(() => {
-    vi.unstubAllEnvs();
-  });
-
   it('is neither listed nor found, as an unknown model; its predictions still find their price and limits', () => {
-    // The test runtime (global setup) withholds it from this process's environment too.
-    vi.stubEnv(WITHHELD_MODELS_ENV, '');
-    expect(allModels().map((model) => model.id)).toContain(TURBO);
-    vi.stubEnv(WITHHELD_MODELS_ENV, TURBO);
-    expect(allModels().map((model) => model.id)).not.toContain(TURBO);
-    expect(allModels().map((model) => model.id)).toContain('openai/whisper-base');
-    expect(findModel(TURBO)).toBeUndefined();
-    expect(catalogModels().map((model) => model.id)).toContain(TURBO);
-    expect(requireModel(TURBO).pricePerSecond).toBe('0.12');
+    // The local runtime names it in the environment of every process it starts (local/runtime.ts).
+    expect(loadModelCatalog({ [WITHHELD_MODELS_ENV]: '' }).offered.map((model) => model.id)).toContain(TURBO);
+    const catalog = loadModelCatalog({ [WITHHELD_MODELS_ENV]: TURBO });
+    expect(catalog.offered.map((model) => model.id)).not.toContain(TURBO);
+    expect(catalog.offered.map((model) => model.id)).toContain('openai/whisper-base');
+    expect(catalog.find(TURBO)).toBeUndefined();
+    expect(catalog.all.map((model) => model.id)).toContain(TURBO);
+    expect(catalog.require(TURBO).pricePerSecond).toBe('0.12');
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { flattenNestedStacks, type NestedTemplate } from '../../local/nested-stacks.ts';
 import { synthesizeTemplate } from '../../local/synthesize.ts';
-import { allModels } from '../../shared/models/registry.ts';
+import { testCatalog } from '../support/catalog.ts';
 
 describe('the local runtime reads nested stacks as one template', () => {
   const nested: NestedTemplate = {
@@ -64,7 +64,7 @@ describe('the local runtime reads nested stacks as one template', () => {
     const text = JSON.stringify(template);
     expect(text).not.toContain('Outputs.');
     expect(text).not.toContain('AWS::CloudFormation::Stack');
-    for (const model of allModels()) {
+    for (const model of testCatalog.offered) {
       const owned = Object.values(template.Resources).filter((r) => r.Metadata?.['prognoz:model'] === model.id);
       expect(owned.map((r) => r.Type).sort(), model.id).toEqual([
         'AWS::ECS::TaskDefinition',

@@ -3,6 +3,7 @@ import { SWEEPER_ENV, sweeperConfigFromEnv } from '../../shared/config/sweeper.t
 import { fleetsPathOf, parseFleetParameter } from '../../shared/fleet-config.ts';
 import type { Fleet, FleetServices, JobQueues } from '../../shared/ports/fleet-control.ts';
 import { nudgeFleets } from '../../shared/use-cases/nudge-fleets.ts';
+import { testCatalog } from '../support/catalog.ts';
 
 /** Queues and services in memory: jobs waiting by queue URL, desired counts by cluster/service. */
 const fleetsInMemory = (
@@ -101,13 +102,16 @@ describe('waking fleets at zero', () => {
 
 describe(`the fleets the stack lists (${SWEEPER_ENV.fleetsPath}, and a parameter a fleet)`, () => {
   const fleetsPathOfEnv = (fleets: Record<string, string>) =>
-    sweeperConfigFromEnv({
-      [SWEEPER_ENV.tableName]: 'Table',
-      [SWEEPER_ENV.webhookQueueUrl]: 'https://sqs.eu-west-1.amazonaws.com/123456789012/webhooks',
-      [SWEEPER_ENV.stateMachinePrefix]: 'arn:aws:states:eu-west-1:123456789012:stateMachine:Prognoz-',
-      [SWEEPER_ENV.waiterQueuePrefix]: 'Prognoz-waiter-',
-      ...fleets,
-    }).fleetsPath;
+    sweeperConfigFromEnv(
+      {
+        [SWEEPER_ENV.tableName]: 'Table',
+        [SWEEPER_ENV.webhookQueueUrl]: 'https://sqs.eu-west-1.amazonaws.com/123456789012/webhooks',
+        [SWEEPER_ENV.stateMachinePrefix]: 'arn:aws:states:eu-west-1:123456789012:stateMachine:Prognoz-',
+        [SWEEPER_ENV.waiterQueuePrefix]: 'Prognoz-waiter-',
+        ...fleets,
+      },
+      testCatalog,
+    ).fleetsPath;
 
   it('are none where the variable is not set', () => {
     expect(fleetsPathOfEnv({})).toBeNull();

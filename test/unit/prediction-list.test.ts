@@ -1,4 +1,4 @@
-import { phaseLimitsOf, requireModel } from '../../shared/models/registry.ts';
+import { phaseLimitsOf } from '../../shared/models/registry.ts';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { QUERIES_PER_PAGE, queryOwnedPredictions } from '../../shared/adapters/owned-predictions.ts';
@@ -17,6 +17,7 @@ import { formatTimestamp } from '../../shared/domain/clock.ts';
 import { asAccountId, newPredictionId, type PredictionId } from '../../shared/domain/ids.ts';
 import { type Prediction, type StoredOutput } from '../../shared/domain/prediction.ts';
 import { createPrediction } from '../../shared/domain/transition.ts';
+import { testCatalog } from '../support/catalog.ts';
 
 const BASE = 'http://127.0.0.1:8080/api/v1';
 const OWNER = asAccountId('acct-1');
@@ -31,7 +32,7 @@ const started = (createdAtMs: number, overrides: Partial<{ apiBase: string | nul
     webhook: null,
     nowMs: createdAtMs,
     hold: { kopecks: 300, month: '2026-11' },
-    limits: phaseLimitsOf(requireModel('prognoz/echo')),
+    limits: phaseLimitsOf(testCatalog.require('prognoz/echo')),
     apiBase: overrides.apiBase ?? BASE,
   });
 
@@ -214,7 +215,7 @@ describe('a page of the list', () => {
     const older = { createdAt: stored.createdAt, id: stored.id };
     const newer = { createdAt: inline.createdAt, id: inline.id };
 
-    const body = listBody({ predictions: [inline, stored], older, newer }, BASE, { status: 'succeeded' });
+    const body = listBody({ predictions: [inline, stored], older, newer }, BASE, { status: 'succeeded' }, testCatalog);
 
     expect(body.results.map((r) => r.id)).toEqual([inline.id, stored.id]);
     expect(body.results[0]).toMatchObject({
@@ -233,7 +234,7 @@ describe('a page of the list', () => {
   });
 
   it('has no links at either end', () => {
-    const body = listBody({ predictions: [started(AT)], older: null, newer: null }, BASE, {});
+    const body = listBody({ predictions: [started(AT)], older: null, newer: null }, BASE, {}, testCatalog);
     expect(body).toMatchObject({ next: null, previous: null });
   });
 
@@ -244,7 +245,7 @@ describe('a page of the list', () => {
     });
     const predictions = [0, 1, 2, 3, 4, 5].map(big);
 
-    const body = listBody({ predictions, older: null, newer: null }, BASE, {});
+    const body = listBody({ predictions, older: null, newer: null }, BASE, {}, testCatalog);
 
     expect(body.results).toHaveLength(4);
     expect(Buffer.byteLength(JSON.stringify(body))).toBeLessThan(MAX_PAGE_BYTES + 10_000);
@@ -254,7 +255,13 @@ describe('a page of the list', () => {
 
   it('always shows at least one prediction, however large', () => {
     const huge = { ...started(AT), input: { kind: 'inline' as const, value: { text: 'x'.repeat(100) } } };
-    const body = listBody({ predictions: [huge, started(AT - 1)], older: null, newer: null }, BASE, {}, 10);
+    const body = listBody(
+      { predictions: [huge, started(AT - 1)], older: null, newer: null },
+      BASE,
+      {},
+      testCatalog,
+      10,
+    );
     expect(body.results.map((r) => r.id)).toEqual([huge.id]);
     expect(body.next).not.toBeNull();
   });

@@ -12,9 +12,9 @@ import { createPrediction, transition } from '../../shared/domain/transition.ts'
 import { EFFECTS_GRACE_MS } from '../../shared/domain/phases.ts';
 import { roublesToMicro } from '../../shared/domain/pricing.ts';
 import { DEFAULT_MAX_ATTEMPTS, DEFAULT_QUEUE_SECONDS, phaseLimitsOf } from '../../shared/models/definition.ts';
-import { requireModel } from '../../shared/models/registry.ts';
+import { testCatalog } from '../support/catalog.ts';
 
-const echoModel = requireModel('prognoz/echo');
+const echoModel = testCatalog.require('prognoz/echo');
 
 const limits: PhaseLimits = { queueSeconds: 3600, runSeconds: 900, leaseSeconds: 4, maxAttempts: 2 };
 const policy = { pricePerSecondMicro: roublesToMicro('0.01'), limits };
@@ -30,7 +30,7 @@ const fresh = (webhook: string | null = null): Prediction =>
     webhook,
     nowMs: T0,
     hold: { kopecks: 30, month: '2026-11' },
-    limits: phaseLimitsOf(requireModel('prognoz/echo')),
+    limits: phaseLimitsOf(testCatalog.require('prognoz/echo')),
   });
 
 const apply = applier(policy);

@@ -1,33 +1,26 @@
 import { contractOf } from '../../shared/models/cog-schema.ts';
 import { describe, expect, it } from 'vitest';
 import { manifestEntry } from '../../shared/models/manifest.ts';
-import {
-  allModels,
-  coerceFormInput,
-  findModel,
-  jsonSchemaOf,
-  modelsOf,
-  repositoryCatalog,
-  requireModel,
-  validateInput,
-} from '../../shared/models/registry.ts';
+import { modelsOf, repositoryCatalog } from '../../shared/models/model-catalog.ts';
+import { coerceFormInput, jsonSchemaOf, validateInput } from '../../shared/models/registry.ts';
+import { testCatalog } from '../support/catalog.ts';
 
-const echoModel = requireModel('prognoz/echo');
+const echoModel = testCatalog.require('prognoz/echo');
 
 describe('the model registry', () => {
   it('finds prognoz/echo with its price', () => {
-    expect(findModel('prognoz/echo')?.pricePerSecond).toBe('0.01');
-    expect(findModel('prognoz/nothing')).toBeUndefined();
+    expect(testCatalog.find('prognoz/echo')?.pricePerSecond).toBe('0.01');
+    expect(testCatalog.find('prognoz/nothing')).toBeUndefined();
   });
 
   it("holds the manifest's models, each with its predictor folder and what was derived from it", () => {
-    expect(allModels().map((model) => model.id)).toEqual(
+    expect(testCatalog.offered.map((model) => model.id)).toEqual(
       expect.arrayContaining(['prognoz/echo', 'prognoz/stream', 'openai/whisper-base']),
     );
     expect(echoModel.predictor).toEqual({ folder: 'models/echo', concurrency: 1 });
     expect(echoModel.files).toEqual([{ name: 'file', list: false }]);
-    expect(requireModel('openai/whisper-base').files).toEqual([{ name: 'audio', list: false }]);
-    expect([echoModel.streams, requireModel('prognoz/stream').streams]).toEqual([false, true]);
+    expect(testCatalog.require('openai/whisper-base').files).toEqual([{ name: 'audio', list: false }]);
+    expect([echoModel.streams, testCatalog.require('prognoz/stream').streams]).toEqual([false, true]);
   });
 
   it('fills defaults and echoes the input in schema order', () => {
@@ -93,7 +86,7 @@ describe('the model registry', () => {
   });
 
   it("caps what an operator may raise a fleet's maximum to: the manifest's maxTasksCap, else its maxTasks, never less", () => {
-    expect(requireModel('openai/whisper-base').fleet).toMatchObject({ maxTasks: 4, maxTasksCap: 8 });
+    expect(testCatalog.require('openai/whisper-base').fleet).toMatchObject({ maxTasks: 4, maxTasksCap: 8 });
     expect(echoModel.fleet).toMatchObject({ maxTasks: 2, maxTasksCap: 4 });
     const catalog = repositoryCatalog();
     const [echo] = catalog.models.filter((entry) => entry.id === 'prognoz/echo');

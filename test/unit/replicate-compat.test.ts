@@ -1,4 +1,4 @@
-import { phaseLimitsOf, requireModel } from '../../shared/models/registry.ts';
+import { phaseLimitsOf } from '../../shared/models/registry.ts';
 import { describe, expect, it } from 'vitest';
 import { applier } from '../support/transitions.ts';
 import { eventsSince, formatEvent, streamStart } from '../../shared/api/prediction-events.ts';
@@ -12,7 +12,8 @@ import { createPrediction, transition } from '../../shared/domain/transition.ts'
 import { sweepDeadline } from '../../shared/domain/phases.ts';
 import { roublesToMicro } from '../../shared/domain/pricing.ts';
 import { MODEL_METRICS_KEPT_BYTES } from '../../shared/domain/run-report.ts';
-import { freshWatch, stepRun } from '../../worker/run-events.ts';
+import { freshWatch, stepRun } from '../../shared/use-cases/run/run-events.ts';
+import { testCatalog } from '../support/catalog.ts';
 
 const limits: PhaseLimits = { queueSeconds: 3600, runSeconds: 900, leaseSeconds: 4, maxAttempts: 2 };
 const policy = { pricePerSecondMicro: roublesToMicro('0.01'), limits };
@@ -33,7 +34,7 @@ const fresh = (
     cancelAfterSeconds: options.cancelAfterSeconds ?? null,
     nowMs: T0,
     hold: { kopecks: 30, month: '2026-11' },
-    limits: phaseLimitsOf(requireModel('prognoz/echo')),
+    limits: phaseLimitsOf(testCatalog.require('prognoz/echo')),
   });
 
 const apply = applier(policy);
@@ -199,7 +200,7 @@ describe("the model's own metrics (Cog's record_metric)", () => {
   });
 
   it("are shown beside predict_time, their JSON types kept, dotted names nested as the model's server nested them", () => {
-    expect(toPredictionView(ended, { includeCost: true }).metrics).toEqual({
+    expect(toPredictionView(ended, { includeCost: true, catalog: testCatalog }).metrics).toEqual({
       token_count: 10,
       timing: { preprocess: 0.12 },
       tags: ['fast'],
@@ -233,7 +234,7 @@ describe("the model's own metrics (Cog's record_metric)", () => {
 describe('the prediction as Replicate clients read it', () => {
   it('carries urls, version, logs and metrics; a queued prediction reads as starting to Replicate clients only', () => {
     const queued = apply(fresh({ cancelAfterSeconds: 60 }), { type: 'queued', atMs: T0 + 10 });
-    const view = toPredictionView(queued, { includeCost: true });
+    const view = toPredictionView(queued, { includeCost: true, catalog: testCatalog });
     expect(view).toMatchObject({
       status: 'queued',
       version: 'prognoz/echo',
@@ -262,5 +263,15 @@ describe('comparing secrets', () => {
     expect(sameSecret(key.replace('0f', '0e'), key)).toBe(false);
     expect(sameSecret('я'.repeat(key.length), key)).toBe(false);
     expect(sameSecret('', key)).toBe(false);
+  });
+});
+
+describe('secret inputs', () => {
+  it("stay hidden in a prediction of a model this run withholds, as in one it offers: the catalog still knows the model's secrets", () => {
+    const withheld = { ...testCatalog.require('prognoz/echo'), secrets: ['text'] };
+    const catalog = { ...testCatalog, find: () => undefined, catalogModel: () => withheld };
+    const shown = toPredictionView(fresh(), { includeCost: true, catalog }).input;
+    expect(shown).toHaveProperty('text');
+    expect(JSON.stringify(shown)).not.toContain('"hi"');
   });
 });

@@ -7,10 +7,11 @@ import {
   replicateModelSchema,
 } from '../../shared/api/replicate-models.ts';
 import { COG_VERSION } from '../../shared/models/cog-version.ts';
-import { jsonSchemaOf, requireModel } from '../../shared/models/registry.ts';
+import { jsonSchemaOf } from '../../shared/models/registry.ts';
 import { fixtureModel } from '../support/fleet.ts';
+import { testCatalog } from '../support/catalog.ts';
 
-const echo = requireModel('prognoz/echo');
+const echo = testCatalog.require('prognoz/echo');
 
 describe("Replicate's model objects", () => {
   it("show a model with its one version: the model's id, the schemas the service validates with", () => {

@@ -61,7 +61,7 @@ describe('the sweeper', () => {
 
   it('fails a running prediction whose lost worker no one replaced, after its run, a lease and a queue wait', async () => {
     const { service, id } = await withPrediction();
-    await applyEvent(service.store, id, { type: 'claimed', atMs: service.clock.now(), claim: 'c1' });
+    await applyEvent(service, id, { type: 'claimed', atMs: service.clock.now(), claim: 'c1' });
     service.clock.advance((limits.runSeconds + limits.leaseSeconds + limits.queueSeconds) * S - 1);
     expect(await sweepOne(service, id)).toBe('not_due');
     service.clock.advance(1);
@@ -114,7 +114,7 @@ describe('the sweeper', () => {
 
   it('puts off a run the sweeper finds at the time its claim kept, to when its run is due', async () => {
     const { service, id } = await withPrediction();
-    await applyEvent(service.store, id, { type: 'claimed', atMs: service.clock.now(), claim: 'c1' });
+    await applyEvent(service, id, { type: 'claimed', atMs: service.clock.now(), claim: 'c1' });
     const claimedAt = service.clock.now();
     service.clock.advance(limits.queueSeconds * S);
     expect(await service.store.due(service.clock.now(), 100)).toEqual([id]);
@@ -128,7 +128,7 @@ describe('the sweeper', () => {
 
   it('cancels a running prediction past its deadline only once its worker has had a lease to do it', async () => {
     const { service, id } = await withPrediction({ cancelAfterSeconds: 60 });
-    await applyEvent(service.store, id, { type: 'claimed', atMs: service.clock.now(), claim: 'c1' });
+    await applyEvent(service, id, { type: 'claimed', atMs: service.clock.now(), claim: 'c1' });
     service.clock.advance(60 * S);
     expect(await sweepOne(service, id)).toBe('not_due');
     service.clock.advance(limits.leaseSeconds * S);
@@ -139,7 +139,7 @@ describe('the sweeper', () => {
 
   it('does what an ended prediction still owes once its ender has had its grace', async () => {
     const { service, id, execution } = await withPrediction();
-    await applyEvent(service.store, id, { type: 'canceled', atMs: service.clock.now(), by: 'api' });
+    await applyEvent(service, id, { type: 'canceled', atMs: service.clock.now(), by: 'api' });
     service.clock.advance(EFFECTS_GRACE_MS);
     expect(await sweepOne(service, id)).toBe('settled');
     expect(service.notifier.queued).toEqual([{ predictionId: id, status: 'canceled' }]);
@@ -157,7 +157,7 @@ describe('the sweeper', () => {
 
   it("removes an ended prediction's data at the end of its retention, and keeps its record", async () => {
     const { service, id } = await withPrediction();
-    await applyEvent(service.store, id, { type: 'canceled', atMs: service.clock.now(), by: 'api' });
+    await applyEvent(service, id, { type: 'canceled', atMs: service.clock.now(), by: 'api' });
     service.clock.advance(EFFECTS_GRACE_MS);
     expect(await sweepOne(service, id)).toBe('settled');
     service.clock.advance(RETENTION_SECONDS * S - EFFECTS_GRACE_MS - 1);

@@ -1,10 +1,10 @@
 import type { WebhookEvent } from '../../../shared/domain/prediction.ts';
 import { asAccountId } from '../../../shared/domain/ids.ts';
-import { requireModel } from '../../../shared/models/registry.ts';
 import { createPredictionUseCase } from '../../../shared/use-cases/create-prediction.ts';
+import { testCatalog } from '../catalog.ts';
 import type { InMemoryService } from './service.ts';
 
-export const echo = requireModel('prognoz/echo');
+export const echo = testCatalog.require('prognoz/echo');
 
 export interface EchoPredictionOptions {
   readonly balanceKopecks?: number;

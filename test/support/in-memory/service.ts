@@ -3,6 +3,7 @@ import { randomIds } from '../../../shared/domain/ids.ts';
 import { stateMachineArnOfPrefix } from '../../../shared/config/environment.ts';
 import { WORKFLOW_NAMES } from '../../../shared/models/resource-names.ts';
 import { STACK_NAME } from '../../../shared/stack-name.ts';
+import { testCatalog } from '../catalog.ts';
 import { inMemoryAccountStore } from './account-store.ts';
 import { fakeClock, type FakeClock } from './clock.ts';
 import { inMemoryDeliveryLog } from './delivery-log.ts';
@@ -16,6 +17,7 @@ import { inMemoryWorkflowClient } from './workflow-client.ts';
 /** The state machine ARN of a catalog model, as the stack names them (one per model). */
 export const inMemoryStateMachineArnOf = stateMachineArnOfPrefix(
   `arn:aws:states:us-east-1:000000000000:stateMachine:${WORKFLOW_NAMES.prefixOf(STACK_NAME)}`,
+  testCatalog,
 );
 
 /**
@@ -30,6 +32,7 @@ export const inMemoryService = (clock: FakeClock = fakeClock(), retentionSeconds
   const endings = inMemoryEndingNotices(clock);
   const outputs = inMemoryOutputStore();
   return {
+    catalog: testCatalog,
     clock,
     accounts,
     monthlyLimits: monthlyLimitsKept(accounts),

@@ -1,0 +1,100 @@
+import * as z from 'zod';
+import manifestJson from '../../models/manifest.json' with { type: 'json' };
+import derivedJson from '../../models/schemas.json' with { type: 'json' };
+import type { PredictionPolicy } from '../domain/transition.ts';
+import { contractOf } from './cog-schema.ts';
+import { DEFAULT_QUEUE_SECONDS, phaseLimitsOf, policyOf, type ModelDefinition } from './definition.ts';
+import { derivedModel, manifestFile, type Catalog } from './manifest.ts';
+
+/**
+ * The models a process knows, and which of them it offers. Built once per process, where the
+ * process starts (its composition root: shared/config/model-catalog.ts reads what it is built
+ * from), and handed to what needs it, as a store or a clock is.
+ */
+export interface ModelCatalog {
+  /** Every model of the catalog, offered by this run or withheld. */
+  readonly all: readonly ModelDefinition[];
+  /** Every model this deployment serves: the manifest's, then those a local run was given, less any withheld. */
+  readonly offered: readonly ModelDefinition[];
+  /** A model this deployment serves; undefined for an unknown or withheld one. */
+  readonly find: (id: string) => ModelDefinition | undefined;
+  /**
+   * A model of the catalog, withheld or not; undefined for one the catalog has no more (a model
+   * taken out of the manifest, or brought to an earlier local run and not to this one), whose
+   * predictions still stored can only be ended (ENDINGS.withdrawn).
+   */
+  readonly catalogModel: (id: string) => ModelDefinition | undefined;
+  /** A model of the catalog, withheld or not: a prediction made for it keeps its price and limits to its end. */
+  readonly require: (id: string) => ModelDefinition;
+  /** The policy a stored prediction moves on by: its model's, or a withdrawn model's. */
+  readonly policyOfStored: (modelId: string) => PredictionPolicy;
+}
+
+/** What a catalog is built from. */
+export interface CatalogSources {
+  /** The repository's catalog (`repositoryCatalog()`). */
+  readonly repository: Catalog;
+  /** A catalog beside it (a local run's `--model` flags write one), or null. */
+  readonly extra?: Catalog | null;
+  /** Ids of models of the catalog this run does not offer (the local runtime's, whose weights are absent). */
+  readonly withheld?: Iterable<string>;
+}
+
+/** The models of a catalog, each with its contract derived from its predictor. */
+export const modelsOf = (source: Catalog): ModelDefinition[] =>
+  source.models.map((entry) => {
+    const derived = source.derived[entry.id];
+    if (!derived)
+      throw new Error(
+        `model ${entry.id} has no derived schema: run \`npm run models\` to derive it from ${entry.predictor}`,
+      );
+    return {
+      ...entry,
+      ...contractOf(derived, entry.id),
+      fleet: { ...entry.fleet, maxTasksCap: entry.fleet.maxTasksCap ?? entry.fleet.maxTasks },
+      predictor: { folder: entry.predictor, concurrency: derived.concurrency },
+      versionCreatedAt: derived.derivedAt,
+    };
+  });
+
+/** The repository's catalog: models/manifest.json and what `npm run models` derived (models/schemas.json), bundled. */
+export const repositoryCatalog = (): Catalog => ({
+  models: manifestFile.parse(manifestJson).models,
+  derived: z.record(z.string(), derivedModel).parse(derivedJson),
+});
+
+/** A withdrawn model's: nothing is charged for it, and its phases have the default limits. */
+const WITHDRAWN_POLICY: PredictionPolicy = {
+  pricePerSecondMicro: 0n,
+  limits: phaseLimitsOf({ timeouts: { runSeconds: DEFAULT_QUEUE_SECONDS, heartbeatSeconds: 10 } }),
+};
+
+/**
+ * The catalog of the repository's models, then the extra catalog's, less the withheld: a function
+ * of its sources alone. A model in both (or twice in either) is refused.
+ */
+export const modelCatalog = ({ repository, extra = null, withheld = [] }: CatalogSources): ModelCatalog => {
+  const all = [...modelsOf(repository), ...(extra === null ? [] : modelsOf(extra))];
+  const byId = new Map<string, ModelDefinition>();
+  for (const model of all) {
+    if (byId.has(model.id)) throw new Error(`model ${model.id} is in the catalog twice`);
+    byId.set(model.id, model);
+  }
+  const hidden: ReadonlySet<string> = new Set(withheld);
+  const catalogModel = (id: string): ModelDefinition | undefined => byId.get(id);
+  return {
+    all,
+    offered: all.filter((model) => !hidden.has(model.id)),
+    find: (id) => (hidden.has(id) ? undefined : byId.get(id)),
+    catalogModel,
+    require: (id) => {
+      const model = catalogModel(id);
+      if (!model) throw new Error(`model ${id} is not in the registry`);
+      return model;
+    },
+    policyOfStored: (modelId) => {
+      const model = catalogModel(modelId);
+      return model === undefined ? WITHDRAWN_POLICY : policyOf(model);
+    },
+  };
+};
