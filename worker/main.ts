@@ -1,45 +1,43 @@
 import { endingWiring } from '../shared/adapters/ending-wiring.ts';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sqs } from '../shared/adapters/sqs-client.ts';
+import { configureS3 } from '../shared/adapters/s3-client.ts';
 import { taskProtectionOf } from '../shared/adapters/ecs-task-protection.ts';
 import { s3OutputStore } from '../shared/adapters/output-store.ts';
 import { sfnTaskCallbacks } from '../shared/adapters/workflow-client.ts';
 import { processEnvironment } from '../shared/config/environment.ts';
 import { workerConfigFromEnv } from '../shared/config/worker.ts';
 import { systemClock } from '../shared/domain/clock.ts';
-import { METRICS_NAMESPACE } from '../shared/metrics.ts';
-import { phaseLimitsOf, requireModel } from '../shared/models/registry.ts';
-import type { EffectDeps } from '../shared/use-cases/end-prediction.ts';
-import type { DispatchMessage } from '../shared/workflow/messages.ts';
+import { lostWorkerCounter } from '../shared/adapters/powertools-metrics.ts';
+import { phaseLimitsOf } from '../shared/models/definition.ts';
+import { loadModelCatalog } from '../shared/config/model-catalog.ts';
 import { DEFAULT_DOWNLOAD_LIMITS, downloadToFile } from '../shared/adapters/guarded-download.ts';
-import { ENDINGS } from '../shared/domain/endings.ts';
-import { endUnlessEnded } from '../shared/use-cases/end-prediction.ts';
 import { callbackAddress } from './callback-address.ts';
 import { CogCallbacks } from './cog-callbacks.ts';
-import { cogModelClient } from './model-client.ts';
-import { leftoverRuns, removeRunFolder, runFolder } from './run-inputs.ts';
-import { pollQueue, type Disposition } from './poller.ts';
-import { runClaimed } from './run-job.ts';
+import { cogModelServer } from './model-server.ts';
+import { folderRunInputs, leftoverRuns, removeRunFolder, runFolder } from './run-inputs.ts';
+import { workJob, type WorkDeps } from '../shared/use-cases/work-job.ts';
+import { pollQueue } from './poller.ts';
 import { scaleInGuard } from './scale-in-guard.ts';
-import { claimJob } from '../shared/use-cases/claim-job.ts';
 
-const config = workerConfigFromEnv(processEnvironment());
+const environment = processEnvironment();
+const config = workerConfigFromEnv(environment);
+const catalog = loadModelCatalog(environment);
+configureS3({ forcePathStyle: config.s3PathStyle });
 const clock = systemClock;
 
 const logger = new Logger({ serviceName: 'prognoz-worker' });
-const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'prognoz-worker' });
 const log = (message: string, fields: Record<string, unknown> = {}) => logger.info(message, fields);
-const model = requireModel(config.modelId);
+const model = catalog.require(config.modelId);
 const limits = phaseLimitsOf(model);
 const cogCallbacks = new CogCallbacks();
 await cogCallbacks.listen(config.callbackPort, await callbackAddress(config.callbackHost, config.ecsMetadataUri));
-const modelServer = cogModelClient(config.modelUrl, cogCallbacks, model);
+const modelServer = cogModelServer(config.modelUrl, cogCallbacks, model);
 const inputsDir = config.inputsDir ?? path.join(tmpdir(), 'prognoz-inputs', model.id.replace('/', '--'));
 await mkdir(inputsDir, { recursive: true });
 const addressPolicy = { allowLoopback: config.allowLoopback };
@@ -73,75 +71,27 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   });
 }
 
-/** One job: claim it (or see why not), run it, and say what becomes of its message. */
-const handle = async (
-  message: DispatchMessage,
-  renewLease: () => Promise<void>,
-  setupError: string | null,
-  runEnded: () => void,
-): Promise<Disposition> => {
-  // The task token ends the execution: used once, by whoever of this worker ends the prediction.
-  const effects: EffectDeps = {
-    store,
-    notifier,
-    endingTeller,
-    stopExecution: (prediction) => callbacks.succeed(message.taskToken, { status: prediction.status }),
-  };
-  const id = message.predictionId;
-  const taken = await claimJob(
-    {
-      store,
-      clock,
-      ids: randomUUID,
-      limits,
-      effects,
-      log,
-      countLost: () => {
-        metrics.addMetric('WorkerLost', MetricUnit.Count, 1);
-        metrics.publishStoredMetrics();
-      },
-    },
-    id,
-  );
-  if (taken.kind === 'done') return { kind: 'delete' };
-  if (taken.kind === 'later') return { kind: 'return', afterSeconds: Math.ceil(taken.afterMs / 1000) };
-  if (setupError !== null) {
-    // The model cannot run anything: its predictions end at once with why, rather than wait out the queue.
-    const { claim } = taken.prediction;
-    await endUnlessEnded(effects, id, {
-      type: 'failed',
-      atMs: clock.now(),
-      by: 'worker',
-      claim,
-      error: ENDINGS.setupFailed(setupError),
-      runtimeMs: null,
-    });
-    return { kind: 'delete' };
-  }
-  const outcome = await guard.protecting(() =>
-    runClaimed(
-      {
-        model,
-        store,
-        outputs,
-        modelServer,
-        inputs: { dir: inputsDir, download, share: (folder) => cogCallbacks.shareInputs(folder) },
-        clock,
-        checkMs: Math.min(config.checkMs, model.timeouts.heartbeatSeconds * 1000),
-        heartbeatMs: model.timeouts.heartbeatSeconds * 1000,
-        renewLease,
-        effects,
-        sleep: (ms) => sleep(ms),
-        log,
-        handBack: handBack.signal,
-        runEnded,
-      },
-      taken.prediction,
-    ),
-  );
-  log('run over', { predictionId: id, outcome });
-  // Requeued or handed back: back to the queue at once, for the next worker whose model server is up.
-  return outcome === 'requeued' || outcome === 'handedBack' ? { kind: 'return', afterSeconds: 0 } : { kind: 'delete' };
+const work: WorkDeps = {
+  model,
+  store,
+  outputs,
+  modelServer,
+  inputs: folderRunInputs({
+    dir: inputsDir,
+    model,
+    download,
+    share: (folder) => cogCallbacks.shareInputs(folder),
+  }),
+  clock,
+  checkMs: Math.min(config.checkMs, model.timeouts.heartbeatSeconds * 1000),
+  heartbeatMs: model.timeouts.heartbeatSeconds * 1000,
+  ending: { store, notifier, endingTeller, catalog },
+  ids: randomUUID,
+  countLost: lostWorkerCounter(model.id, (message, fields) => logger.warn(message, fields)),
+  protecting: (run) => guard.protecting(run),
+  sleep: (ms, signal) => sleep(ms, undefined, { signal }).catch(() => undefined),
+  log,
+  handBack: handBack.signal,
 };
 
 // Runs left by a worker that died (their folders are still here) are stopped: their predictions
@@ -166,7 +116,15 @@ await pollQueue({
   leaseSeconds: limits.leaseSeconds,
   signal: stop.signal,
   log,
-  handle,
+  handle: (message, renewLease, setupError, runEnded) =>
+    workJob(work, {
+      predictionId: message.predictionId,
+      // The task token ends the execution: used once, by whoever of this worker ends the prediction.
+      stopExecution: (prediction) => callbacks.succeed(message.taskToken, { status: prediction.status }),
+      renewLease,
+      setupError,
+      runEnded,
+    }),
 });
 await cogCallbacks.close();
 log('worker stopped');

@@ -6,18 +6,16 @@ import {
 } from '@aws-sdk/client-sqs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dispatchMessage, type DispatchMessage } from '../shared/workflow/messages.ts';
-import type { ModelClient, ModelHealth } from './model-client.ts';
+import type { ModelHealth, ModelServer } from '../shared/ports/model-server.ts';
+import type { JobDisposition } from '../shared/use-cases/work-job.ts';
 
 /** What becomes of a job message once its handler is done. */
-export type Disposition =
-  | { readonly kind: 'delete' }
-  /** Back to the queue after this long (0: at once, for another worker). */
-  | { readonly kind: 'return'; readonly afterSeconds: number };
+export type Disposition = JobDisposition;
 
 export interface PollerOptions {
   readonly sqs: SQSClient;
   readonly queueUrl: string;
-  readonly modelServer: Pick<ModelClient, 'health'>;
+  readonly modelServer: Pick<ModelServer, 'health'>;
   /** Runs the model server takes at once (cog.yaml `concurrency.max`): jobs this worker holds at once. */
   readonly slots: number;
   /** Seconds a received message stays hidden: the worker's lease, renewed while it runs. */

@@ -1,6 +1,9 @@
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ModelDefinition } from '../shared/models/definition.ts';
+import { inputFetchError, inputForModel } from '../shared/models/model-input.ts';
+import { InputFetchFailed, type RunInputs } from '../shared/ports/run-inputs.ts';
+import type { SharedFolder } from './shared-folders.ts';
 
 /** Fetches one file input to a local file (the guarded download); rejects with a reason to show. */
 export type Download = (url: string, file: string, signal: AbortSignal) => Promise<unknown>;
@@ -18,15 +21,10 @@ const fileNameOf = (name: string, url: string, index: number | null): string => 
   return `${name}${index === null ? '' : `-${index}`}${extension}`;
 };
 
-export class InputFetchFailed extends Error {
-  override readonly name = 'InputFetchFailed';
-}
-
 /**
- * The input the model is given: every file input fetched through the guard into the run's
- * folder and replaced by the address the model server fetches it at (`urlOf`: coglet makes a
- * `cog.Path` or `cog.File` of an http URL, not of a local path), and every input that may be null
- * and was omitted given as null (coglet's own default for those).
+ * The input the model is given (inputForModel): every file input fetched through the guard into
+ * the run's folder and replaced by the address the model server fetches it at (`urlOf`: coglet
+ * makes a `cog.Path` or `cog.File` of an http URL, not of a local path).
  */
 export const prepareInputs = async (
   model: Pick<ModelDefinition, 'files' | 'nullWhenOmitted'>,
@@ -36,29 +34,15 @@ export const prepareInputs = async (
   signal: AbortSignal,
 ): Promise<Record<string, unknown>> => {
   await mkdir(folder.path, { recursive: true });
-  const prepared: Record<string, unknown> = { ...input };
-  for (const name of model.nullWhenOmitted) if (!(name in prepared)) prepared[name] = null;
-  const files = model.files;
-  for (const file of files) {
-    const value = input[file.name];
-    if (value === undefined || value === null) continue;
-    const urls = Array.isArray(value) ? (value as unknown[]) : [value];
-    const local: string[] = [];
-    for (const [index, url] of urls.entries()) {
-      if (typeof url !== 'string') continue;
-      const target = path.join(folder.path, fileNameOf(file.name, url, file.list ? index : null));
-      try {
-        await download(url, target, signal);
-      } catch (error) {
-        throw new InputFetchFailed(
-          `the input ${file.name} could not be fetched: ${error instanceof Error ? error.message : String(error)}`,
-        );
-      }
-      local.push(folder.urlOf(target));
+  return inputForModel(model, input, async ({ name, url, index }) => {
+    const target = path.join(folder.path, fileNameOf(name, url, index));
+    try {
+      await download(url, target, signal);
+    } catch (error) {
+      throw new InputFetchFailed(inputFetchError(name, error));
     }
-    prepared[file.name] = file.list ? local : local[0];
-  }
-  return prepared;
+    return folder.urlOf(target);
+  });
 };
 
 export const removeRunFolder = (folder: string): Promise<void> => rm(folder, { recursive: true, force: true });
@@ -67,4 +51,32 @@ export const removeRunFolder = (folder: string): Promise<void> => rm(folder, { r
 export const leftoverRuns = async (inputsDir: string): Promise<string[]> => {
   const entries = await readdir(inputsDir, { withFileTypes: true }).catch(() => []);
   return entries.filter((entry) => entry.isDirectory()).map((entry) => decodeURIComponent(entry.name));
+};
+
+/**
+ * The worker's run inputs: each run's files fetched into a folder of its own under `dir`, served to
+ * the model server while the run is prepared and goes on (`share`: CogCallbacks.shareInputs), and
+ * removed when it is over. A folder left behind marks a run a dead worker left (leftoverRuns).
+ */
+export const folderRunInputs = (options: {
+  readonly dir: string;
+  readonly model: Pick<ModelDefinition, 'files' | 'nullWhenOmitted'>;
+  readonly download: Download;
+  readonly share: (folder: string) => SharedFolder;
+}): RunInputs => {
+  const shared = new Map<string, SharedFolder>();
+  return {
+    prepare: (predictionId, input, signal) => {
+      const folder = runFolder(options.dir, predictionId);
+      shared.get(predictionId)?.close();
+      const sharing = options.share(folder);
+      shared.set(predictionId, sharing);
+      return prepareInputs(options.model, input, { path: folder, urlOf: sharing.urlOf }, options.download, signal);
+    },
+    release: async (predictionId) => {
+      shared.get(predictionId)?.close();
+      shared.delete(predictionId);
+      await removeRunFolder(runFolder(options.dir, predictionId));
+    },
+  };
 };

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { inMemoryAccountStore } from '../support/in-memory/account-store.ts';
 import { fakeClock } from '../support/in-memory/clock.ts';
 import { inMemoryDeliveryLog } from '../support/in-memory/delivery-log.ts';
@@ -8,6 +9,7 @@ import { inMemoryPredictionStore } from '../support/in-memory/prediction-store.t
 import { inMemoryRateWindows } from '../support/in-memory/rate-windows.ts';
 import { inMemoryRequestLog } from '../support/in-memory/request-log.ts';
 import { inMemoryDeploymentLog } from '../support/in-memory/deployment-log.ts';
+import { inMemoryModelServer } from '../support/in-memory/model-server.ts';
 import { inMemoryWebhookNotifier } from '../support/in-memory/webhook-notifier.ts';
 import { inMemoryWorkflowClient } from '../support/in-memory/workflow-client.ts';
 import { describeAccountStoreContract } from './account-store.contract.ts';
@@ -19,6 +21,7 @@ import { describePredictionStoreContract } from './prediction-store.contract.ts'
 import { describeRateLimiterContract } from './rate-limiter.contract.ts';
 import { describeRequestLogContract } from './request-log.contract.ts';
 import { describeDeploymentLogContract } from './deployment-log.contract.ts';
+import { describeModelServerContract } from './model-server.contract.ts';
 import { describeWebhookNotifierContract } from './webhook-notifier.contract.ts';
 import { describeWorkflowClientContract } from './workflow-client.contract.ts';
 
@@ -68,4 +71,11 @@ describeEndingNoticesContract('in memory', () => {
     },
     later: (ms) => clock.advance(ms),
   });
+});
+describeModelServerContract('in memory', () => {
+  const server = inMemoryModelServer({
+    now: () => Date.now(),
+    sleep: (ms, signal) => sleep(ms, undefined, { signal }).catch(() => undefined),
+  });
+  return given({ server, lose: () => given(server.lose()), close: () => given(undefined) });
 });

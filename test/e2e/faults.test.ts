@@ -10,8 +10,9 @@ import { ENDINGS } from '../../shared/domain/endings.ts';
 import { phaseLimitsOf } from '../../shared/models/registry.ts';
 import { applyEvent } from '../../shared/use-cases/apply-event.ts';
 import { CogCallbacks } from '../../worker/cog-callbacks.ts';
-import { cogModelClient } from '../../worker/model-client.ts';
-import { runClaimed } from '../../worker/run-job.ts';
+import { cogModelServer } from '../../worker/model-server.ts';
+import { folderRunInputs } from '../../worker/run-inputs.ts';
+import { runPrediction } from '../../shared/use-cases/run-prediction.ts';
 import { claimJob } from '../../shared/use-cases/claim-job.ts';
 import type { EffectDeps } from '../../shared/use-cases/end-prediction.ts';
 import {
@@ -31,9 +32,9 @@ import {
   webhookQueueUrl,
 } from '../support/api.ts';
 import { receiverForFile } from '../support/receiver.ts';
-import { requireModel } from '../../shared/models/registry.ts';
+import { testCatalog } from '../support/catalog.ts';
 
-const echoModel = requireModel('prognoz/echo');
+const echoModel = testCatalog.require('prognoz/echo');
 
 const limits = phaseLimitsOf(echoModel);
 const store = localPredictionStore;
@@ -57,7 +58,10 @@ describe('waiting is not dying', () => {
     // Held from its creation: checked before it is overdue, which the sweeper (every 2 s) may end at once.
     expect((await accountOf(token)).held).toBeGreaterThan(0);
     // It entered the queue a queue limit ago and no worker ever took it.
-    await applyEvent(store(), id, { type: 'queued', atMs: Date.now() - limits.queueSeconds * 1000 - 1000 });
+    await applyEvent({ store: store(), catalog: testCatalog }, id, {
+      type: 'queued',
+      atMs: Date.now() - limits.queueSeconds * 1000 - 1000,
+    });
 
     const ended = await untilTerminal(id, 20_000, { token });
 
@@ -75,16 +79,21 @@ describe('waiting is not dying', () => {
   it('a worker that receives a job past the queue limit ends it the same way, without running it', async () => {
     const token = await createOtherAccount({ balanceKopecks: 10_000 });
     const id = await insertPrediction(token);
-    await applyEvent(store(), id, { type: 'queued', atMs: Date.now() - limits.queueSeconds * 1000 - 1000 });
+    await applyEvent({ store: store(), catalog: testCatalog }, id, {
+      type: 'queued',
+      atMs: Date.now() - limits.queueSeconds * 1000 - 1000,
+    });
     const notifier = sqsWebhookNotifier(await webhookQueueUrl(), localSqs());
     const taken = await claimJob(
       {
         store: store(),
+        catalog: testCatalog,
         clock: systemClock,
         ids: randomUUID,
         limits,
         effects: {
           store: store(),
+          catalog: testCatalog,
           notifier,
           endingTeller: sqsEndingTeller(() => undefined, localSqs()),
           stopExecution: () => Promise.resolve(),
@@ -203,8 +212,12 @@ describe('a lost worker loses no prediction', () => {
 /** A prediction of `token`'s, claimed as a worker would, to be run here on the echo model's server. */
 const claimedHere = async (token: string, input: { text: string; sleep: number }) => {
   const id = await insertPrediction(token);
-  await applyEvent(store(), id, { type: 'queued', atMs: Date.now() });
-  const claimed = await applyEvent(store(), id, { type: 'claimed', atMs: Date.now(), claim: randomUUID() });
+  await applyEvent({ store: store(), catalog: testCatalog }, id, { type: 'queued', atMs: Date.now() });
+  const claimed = await applyEvent({ store: store(), catalog: testCatalog }, id, {
+    type: 'claimed',
+    atMs: Date.now(),
+    claim: randomUUID(),
+  });
   if (!claimed.ok || claimed.value.after.status !== 'processing') throw new Error('not claimed');
   return {
     ...claimed.value.after,
@@ -222,7 +235,7 @@ const runHere = async (
   await callbacks.listen(0);
   const definition = { ...echoModel, timeouts: { ...echoModel.timeouts, runSeconds: options.runSeconds } };
   try {
-    return await runClaimed(
+    return await runPrediction(
       {
         model: definition,
         store: store(),
@@ -231,23 +244,25 @@ const runHere = async (
           get: () => Promise.reject(new Error('no stored input expected')),
           putFile: () => Promise.reject(new Error('no files expected')),
         },
-        modelServer: cogModelClient(model.url ?? '', callbacks, definition),
-        inputs: {
+        modelServer: cogModelServer(model.url ?? '', callbacks, definition),
+        inputs: folderRunInputs({
           dir: tmpdir(),
+          model: definition,
           download: () => Promise.reject(new Error('no file inputs expected')),
           share: (folder) => callbacks.shareInputs(folder),
-        },
+        }),
         clock: systemClock,
         checkMs: 1000,
         heartbeatMs: 2000,
         renewLease: () => Promise.resolve(),
         effects: {
           store: store(),
+          catalog: testCatalog,
           notifier: sqsWebhookNotifier(await webhookQueueUrl(), localSqs()),
           endingTeller: sqsEndingTeller(() => undefined, localSqs()),
           stopExecution: options.stopExecution,
         },
-        sleep: (ms) => sleep(ms),
+        sleep: (ms, signal) => sleep(ms, undefined, { signal }).catch(() => undefined),
         log: () => undefined,
       },
       prediction,

@@ -4,7 +4,7 @@ import { fileReference, outputFilesKey, parseDataUrl, referencedKey } from '../.
 import type { PredictionId } from '../../shared/domain/ids.ts';
 import type { Prediction } from '../../shared/domain/prediction.ts';
 import type { OutputFile } from '../../shared/ports/output-store.ts';
-import { OutputFilesTooLarge, RunFiles } from '../../worker/output-files.ts';
+import { OutputFilesTooLarge, RunFiles } from '../../shared/use-cases/run/output-files.ts';
 
 const ID = '11111111-1111-4111-8111-111111111111' as PredictionId;
 const prediction = { id: ID, apiBase: 'http://127.0.0.1:8080/api/v1', streamKey: 'stream-key' };

@@ -3,7 +3,7 @@ import { CreateQueueCommand, ReceiveMessageCommand, SendMessageCommand, SQSClien
 import { startFauxqs } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_REGION } from '../../local/paths.ts';
-import type { ModelHealth } from '../../worker/model-client.ts';
+import type { ModelHealth } from '../../shared/ports/model-server.ts';
 import { pollQueue } from '../../worker/poller.ts';
 
 /**

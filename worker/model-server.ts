@@ -3,57 +3,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import * as z from 'zod';
 import type { ModelDefinition } from '../shared/models/definition.ts';
 import type { CogCallbacks, CogSnapshot } from './cog-callbacks.ts';
-
-/** How a run ended on the model server, parsed at the trust boundary. */
-export interface ModelResponse {
-  readonly status: 'succeeded' | 'failed' | 'canceled';
-  readonly output?: unknown;
-  readonly error?: string | null;
-  readonly logs?: string | null;
-  /** The output pieces the model streamed while it ran (an iterator's items). */
-  readonly streamed?: readonly string[] | null;
-  /** `predict_time` and whatever else the model recorded (Cog's custom metrics). */
-  readonly metrics?: Readonly<Record<string, unknown>> | null;
-}
-
-/** How a run stands while it goes on: how far, what it logged and streamed. */
-export interface RunState {
-  readonly progress: number | null;
-  readonly logs: string;
-  readonly streamed: readonly string[];
-}
-
-export interface ModelHealth {
-  readonly status: 'STARTING' | 'READY' | 'BUSY' | 'SETUP_FAILED';
-  /** Why setup failed, in the model's words. */
-  readonly setupError: string | null;
-  /** When the server began its setup: a change means it was restarted (and lost its runs). */
-  readonly startedAt: string | null;
-}
-
-export interface ModelClient {
-  health(): Promise<ModelHealth>;
-  /** Runs the prediction; rejects with ModelTimeout when it has not ended within `timeoutMs`. */
-  predict(id: string, input: unknown, timeoutMs: number): Promise<ModelResponse>;
-  cancel(id: string): Promise<void>;
-  /** How the model's run of a prediction stands, or null when nothing is known yet. */
-  runState(id: string): Promise<RunState | null>;
-}
-
-/** The model server is unreachable, was restarted, or broke the protocol: the run is lost. */
-export class ModelUnavailable extends Error {
-  override readonly name = 'ModelUnavailable';
-}
-
-/** The model server did not answer in the time it was given. */
-export class ModelTimeout extends Error {
-  override readonly name = 'ModelTimeout';
-}
-
-/** The model server has no free slot (a run of an earlier worker still holds it). */
-export class ModelBusy extends Error {
-  override readonly name = 'ModelBusy';
-}
+import {
+  ModelBusy,
+  ModelTimeout,
+  ModelUnavailable,
+  type ModelHealth,
+  type ModelResponse,
+  type ModelServer,
+} from '../shared/ports/model-server.ts';
 
 const cogHealth = z.object({
   status: z.string(),
@@ -152,11 +109,11 @@ const piecesOf = (items: readonly unknown[] | null): string[] =>
  * receiver (logs, metrics such as `progress`, an iterator's output so far, then its end), and is
  * stopped with `POST /predictions/{id}/cancel`.
  */
-export const cogModelClient = (
+export const cogModelServer = (
   baseUrl: string,
   callbacks: CogCallbacks,
   model: Pick<ModelDefinition, 'streams'>,
-): ModelClient => {
+): ModelServer => {
   const health = async (): Promise<ModelHealth> => {
     const { json } = await call(baseUrl, 'GET', '/health-check', undefined);
     const parsed = cogHealth.safeParse(json);

@@ -1,13 +1,7 @@
 import { createHash } from 'node:crypto';
-import { ENDINGS, OUTPUT_LIMITS } from '../shared/domain/endings.ts';
-import {
-  fileReference,
-  isDataUrl,
-  mapStringsInOrder,
-  parseDataUrl,
-  someString,
-} from '../shared/domain/output-files.ts';
-import type { OutputStore } from '../shared/ports/output-store.ts';
+import { ENDINGS, OUTPUT_LIMITS } from '../../domain/endings.ts';
+import { fileReference, isDataUrl, mapStringsInOrder, parseDataUrl, someString } from '../../domain/output-files.ts';
+import type { OutputStore } from '../../ports/output-store.ts';
 
 /** The files of a run add up to more than a prediction may return. */
 export class OutputFilesTooLarge extends Error {

@@ -1,7 +1,7 @@
-import { webhookWants, type Prediction } from '../shared/domain/prediction.ts';
-import type { RunUpdate } from '../shared/ports/prediction-store.ts';
-import type { RunEvent } from '../shared/workflow/messages.ts';
-import type { RunState } from './model-client.ts';
+import { webhookWants, type Prediction } from '../../domain/prediction.ts';
+import type { RunUpdate } from '../../ports/prediction-store.ts';
+import type { RunEvent } from '../../workflow/messages.ts';
+import type { RunState } from '../../ports/model-server.ts';
 
 /** Progress is written to the prediction in steps of at least this much, to spare the table. */
 const PROGRESS_STEP = 0.05;
