@@ -13,7 +13,7 @@ module.exports = {
       comment:
         'The domain, use cases, API shapes, workflow and models know their collaborators by the ports in shared/ports; only the processes that wire them (functions, worker, local, cli) pick an adapter.',
       severity: 'error',
-      from: { path: '^shared/(domain|use-cases|api|ports|workflow|models)/' },
+      from: { path: '^shared/(domain|use-cases|api|ports|workflow|catalog)/' },
       to: { path: '^shared/adapters/' },
     },
     {
@@ -73,7 +73,7 @@ module.exports = {
         'shared/domain is the rules as functions of their inputs: it knows no model catalog, use case, API shape, port, workflow or adapter.',
       severity: 'error',
       from: { path: '^shared/domain/' },
-      to: { path: '^shared/(models|use-cases|api|ports|workflow|adapters)/' },
+      to: { path: '^shared/(catalog|use-cases|api|ports|workflow|adapters)/' },
     },
     {
       name: 'ports-speak-domain-and-messages',

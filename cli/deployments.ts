@@ -3,7 +3,7 @@ import { dynamoDeploymentLog } from '../shared/adapters/deployment-log.ts';
 import { formatTimestamp, systemClock } from '../shared/domain/clock.ts';
 import type { BoundsChange, FleetBounds } from '../shared/domain/deployment-bounds.ts';
 import { clusterOfModel } from '../shared/fleet-config.ts';
-import type { ModelCatalog } from '../shared/models/model-catalog.ts';
+import type { ModelCatalog } from '../shared/catalog/model-catalog.ts';
 import type { DeploymentChange } from '../shared/ports/deployment-log.ts';
 import {
   allDeployments,

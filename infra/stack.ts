@@ -10,9 +10,9 @@ import {
   UNMATCHED_ENTRY,
   type HandlerName,
 } from '../shared/api/routes.ts';
-import { checkModelNames, modelStackIdOf } from '../shared/models/resource-names.ts';
+import { checkModelNames, modelStackIdOf } from '../shared/catalog/resource-names.ts';
 import { fleetClusterName } from '../shared/fleet-config.ts';
-import type { ModelDefinition } from '../shared/models/registry.ts';
+import type { ModelDefinition } from '../shared/catalog/registry.ts';
 import { LambdaIntegration } from 'aws-cdk-lib/aws-apigateway';
 import { ApiDocs } from './constructs/api-docs.ts';
 import { ConsoleSite, type ConsoleDomain } from './constructs/console-site.ts';

@@ -1,11 +1,11 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { COG_KEYS, CogConfigError, predictKeyOf, type CogFile, type CogIssue } from '../shared/models/cog-config.ts';
+import { COG_KEYS, CogConfigError, predictKeyOf, type CogFile, type CogIssue } from '../shared/catalog/cog-config.ts';
 import { readCogFile } from '../shared/adapters/cog-files.ts';
-import { contractOf } from '../shared/models/cog-schema.ts';
-import { LOCAL_MODEL_DEFAULTS, manifestEntry, type Catalog } from '../shared/models/manifest.ts';
-import { modelId } from '../shared/models/model-id.ts';
+import { contractOf } from '../shared/catalog/cog-schema.ts';
+import { LOCAL_MODEL_DEFAULTS, manifestEntry, type Catalog } from '../shared/catalog/manifest.ts';
+import { modelId } from '../shared/catalog/model-id.ts';
 import { deriveModel, ensureEnvironment, PredictorLoadError } from './model-env.ts';
 import { readyMachineFor } from './model-machine.ts';
 

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { WORKER_ENV } from '../shared/config/worker.ts';
 import { readCogConfig } from '../shared/adapters/cog-files.ts';
-import type { ModelCatalog } from '../shared/models/model-catalog.ts';
+import type { ModelCatalog } from '../shared/catalog/model-catalog.ts';
 import type { LocalWorker } from './bind.ts';
 import { freePort } from './free-port.ts';
 import { localKeepRunsMinutes, modelServerProcess } from './model-env.ts';

@@ -4,9 +4,9 @@ import { DataFolderInUse } from './data-folder.ts';
 import { LOCAL_REGION } from './paths.ts';
 import { parseArgs } from 'node:util';
 import { parseModelFlag } from './brought-models.ts';
-import { CogConfigError } from '../shared/models/cog-config.ts';
-import { repositoryCatalog } from '../shared/models/model-catalog.ts';
-import { checkModelNames } from '../shared/models/resource-names.ts';
+import { CogConfigError } from '../shared/catalog/cog-config.ts';
+import { repositoryCatalog } from '../shared/catalog/model-catalog.ts';
+import { checkModelNames } from '../shared/catalog/resource-names.ts';
 import { STACK_NAME } from '../shared/stack-name.ts';
 import { startLocalRuntime } from './runtime.ts';
 

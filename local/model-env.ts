@@ -12,10 +12,10 @@ import {
   type CogFile,
   type CogIssue,
   type CogKeyPath,
-} from '../shared/models/cog-config.ts';
+} from '../shared/catalog/cog-config.ts';
 import { keepRunsMinutes, MODEL_ENTRYPOINT_ENV, MODEL_ENTRYPOINT_SCRIPT } from '../infra/cog/model-entrypoint.ts';
-import { derivedModel, type DerivedModel } from '../shared/models/manifest.ts';
-import type { ModelCatalog } from '../shared/models/model-catalog.ts';
+import { derivedModel, type DerivedModel } from '../shared/catalog/manifest.ts';
+import type { ModelCatalog } from '../shared/catalog/model-catalog.ts';
 import { REPO_ROOT } from './paths.ts';
 import type { PythonInterpreter } from './python-interpreters.ts';
 

@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { COG_KEYS, CogConfigError, type CogFile, type CogIssue } from '../shared/models/cog-config.ts';
-import { formatIssue } from '../shared/models/cog-config-error.ts';
+import { COG_KEYS, CogConfigError, type CogFile, type CogIssue } from '../shared/catalog/cog-config.ts';
+import { formatIssue } from '../shared/catalog/cog-config-error.ts';
 import {
   debianCandidate,
   installDebianPackages,

@@ -3,7 +3,7 @@ import { sfnWorkflowClient } from '../shared/adapters/workflow-client.ts';
 import type { SweeperConfig } from '../shared/config/sweeper.ts';
 import type { Clock } from '../shared/domain/clock.ts';
 import { ENDINGS } from '../shared/domain/endings.ts';
-import type { ModelCatalog } from '../shared/models/model-catalog.ts';
+import type { ModelCatalog } from '../shared/catalog/model-catalog.ts';
 import { endPrediction, stoppingExecutions } from '../shared/use-cases/end-prediction.ts';
 
 export const RESTART_ERROR = ENDINGS.restart;

@@ -11,7 +11,7 @@ import { AUTHORIZER_ENTRY, entryOf } from '../shared/api/routes.ts';
 import { systemClock } from '../shared/domain/clock.ts';
 import { processEnvironment } from '../shared/config/environment.ts';
 import { EXTRA_CATALOG_ENV, loadModelCatalog, WITHHELD_MODELS_ENV } from '../shared/config/model-catalog.ts';
-import type { ModelCatalog } from '../shared/models/model-catalog.ts';
+import type { ModelCatalog } from '../shared/catalog/model-catalog.ts';
 import { processModelCatalog } from '../functions/model-catalog.ts';
 import { apiConfigFromEnv } from '../shared/config/api.ts';
 import { buildConsole } from '../web/build.ts';

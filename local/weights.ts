@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { ManifestEntry } from '../shared/models/manifest.ts';
+import type { ManifestEntry } from '../shared/catalog/manifest.ts';
 import { REPO_ROOT } from './paths.ts';
 
 /** Where a model's image has the weights its cog.yaml downloaded, a folder per name (models/transcribe/weights.py looks there first). */

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import type { ModelDefinition } from './models/definition.ts';
-import { NAME_LIMITS, nameAfterModel } from './models/resource-names.ts';
+import type { ModelDefinition } from './catalog/definition.ts';
+import { NAME_LIMITS, nameAfterModel } from './catalog/resource-names.ts';
 import type { Fleet } from './ports/fleet-control.ts';
 
 /** The start of the name of each of a stack's fleet clusters. */

@@ -14,7 +14,7 @@ import { processEnvironment } from '../shared/config/environment.ts';
 import { workerConfigFromEnv } from '../shared/config/worker.ts';
 import { systemClock } from '../shared/domain/clock.ts';
 import { lostWorkerCounter } from '../shared/adapters/powertools-metrics.ts';
-import { phaseLimitsOf } from '../shared/models/definition.ts';
+import { phaseLimitsOf } from '../shared/catalog/definition.ts';
 import { loadModelCatalog } from '../shared/config/model-catalog.ts';
 import { DEFAULT_DOWNLOAD_LIMITS, downloadToFile } from '../shared/adapters/guarded-download.ts';
 import { callbackAddress } from './callback-address.ts';

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as z from 'zod';
-import type { ModelDefinition } from '../shared/models/definition.ts';
+import type { ModelDefinition } from '../shared/catalog/definition.ts';
 import type { CogCallbacks, CogSnapshot } from './cog-callbacks.ts';
 import {
   ModelBusy,

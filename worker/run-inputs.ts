@@ -1,7 +1,7 @@
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { ModelDefinition } from '../shared/models/definition.ts';
-import { inputFetchError, inputForModel } from '../shared/models/model-input.ts';
+import type { ModelDefinition } from '../shared/catalog/definition.ts';
+import { inputFetchError, inputForModel } from '../shared/catalog/model-input.ts';
 import { InputFetchFailed, type RunInputs } from '../shared/ports/run-inputs.ts';
 import type { SharedFolder } from './shared-folders.ts';
 

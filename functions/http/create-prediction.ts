@@ -1,7 +1,7 @@
 import { isStreamingRoute } from '../../shared/api/routes.ts';
 import { PrognozError } from '../../shared/domain/errors.ts';
 import { parseCancelAfter } from '../../shared/domain/deadline.ts';
-import { coerceFormInput } from '../../shared/models/registry.ts';
+import { coerceFormInput } from '../../shared/catalog/registry.ts';
 import { createPredictionUseCase } from '../../shared/use-cases/create-prediction.ts';
 import { waitForPrediction, waiterAddress } from '../../shared/use-cases/wait-for-prediction.ts';
 import { parseBody } from './body.ts';

@@ -2,7 +2,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type * as z from 'zod';
 import { deploymentChangeSchema, deploymentView, type deploymentListSchema } from '../../shared/api/deployment-view.ts';
 import { PrognozError, type FieldIssue } from '../../shared/domain/errors.ts';
-import type { ModelDefinition } from '../../shared/models/definition.ts';
+import type { ModelDefinition } from '../../shared/catalog/definition.ts';
 import {
   allDeployments,
   deploymentNotFound,

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { PrognozError } from '../../shared/domain/errors.ts';
-import type { ModelDefinition } from '../../shared/models/definition.ts';
-import type { ModelCatalog } from '../../shared/models/model-catalog.ts';
+import type { ModelDefinition } from '../../shared/catalog/definition.ts';
+import type { ModelCatalog } from '../../shared/catalog/model-catalog.ts';
 
 /** The model a route's path names, `{company}/{model}`, as written (it may name no model). */
 export const modelIdOf = (event: Pick<APIGatewayProxyEvent, 'pathParameters'>): string =>

@@ -6,7 +6,7 @@ import {
   type PredictionView,
 } from '../../shared/api/prediction-view.ts';
 import type { Prediction } from '../../shared/domain/prediction.ts';
-import type { ModelCatalog } from '../../shared/models/model-catalog.ts';
+import type { ModelCatalog } from '../../shared/catalog/model-catalog.ts';
 import type { OutputStore } from '../../shared/ports/output-store.ts';
 
 /** How this caller's client reads a prediction: in the statuses it knows. */

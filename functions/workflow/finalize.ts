@@ -1,7 +1,7 @@
 import { endingWiring } from '../../shared/adapters/ending-wiring.ts';
 import { finalizeConfigFromEnv, type FinalizeConfig } from '../../shared/config/finalize.ts';
 import { systemClock, type Clock } from '../../shared/domain/clock.ts';
-import type { ModelCatalog } from '../../shared/models/model-catalog.ts';
+import type { ModelCatalog } from '../../shared/catalog/model-catalog.ts';
 import { finalizePrediction } from '../../shared/use-cases/finalize-prediction.ts';
 import { finalizeInput, type FinalizeOutput } from '../../shared/workflow/messages.ts';
 import { serviceLogger } from '../service-logger.ts';

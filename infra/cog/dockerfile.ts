@@ -8,9 +8,9 @@ import {
   PYTHON_VERSION,
   type CogConfig,
   type CogKeyPath,
-} from '../../shared/models/cog-config.ts';
+} from '../../shared/catalog/cog-config.ts';
 import { readCogFile } from '../../shared/adapters/cog-files.ts';
-import { keyLabel } from '../../shared/models/cog-config-error.ts';
+import { keyLabel } from '../../shared/catalog/cog-config-error.ts';
 import { MODEL_ENTRYPOINT_COMMAND, modelEntrypointInstructions } from './model-entrypoint.ts';
 
 export { COG_VERSION };

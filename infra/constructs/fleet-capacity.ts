@@ -20,7 +20,7 @@ import {
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Duration } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
-import type { ModelDefinition } from '../../shared/models/registry.ts';
+import type { ModelDefinition } from '../../shared/catalog/registry.ts';
 
 /** The address of the instance metadata service, which no container may reach. */
 export const INSTANCE_METADATA_ADDRESS = '169.254.169.254';

@@ -14,7 +14,7 @@ import {
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { WORKER_ENV } from '../../shared/config/worker.ts';
-import type { ModelDefinition } from '../../shared/models/registry.ts';
+import type { ModelDefinition } from '../../shared/catalog/registry.ts';
 import { MODEL_INPUTS_DIR, MODEL_PORT, PREDICTOR_EXCLUDES, writeCogDockerfile } from '../cog/dockerfile.ts';
 import { keepRunsMinutes, MODEL_ENTRYPOINT_ENV } from '../cog/model-entrypoint.ts';
 import { WORKER_CONTAINER } from './container-names.ts';

@@ -1,7 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import { Queue, QueueEncryption, type CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { phaseLimitsOf, type ModelDefinition } from '../../shared/models/registry.ts';
+import { phaseLimitsOf, type ModelDefinition } from '../../shared/catalog/registry.ts';
 import { dispatchTimeoutSeconds } from '../workflow/prediction-chain.ts';
 import { tag } from './metadata.ts';
 

@@ -7,7 +7,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { WORKERS_LOST } from '../../shared/metrics.ts';
-import type { ModelDefinition } from '../../shared/models/registry.ts';
+import type { ModelDefinition } from '../../shared/catalog/registry.ts';
 import { notifyingAlarm } from './alarms.ts';
 import { countOf } from './counts.ts';
 import { ModelFleet } from './model-fleet.ts';

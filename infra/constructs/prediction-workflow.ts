@@ -10,7 +10,7 @@ import {
   type CfnStateMachine,
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { phaseLimitsOf, type ModelDefinition } from '../../shared/models/registry.ts';
+import { phaseLimitsOf, type ModelDefinition } from '../../shared/catalog/registry.ts';
 import { dispatchTimeoutSeconds, predictionChain } from '../workflow/prediction-chain.ts';
 import { tag } from './metadata.ts';
 

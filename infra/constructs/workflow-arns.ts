@@ -1,7 +1,7 @@
 import { ArnFormat, Stack } from 'aws-cdk-lib';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IConstruct } from 'constructs';
-import { WORKFLOW_NAMES } from '../../shared/models/resource-names.ts';
+import { WORKFLOW_NAMES } from '../../shared/catalog/resource-names.ts';
 
 /**
  * The models' workflows as a group, by their names' prefix (WORKFLOW_NAMES): the ARN prefix the

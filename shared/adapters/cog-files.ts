@@ -8,7 +8,7 @@ import {
   type CogConfig,
   type CogFile,
   type CogIssue,
-} from '../models/cog-config.ts';
+} from '../catalog/cog-config.ts';
 
 /**
  * Reads `<folder>/cog.yaml`, and checks that the files it names are in the folder: the predictor's

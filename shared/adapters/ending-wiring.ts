@@ -6,7 +6,7 @@ import { dynamo } from './aws-clients.ts';
 import { sqsEndingTeller, type ReportFailure } from './ending-notices.ts';
 import { powertoolsCounter } from './powertools-metrics.ts';
 import { dynamoPredictionStore } from './prediction-store.ts';
-import { sqsWebhookNotifier } from './webhook-queue.ts';
+import { sqsWebhookNotifier } from './webhook-notifier.ts';
 
 /** Where a process's endings go: the table, the webhook queue, and how long ended predictions are kept. */
 export interface EndingResources {

@@ -2,7 +2,7 @@ import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import mime from 'mime';
 import { outputFileKey, predictionOutputsPrefix, type OutputStore } from '../ports/output-store.ts';
-import { s3OutputReader } from './output-reader.ts';
+import { s3OutputReader } from './output-store-reader.ts';
 import { s3Or } from './s3-client.ts';
 
 /** S3's smallest part: a file larger than this is uploaded in parts of this size. */

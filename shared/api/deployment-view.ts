@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { formatTimestamp } from '../domain/clock.ts';
-import { ownerAndNameOf } from '../models/definition.ts';
+import { ownerAndNameOf } from '../catalog/definition.ts';
 import type { Deployment } from '../use-cases/read-deployments.ts';
 
 /**

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { jsonSchemaOf, type ModelDefinition } from '../models/registry.ts';
+import { jsonSchemaOf, type ModelDefinition } from '../catalog/registry.ts';
 
 const modelUrlsSchema = z.object({
   model: z.url().describe("This model's page: its schema (GET)."),

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { ModelCatalog } from '../models/model-catalog.ts';
+import type { ModelCatalog } from '../catalog/model-catalog.ts';
 import type { Prediction } from '../domain/prediction.ts';
 import type { ListPosition, OwnedPredictionsPage } from '../ports/prediction-store.ts';
 import { listPageUrl, type ListFilters } from './prediction-list.ts';

@@ -10,7 +10,7 @@ import {
 import { kopecksToRoubles } from '../domain/pricing.ts';
 import type { OutputStore } from '../ports/output-store.ts';
 import { redactSecrets } from '../domain/secrets.ts';
-import type { ModelCatalog } from '../models/model-catalog.ts';
+import type { ModelCatalog } from '../catalog/model-catalog.ts';
 import { withFileUrls } from './output-urls.ts';
 import { withInputRead } from '../use-cases/read-input.ts';
 

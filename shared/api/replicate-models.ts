@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { COG_VERSION } from '../models/cog-version.ts';
-import { ownerAndNameOf } from '../models/definition.ts';
-import { jsonSchemaOf, type ModelDefinition } from '../models/registry.ts';
+import { COG_VERSION } from '../catalog/cog-version.ts';
+import { ownerAndNameOf } from '../catalog/definition.ts';
+import { jsonSchemaOf, type ModelDefinition } from '../catalog/registry.ts';
 
 /**
  * Replicate's model, version and hardware objects, as its clients read them (interface:

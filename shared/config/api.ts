@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { AddressPolicy } from '../domain/addresses.ts';
-import type { ModelCatalog } from '../models/model-catalog.ts';
+import type { ModelCatalog } from '../catalog/model-catalog.ts';
 import {
   defineEnvironment,
   orNull,

@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { MAX_WAITER_QUEUE_PREFIX } from '../adapters/waiter-queue-names.ts';
 import { DEFAULT_RETENTION_SECONDS } from '../domain/retention.ts';
-import type { ModelCatalog } from '../models/model-catalog.ts';
-import { WORKFLOW_NAMES } from '../models/resource-names.ts';
+import type { ModelCatalog } from '../catalog/model-catalog.ts';
+import { WORKFLOW_NAMES } from '../catalog/resource-names.ts';
 
 /**
  * A process's environment, its variables by name. On AWS each process has its own (process.env);

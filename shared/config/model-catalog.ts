@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { catalog, type Catalog } from '../models/manifest.ts';
-import { modelCatalog, repositoryCatalog, type ModelCatalog } from '../models/model-catalog.ts';
+import { catalog, type Catalog } from '../catalog/manifest.ts';
+import { modelCatalog, repositoryCatalog, type ModelCatalog } from '../catalog/model-catalog.ts';
 import type { Environment } from './environment.ts';
 
 /** A catalog file beside the repository's (a local run's `--model` flags write one): its path. */

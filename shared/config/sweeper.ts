@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { ModelCatalog } from '../models/model-catalog.ts';
+import type { ModelCatalog } from '../catalog/model-catalog.ts';
 import { defineEnvironment, orNull, SHARED, variable, withStateMachineArnOf, type Environment } from './environment.ts';
 
 /** The environment of the sweeper (functions/sweeper/sweep.ts). */

@@ -3,7 +3,7 @@ import type { PredictionId } from '../domain/ids.ts';
 import { type Prediction } from '../domain/prediction.ts';
 import { transition, type PredictionEvent } from '../domain/transition.ts';
 import { err, ok, type Result } from '../domain/result.ts';
-import type { ModelCatalog } from '../models/model-catalog.ts';
+import type { ModelCatalog } from '../catalog/model-catalog.ts';
 import type { PredictionStore } from '../ports/prediction-store.ts';
 
 export interface Applied {

@@ -6,7 +6,7 @@ import { err, ok, type Result } from '../domain/result.ts';
 import type { EndingTeller } from '../ports/ending-notices.ts';
 import type { WebhookNotifier } from '../ports/webhook-notifier.ts';
 import type { WorkflowClient } from '../ports/workflow-client.ts';
-import type { ModelCatalog } from '../models/model-catalog.ts';
+import type { ModelCatalog } from '../catalog/model-catalog.ts';
 import type { PredictionStore } from '../ports/prediction-store.ts';
 import { endPrediction, stoppingExecutions } from './end-prediction.ts';
 

@@ -3,7 +3,7 @@ import type { IdGenerator, PredictionId } from '../domain/ids.ts';
 import { claimLostInMs, endingOwed } from '../domain/phases.ts';
 import { isTerminal, type PhaseLimits, type Prediction } from '../domain/prediction.ts';
 import { owedEndingEvent } from '../domain/transition.ts';
-import type { ModelCatalog } from '../models/model-catalog.ts';
+import type { ModelCatalog } from '../catalog/model-catalog.ts';
 import type { PredictionStore } from '../ports/prediction-store.ts';
 import { applyEvent } from './apply-event.ts';
 import { completeOverdueEffects, endUnlessEnded, type EffectDeps } from './end-prediction.ts';

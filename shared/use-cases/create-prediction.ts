@@ -8,7 +8,7 @@ import { inputPlacement, type Prediction, type StoredInput, type WebhookEvent } 
 import { createPrediction } from '../domain/transition.ts';
 import { requestFingerprint } from '../domain/request-fingerprint.ts';
 import { err, ok, type Result } from '../domain/result.ts';
-import { phaseLimitsOf, validateInput, type ModelDefinition } from '../models/registry.ts';
+import { phaseLimitsOf, validateInput, type ModelDefinition } from '../catalog/registry.ts';
 import type { KnownLimit, MonthlyLimits } from './monthly-limits.ts';
 import { startCreated, type StartDeps, type StartOutcome } from './start-workflow.ts';
 

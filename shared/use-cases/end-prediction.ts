@@ -12,7 +12,7 @@ import {
 } from '../domain/prediction.ts';
 import { type PredictionEvent } from '../domain/transition.ts';
 import { err, ok, type Result } from '../domain/result.ts';
-import type { ModelCatalog } from '../models/model-catalog.ts';
+import type { ModelCatalog } from '../catalog/model-catalog.ts';
 import type { PredictionStore } from '../ports/prediction-store.ts';
 import { applyEvent } from './apply-event.ts';
 

@@ -1,5 +1,5 @@
 import { PrognozError } from '../domain/errors.ts';
-import type { ModelDefinition } from '../models/registry.ts';
+import type { ModelDefinition } from '../catalog/registry.ts';
 import type { DeploymentChange, DeploymentLog } from '../ports/deployment-log.ts';
 import type { FleetScaling, FleetState } from '../ports/fleet-scaling.ts';
 

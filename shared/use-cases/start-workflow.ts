@@ -1,7 +1,7 @@
 import { THROTTLED_ERRORS, type WorkflowClient } from '../ports/workflow-client.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { Prediction } from '../domain/prediction.ts';
-import type { ModelCatalog } from '../models/model-catalog.ts';
+import type { ModelCatalog } from '../catalog/model-catalog.ts';
 import type { PredictionStore } from '../ports/prediction-store.ts';
 import { applyEvent } from './apply-event.ts';
 

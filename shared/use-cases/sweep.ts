@@ -4,7 +4,7 @@ import { endingOwed, sweepDeadline, type OwedEnding } from '../domain/phases.ts'
 import { isTerminal, type Prediction } from '../domain/prediction.ts';
 import type { ExecutionStatus } from '../ports/workflow-client.ts';
 import { owedEndingEvent } from '../domain/transition.ts';
-import { phaseLimitsOf } from '../models/definition.ts';
+import { phaseLimitsOf } from '../catalog/definition.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { EndingInboxes, EndingTeller } from '../ports/ending-notices.ts';
 import type { WebhookNotifier } from '../ports/webhook-notifier.ts';

@@ -1,7 +1,7 @@
 import { boundsAfter, configurationRefused, sameBounds, type BoundsChange } from '../domain/deployment-bounds.ts';
 import type { PrognozError } from '../domain/errors.ts';
 import { err, ok, type Result } from '../domain/result.ts';
-import type { ModelDefinition } from '../models/registry.ts';
+import type { ModelDefinition } from '../catalog/registry.ts';
 import type { DeploymentChange } from '../ports/deployment-log.ts';
 import { deploymentNotFound, deploymentOf, type Deployment, type DeploymentDeps } from './read-deployments.ts';
 

@@ -1,6 +1,6 @@
 import { ENDINGS } from '../domain/endings.ts';
 import type { IdGenerator, PredictionId } from '../domain/ids.ts';
-import { phaseLimitsOf } from '../models/definition.ts';
+import { phaseLimitsOf } from '../catalog/definition.ts';
 import { claimJob } from './claim-job.ts';
 import { endUnlessEnded, type EffectDeps } from './end-prediction.ts';
 import { runPrediction, type RunDeps, type RunOutcome } from './run-prediction.ts';

@@ -9,10 +9,10 @@ import { sqsEndingInbox, sqsEndingInboxes, sqsEndingTeller } from '../../shared/
 import { s3DynamoFileStore } from '../../shared/adapters/file-store.ts';
 import { s3OutputStore } from '../../shared/adapters/output-store.ts';
 import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts';
-import { dynamoRateWindows } from '../../shared/adapters/rate-windows.ts';
+import { dynamoRateWindows } from '../../shared/adapters/rate-limiter.ts';
 import { dynamoRequestLog } from '../../shared/adapters/request-log.ts';
 import { dynamoDeploymentLog } from '../../shared/adapters/deployment-log.ts';
-import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
+import { sqsWebhookNotifier } from '../../shared/adapters/webhook-notifier.ts';
 import { sfnWorkflowClient } from '../../shared/adapters/workflow-client.ts';
 import { committedAttributeOf, heldAttributeOf } from '../../shared/adapters/account-moves.ts';
 import { accountKey, LEGACY_OWNER_INDEX_NAME, OWNER_INDEX, spendKey } from '../../shared/adapters/table-keys.ts';

@@ -6,7 +6,7 @@ import { inMemoryEndingNotices } from '../support/in-memory/ending-notices.ts';
 import { inMemoryFileStore } from '../support/in-memory/file-store.ts';
 import { inMemoryOutputStore } from '../support/in-memory/output-store.ts';
 import { inMemoryPredictionStore } from '../support/in-memory/prediction-store.ts';
-import { inMemoryRateWindows } from '../support/in-memory/rate-windows.ts';
+import { inMemoryRateWindows } from '../support/in-memory/rate-limiter.ts';
 import { inMemoryRequestLog } from '../support/in-memory/request-log.ts';
 import { inMemoryDeploymentLog } from '../support/in-memory/deployment-log.ts';
 import { inMemoryModelServer } from '../support/in-memory/model-server.ts';

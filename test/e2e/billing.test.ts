@@ -3,7 +3,7 @@ import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts
 import { systemClock } from '../../shared/domain/clock.ts';
 import { finalizePrediction } from '../../shared/use-cases/finalize-prediction.ts';
 import { sqsEndingTeller } from '../../shared/adapters/ending-notices.ts';
-import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
+import { sqsWebhookNotifier } from '../../shared/adapters/webhook-notifier.ts';
 import {
   call,
   createOtherAccount,

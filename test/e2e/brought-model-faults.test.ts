@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { prepareBroughtModels } from '../../local/brought-models.ts';
 import { hasNvidiaGpu } from '../../local/model-machine.ts';
-import { CogConfigError } from '../../shared/models/cog-config.ts';
+import { CogConfigError } from '../../shared/catalog/cog-config.ts';
 
 /**
  * Predictors brought with --model whose cog.yaml asks what this machine cannot give, readied for

@@ -2,7 +2,7 @@ import { DescribeExecutionCommand } from '@aws-sdk/client-sfn';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { sqsEndingTeller } from '../../shared/adapters/ending-notices.ts';
-import { sqsWebhookNotifier } from '../../shared/adapters/webhook-queue.ts';
+import { sqsWebhookNotifier } from '../../shared/adapters/webhook-notifier.ts';
 import { systemClock } from '../../shared/domain/clock.ts';
 import { EFFECTS_GRACE_MS } from '../../shared/domain/phases.ts';
 import type { PredictionId } from '../../shared/domain/ids.ts';

@@ -1,4 +1,4 @@
-import { phaseLimitsOf } from '../../shared/models/registry.ts';
+import { phaseLimitsOf } from '../../shared/catalog/registry.ts';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DescribeExecutionCommand } from '@aws-sdk/client-sfn';
 import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';

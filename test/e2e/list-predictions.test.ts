@@ -1,4 +1,4 @@
-import { phaseLimitsOf } from '../../shared/models/registry.ts';
+import { phaseLimitsOf } from '../../shared/catalog/registry.ts';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Replicate from 'replicate';

@@ -9,7 +9,7 @@ import type { AccountView } from '../../shared/api/account-view.ts';
 import type { PredictionView } from '../../shared/api/prediction-view.ts';
 import type { PredictionId } from '../../shared/domain/ids.ts';
 import { isTerminalStatus } from '../../shared/domain/prediction.ts';
-import { phaseLimitsOf } from '../../shared/models/registry.ts';
+import { phaseLimitsOf } from '../../shared/catalog/registry.ts';
 import { testCatalog } from '../support/catalog.ts';
 
 /** Short, so a run outlasts it; ECS's is 100 s. */

@@ -18,7 +18,7 @@ import {
   MODEL_ENTRYPOINT_SCRIPT,
   MODEL_ENTRYPOINT_SHELL,
 } from '../../infra/cog/model-entrypoint.ts';
-import { type CogConfig } from '../../shared/models/cog-config.ts';
+import { type CogConfig } from '../../shared/catalog/cog-config.ts';
 import { readCogConfig } from '../../shared/adapters/cog-files.ts';
 import { copiedSources } from '../support/dockerfile.ts';
 

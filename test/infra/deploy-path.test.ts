@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CONTEXT_KEYS } from '../../infra/context.ts';
 import { LEGACY_OWNER_INDEX_NAME } from '../../shared/adapters/table-keys.ts';
-import { LONGEST_REGION } from '../../shared/models/resource-names.ts';
+import { LONGEST_REGION } from '../../shared/catalog/resource-names.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const ACCOUNT = '123456789012';

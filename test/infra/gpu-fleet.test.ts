@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import type { ModelDefinition } from '../../shared/models/registry.ts';
+import type { ModelDefinition } from '../../shared/catalog/registry.ts';
 import { fixtureModel, synthFleet } from '../support/fleet.ts';
 
 /** The ModelFleet construct on its own, given a model that needs a GPU (a fixture Cog predictor with gpu: true). */

@@ -4,8 +4,8 @@ import { addNagChecks } from '../../infra/nag/checks.ts';
 import { PrognozStack } from '../../infra/stack.ts';
 import { metadataOf, resourcesOfType, type CfnTemplate } from '../../local/template.ts';
 import { nestedTemplatesOf } from '../../local/synthesize.ts';
-import { LONGEST_MODEL_ID } from '../../shared/models/model-id.ts';
-import { modelNamesOf, NAME_LIMITS } from '../../shared/models/resource-names.ts';
+import { LONGEST_MODEL_ID } from '../../shared/catalog/model-id.ts';
+import { modelNamesOf, NAME_LIMITS } from '../../shared/catalog/resource-names.ts';
 import { DEPLOYED_ENV } from '../support/deployed-template.ts';
 import { fixtureModel } from '../support/fleet.ts';
 

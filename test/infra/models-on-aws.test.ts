@@ -5,7 +5,7 @@ import { apiConfigFromEnv } from '../../shared/config/api.ts';
 import { workerConfigFromEnv } from '../../shared/config/worker.ts';
 import { asAccountId } from '../../shared/domain/ids.ts';
 import { clusterOfModel, fleetParameterNameOf } from '../../shared/fleet-config.ts';
-import { modelStackIdOf } from '../../shared/models/resource-names.ts';
+import { modelStackIdOf } from '../../shared/catalog/resource-names.ts';
 import { createPredictionUseCase } from '../../shared/use-cases/create-prediction.ts';
 import { STACK_NAME } from '../../infra/app.ts';
 import { WORKER_CONTAINER } from '../../infra/constructs/container-names.ts';

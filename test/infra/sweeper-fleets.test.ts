@@ -14,7 +14,7 @@ import { WaiterQueues } from '../../infra/constructs/waiter-queues.ts';
 import { WorkflowArns } from '../../infra/constructs/workflow-arns.ts';
 import { SWEEPER_ENV } from '../../shared/config/sweeper.ts';
 import { fleetClusterName, parseFleetParameter } from '../../shared/fleet-config.ts';
-import { modelStackIdOf } from '../../shared/models/resource-names.ts';
+import { modelStackIdOf } from '../../shared/catalog/resource-names.ts';
 import { fixtureModel } from '../support/fleet.ts';
 
 type Resource = { Type: string; Properties: Record<string, unknown>; Metadata?: Record<string, unknown> };

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { COG_DOCKERFILE, cogDockerfile } from '../../infra/cog/dockerfile.ts';
 import { predictorFolderOf } from '../../infra/constructs/model-fleet.ts';
 import { readCogConfig } from '../../shared/adapters/cog-files.ts';
-import { jsonSchemaOf } from '../../shared/models/registry.ts';
+import { jsonSchemaOf } from '../../shared/catalog/registry.ts';
 import { synthFleet } from '../support/fleet.ts';
 import { testCatalog } from '../support/catalog.ts';
 

@@ -4,7 +4,7 @@ import { buildApp } from '../../infra/app.ts';
 import { wholeTemplate } from '../../local/synthesize.ts';
 import { dispatchTimeoutSeconds } from '../../infra/workflow/prediction-chain.ts';
 import { SWEEP_INDEX } from '../../shared/adapters/table-keys.ts';
-import { phaseLimitsOf } from '../../shared/models/registry.ts';
+import { phaseLimitsOf } from '../../shared/catalog/registry.ts';
 import { testCatalog } from '../support/catalog.ts';
 
 const echoModel = testCatalog.require('prognoz/echo');

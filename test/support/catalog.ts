@@ -1,4 +1,4 @@
-import { modelCatalog, repositoryCatalog } from '../../shared/models/model-catalog.ts';
+import { modelCatalog, repositoryCatalog } from '../../shared/catalog/model-catalog.ts';
 
 /**
  * The repository's catalog, every model offered, built explicitly (nothing read from the

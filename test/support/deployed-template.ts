@@ -8,7 +8,7 @@ import {
   type CfnTemplate,
   type LocalBindings,
 } from '../../local/template.ts';
-import { LONGEST_REGION } from '../../shared/models/resource-names.ts';
+import { LONGEST_REGION } from '../../shared/catalog/resource-names.ts';
 
 /** A deployer's account, in the region whose name is longest: ARNs as long as they get. */
 export const DEPLOYED_ENV = { account: '123456789012', region: LONGEST_REGION } as const;

@@ -9,7 +9,7 @@ import { DefinitionBody, Pass, StateMachine } from 'aws-cdk-lib/aws-stepfunction
 import * as z from 'zod';
 import { ModelFleet } from '../../infra/constructs/model-fleet.ts';
 import { WaiterQueues } from '../../infra/constructs/waiter-queues.ts';
-import type { ModelDefinition } from '../../shared/models/registry.ts';
+import type { ModelDefinition } from '../../shared/catalog/registry.ts';
 
 /** The fixture Cog predictors (test/fixtures/cog/): `gpu-model` (gpu: true) and `cpu-model` (concurrency 4). */
 export const FIXTURE_PREDICTORS = path.resolve(import.meta.dirname, '..', 'fixtures', 'cog');

@@ -2,7 +2,7 @@ import { asAccountId, newPredictionId, type AccountId } from '../../shared/domai
 import { monthOf } from '../../shared/domain/money.ts';
 import type { Prediction, TerminalPrediction } from '../../shared/domain/prediction.ts';
 import { createPrediction, type PredictionEvent } from '../../shared/domain/transition.ts';
-import { phaseLimitsOf, policyOf } from '../../shared/models/registry.ts';
+import { phaseLimitsOf, policyOf } from '../../shared/catalog/registry.ts';
 import { testCatalog } from './catalog.ts';
 import { applier } from './transitions.ts';
 

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { checkWebhookHost, guardedPoster } from '../../shared/adapters/webhook-transport.ts';
+import { checkWebhookHost, guardedPoster } from '../../shared/adapters/webhook-poster.ts';
 import {
   addressVerdict,
   isLoopbackAddress,

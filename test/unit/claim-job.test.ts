@@ -3,7 +3,7 @@ import { ENDINGS } from '../../shared/domain/endings.ts';
 import type { PredictionId } from '../../shared/domain/ids.ts';
 import { EFFECTS_GRACE_MS } from '../../shared/domain/phases.ts';
 import type { EndingExecution } from '../../shared/use-cases/end-prediction.ts';
-import { phaseLimitsOf } from '../../shared/models/registry.ts';
+import { phaseLimitsOf } from '../../shared/catalog/registry.ts';
 import { applyEvent } from '../../shared/use-cases/apply-event.ts';
 import { claimJob, type ClaimDeps } from '../../shared/use-cases/claim-job.ts';
 import { createEchoPrediction, echo } from '../support/in-memory/echo-prediction.ts';

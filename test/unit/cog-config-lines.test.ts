@@ -4,10 +4,10 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeCogDockerfile } from '../../infra/cog/dockerfile.ts';
 import { pipFailure, pipInstallsOf } from '../../local/model-env.ts';
-import { keyLabel } from '../../shared/models/cog-config-error.ts';
-import { CogConfigError, parseCogFile, type CogFile } from '../../shared/models/cog-config.ts';
+import { keyLabel } from '../../shared/catalog/cog-config-error.ts';
+import { CogConfigError, parseCogFile, type CogFile } from '../../shared/catalog/cog-config.ts';
 import { readCogFile } from '../../shared/adapters/cog-files.ts';
-import { parseLocatedYaml } from '../../shared/models/yaml-locations.ts';
+import { parseLocatedYaml } from '../../shared/catalog/yaml-locations.ts';
 
 const FILE = path.join(process.cwd(), 'acme', 'cog.yaml');
 

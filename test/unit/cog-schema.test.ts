@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { describe, expect, it } from 'vitest';
-import { checkOutput, contractOf } from '../../shared/models/cog-schema.ts';
-import { parseCogConfig } from '../../shared/models/cog-config.ts';
+import { checkOutput, contractOf } from '../../shared/catalog/cog-schema.ts';
+import { parseCogConfig } from '../../shared/catalog/cog-config.ts';
 
 /** Cog's schemas of a predictor with every kind of input Cog has (as prognoz_cog.describe derives them). */
 const derived = {

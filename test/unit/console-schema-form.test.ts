@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jsonSchemaOf } from '../../shared/models/registry.ts';
+import { jsonSchemaOf } from '../../shared/catalog/registry.ts';
 import { fieldsOf, initialValues, inputOf, type JsonSchema } from '../../web/console/src/schema-form.ts';
 import { testCatalog } from '../support/catalog.ts';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { asAccountId } from '../../shared/domain/ids.ts';
 import { START_GRACE_MS } from '../../shared/domain/phases.ts';
-import { phaseLimitsOf } from '../../shared/models/registry.ts';
+import { phaseLimitsOf } from '../../shared/catalog/registry.ts';
 import { createPredictionUseCase, type CreateRequest } from '../../shared/use-cases/create-prediction.ts';
 import { INPUT_INLINE_BYTES } from '../../shared/domain/prediction.ts';
 import { inputObjectKey } from '../../shared/ports/input-store.ts';

@@ -11,9 +11,9 @@ import { startFauxqs } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startCognitoEmulator } from '../../local/cognito-emulator.ts';
 import { LOCAL_REGION } from '../../local/paths.ts';
-import { ssmFleetDirectory } from '../../shared/adapters/fleet-directory.ts';
-import { ecsFleetServices } from '../../shared/adapters/fleet-services.ts';
-import { sqsJobQueues } from '../../shared/adapters/job-queues.ts';
+import { ssmFleetDirectory } from '../../shared/adapters/ssm-fleet-control.ts';
+import { ecsFleetServices } from '../../shared/adapters/ecs-fleet-control.ts';
+import { sqsJobQueues } from '../../shared/adapters/sqs-fleet-control.ts';
 import { nudgeFleets } from '../../shared/use-cases/nudge-fleets.ts';
 
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parseBody } from '../../functions/http/body.ts';
 import { callerGone, watchCaller } from '../../functions/http/caller.ts';
 import { distinctHeaderValues, mergedHeaderValues, singleValuedHeaders } from '../../functions/http/headers.ts';
-import { coerceFormInput } from '../../shared/models/registry.ts';
+import { coerceFormInput } from '../../shared/catalog/registry.ts';
 import { EDGE_PACE, slownessOf } from '../../local/request-body.ts';
 import { codeOf } from '../support/error-code.ts';
 import { testCatalog } from '../support/catalog.ts';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { instanceRateLimiter } from '../../shared/adapters/instance-rate-limiter.ts';
 import { permitsToTake } from '../../shared/domain/rate-windows.ts';
 import { T0 } from '../support/in-memory/clock.ts';
-import { inMemoryRateWindows } from '../support/in-memory/rate-windows.ts';
+import { inMemoryRateWindows } from '../support/in-memory/rate-limiter.ts';
 
 const scope = 'ACCOUNT#a';
 const limited = (limit: number) => [

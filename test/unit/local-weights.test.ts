@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { notOfferedLine, offeredLocally } from '../../local/weights.ts';
 import manifestJson from '../../models/manifest.json' with { type: 'json' };
-import { manifestEntry } from '../../shared/models/manifest.ts';
+import { manifestEntry } from '../../shared/catalog/manifest.ts';
 import { loadModelCatalog, WITHHELD_MODELS_ENV } from '../../shared/config/model-catalog.ts';
 import { testCatalog } from '../support/catalog.ts';
 

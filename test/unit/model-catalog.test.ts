@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EXTRA_CATALOG_ENV, loadModelCatalog, WITHHELD_MODELS_ENV } from '../../shared/config/model-catalog.ts';
-import { DEFAULT_MAX_ATTEMPTS, DEFAULT_QUEUE_SECONDS, policyOf } from '../../shared/models/definition.ts';
-import type { Catalog } from '../../shared/models/manifest.ts';
-import { modelCatalog, repositoryCatalog } from '../../shared/models/model-catalog.ts';
+import { DEFAULT_MAX_ATTEMPTS, DEFAULT_QUEUE_SECONDS, policyOf } from '../../shared/catalog/definition.ts';
+import type { Catalog } from '../../shared/catalog/manifest.ts';
+import { modelCatalog, repositoryCatalog } from '../../shared/catalog/model-catalog.ts';
 
 const ECHO = 'prognoz/echo';
 const BROUGHT = 'acme/wordcount';

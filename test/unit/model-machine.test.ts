@@ -12,7 +12,7 @@ import {
   type MachineProbes,
 } from '../../local/model-machine.ts';
 import { interpretersOf, machineSearch, minorOf, type PythonInterpreter } from '../../local/python-interpreters.ts';
-import { CogConfigError, parseCogFile, type CogIssue } from '../../shared/models/cog-config.ts';
+import { CogConfigError, parseCogFile, type CogIssue } from '../../shared/catalog/cog-config.ts';
 
 /** The machine's own Python 3 (the one the project is set up with): its version and its executable. */
 const [realExecutable = '', realVersion = ''] = execFileSync(

@@ -6,8 +6,8 @@ import { committedDocumentText } from '../../shared/api/openapi/committed.ts';
 import { componentNameOf } from '../../shared/api/openapi/document.ts';
 import { ROUTES, SYNC_WAIT, isPublicRoute } from '../../shared/api/routes.ts';
 import { ERROR_CODES } from '../../shared/domain/errors.ts';
-import { modelsOf, repositoryCatalog } from '../../shared/models/model-catalog.ts';
-import { validateInput } from '../../shared/models/registry.ts';
+import { modelsOf, repositoryCatalog } from '../../shared/catalog/model-catalog.ts';
+import { validateInput } from '../../shared/catalog/registry.ts';
 
 interface Operation {
   operationId: string;

@@ -11,7 +11,7 @@ import {
 import { createPrediction, transition } from '../../shared/domain/transition.ts';
 import { EFFECTS_GRACE_MS } from '../../shared/domain/phases.ts';
 import { roublesToMicro } from '../../shared/domain/pricing.ts';
-import { DEFAULT_MAX_ATTEMPTS, DEFAULT_QUEUE_SECONDS, phaseLimitsOf } from '../../shared/models/definition.ts';
+import { DEFAULT_MAX_ATTEMPTS, DEFAULT_QUEUE_SECONDS, phaseLimitsOf } from '../../shared/catalog/definition.ts';
 import { testCatalog } from '../support/catalog.ts';
 
 const echoModel = testCatalog.require('prognoz/echo');

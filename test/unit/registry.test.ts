@@ -1,8 +1,8 @@
-import { contractOf } from '../../shared/models/cog-schema.ts';
+import { contractOf } from '../../shared/catalog/cog-schema.ts';
 import { describe, expect, it } from 'vitest';
-import { manifestEntry } from '../../shared/models/manifest.ts';
-import { modelsOf, repositoryCatalog } from '../../shared/models/model-catalog.ts';
-import { coerceFormInput, jsonSchemaOf, validateInput } from '../../shared/models/registry.ts';
+import { manifestEntry } from '../../shared/catalog/manifest.ts';
+import { modelsOf, repositoryCatalog } from '../../shared/catalog/model-catalog.ts';
+import { coerceFormInput, jsonSchemaOf, validateInput } from '../../shared/catalog/registry.ts';
 import { testCatalog } from '../support/catalog.ts';
 
 const echoModel = testCatalog.require('prognoz/echo');

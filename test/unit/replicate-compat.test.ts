@@ -1,4 +1,4 @@
-import { phaseLimitsOf } from '../../shared/models/registry.ts';
+import { phaseLimitsOf } from '../../shared/catalog/registry.ts';
 import { describe, expect, it } from 'vitest';
 import { applier } from '../support/transitions.ts';
 import { eventsSince, formatEvent, streamStart } from '../../shared/api/prediction-events.ts';

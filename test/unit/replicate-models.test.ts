@@ -6,8 +6,8 @@ import {
   replicateModel,
   replicateModelSchema,
 } from '../../shared/api/replicate-models.ts';
-import { COG_VERSION } from '../../shared/models/cog-version.ts';
-import { jsonSchemaOf } from '../../shared/models/registry.ts';
+import { COG_VERSION } from '../../shared/catalog/cog-version.ts';
+import { jsonSchemaOf } from '../../shared/catalog/registry.ts';
 import { fixtureModel } from '../support/fleet.ts';
 import { testCatalog } from '../support/catalog.ts';
 

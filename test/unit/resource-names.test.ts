@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LONGEST_MODEL_ID, MODEL_ID_LIMITS, modelId } from '../../shared/models/model-id.ts';
+import { LONGEST_MODEL_ID, MODEL_ID_LIMITS, modelId } from '../../shared/catalog/model-id.ts';
 import {
   checkModelNames,
   LONGEST_REGION,
@@ -7,7 +7,7 @@ import {
   NAME_LIMITS,
   nameAfterModel,
   WORKFLOW_NAMES,
-} from '../../shared/models/resource-names.ts';
+} from '../../shared/catalog/resource-names.ts';
 
 const STACK = 'Prognoz';
 /** The longest id but for its last character: the two differ only past any cut. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ENDINGS, OUTPUT_LIMITS } from '../../shared/domain/endings.ts';
 import { fileReference } from '../../shared/domain/output-files.ts';
 import { outputFileKey } from '../../shared/ports/output-store.ts';
-import { phaseLimitsOf } from '../../shared/models/definition.ts';
+import { phaseLimitsOf } from '../../shared/catalog/definition.ts';
 import { cancelPredictionUseCase } from '../../shared/use-cases/cancel-prediction.ts';
 import { claimJob } from '../../shared/use-cases/claim-job.ts';
 import type { EndingExecution } from '../../shared/use-cases/end-prediction.ts';

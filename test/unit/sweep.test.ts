@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ENDINGS } from '../../shared/domain/endings.ts';
 import { EFFECTS_GRACE_MS, START_GRACE_MS, START_LIMIT_MS } from '../../shared/domain/phases.ts';
-import { phaseLimitsOf } from '../../shared/models/registry.ts';
+import { phaseLimitsOf } from '../../shared/catalog/registry.ts';
 import { applyEvent } from '../../shared/use-cases/apply-event.ts';
 import { removeExpiredData, sweep, sweepOne } from '../../shared/use-cases/sweep.ts';
 import { createEchoPrediction, echo } from '../support/in-memory/echo-prediction.ts';

@@ -163,7 +163,7 @@ def test_an_async_generator_is_an_iterator_output(tmp_path: Path, returns: str, 
     output = described(source, 'predict: "predict.py:Predictor"\nconcurrency:\n  max: 2\n', tmp_path)["output"]
     assert output["type"] == "array"
     assert output["items"] == {"type": "string"}
-    # What makes prognoz stream its pieces (shared/models/cog-schema.ts).
+    # What makes prognoz stream its pieces (shared/catalog/cog-schema.ts).
     assert output["x-cog-array-type"] == "iterator"
     assert output.get("x-cog-array-display") == display
 

@@ -1,5 +1,5 @@
 import packageJson from '../../../package.json' with { type: 'json' };
-import { modelsOf, repositoryCatalog } from '../../models/model-catalog.ts';
+import { modelsOf, repositoryCatalog } from '../../catalog/model-catalog.ts';
 import { openApiDocument } from './document.ts';
 
 /** The committed openapi.json: the repository's own models, every one (none withheld), the relative server. */

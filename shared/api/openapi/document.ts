@@ -6,7 +6,7 @@ import {
   type ZodOpenApiResponsesObject,
 } from 'zod-openapi';
 import type { ErrorCode } from '../../domain/errors.ts';
-import type { ModelDefinition } from '../../models/definition.ts';
+import type { ModelDefinition } from '../../catalog/definition.ts';
 import { EDGE_LIMITS_TEXT } from '../edge-limits.ts';
 import { HTTP_STATUS, errorBodySchema } from '../http-status.ts';
 import { createHeadersSchema, authenticatedHeadersSchema } from '../request-schemas.ts';

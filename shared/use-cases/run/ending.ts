@@ -2,7 +2,7 @@ import { ENDINGS, OUTPUT_LIMITS } from '../../domain/endings.ts';
 import type { StoredOutput } from '../../domain/prediction.ts';
 import type { RunReport } from '../../domain/run-report.ts';
 import type { PredictionEvent } from '../../domain/transition.ts';
-import { checkOutput } from '../../models/cog-schema.ts';
+import { checkOutput } from '../../catalog/cog-schema.ts';
 import { ModelTimeout, type ModelResponse } from '../../ports/model-server.ts';
 import { InputFetchFailed } from '../../ports/run-inputs.ts';
 import type { Processing } from '../claim-job.ts';

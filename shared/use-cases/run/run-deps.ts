@@ -1,5 +1,5 @@
 import type { Clock } from '../../domain/clock.ts';
-import type { ModelDefinition } from '../../models/definition.ts';
+import type { ModelDefinition } from '../../catalog/definition.ts';
 import type { ModelServer } from '../../ports/model-server.ts';
 import type { OutputStore } from '../../ports/output-store.ts';
 import type { PredictionStore } from '../../ports/prediction-store.ts';

@@ -3,7 +3,7 @@ import type { PhaseLimits } from '../../domain/prediction.ts';
 import type { PredictionId } from '../../domain/ids.ts';
 import type { RunEvent } from '../../workflow/messages.ts';
 import { secretScrubber } from '../../domain/secrets.ts';
-import { phaseLimitsOf } from '../../models/definition.ts';
+import { phaseLimitsOf } from '../../catalog/definition.ts';
 import type { Processing } from '../claim-job.ts';
 import type { RunDeps } from './run-deps.ts';
 import { OutputFilesTooLarge, RunFiles } from './output-files.ts';

@@ -1,5 +1,5 @@
-import type { ModelDefinition } from '../../../shared/models/definition.ts';
-import { inputFetchError, inputForModel } from '../../../shared/models/model-input.ts';
+import type { ModelDefinition } from '../../../shared/catalog/definition.ts';
+import { inputFetchError, inputForModel } from '../../../shared/catalog/model-input.ts';
 import { InputFetchFailed, type RunInputs } from '../../../shared/ports/run-inputs.ts';
 
 export interface InMemoryRunInputs extends RunInputs {

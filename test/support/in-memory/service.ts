@@ -1,7 +1,7 @@
 import { monthlyLimitsKept } from '../../../shared/use-cases/monthly-limits.ts';
 import { randomIds } from '../../../shared/domain/ids.ts';
 import { stateMachineArnOfPrefix } from '../../../shared/config/environment.ts';
-import { WORKFLOW_NAMES } from '../../../shared/models/resource-names.ts';
+import { WORKFLOW_NAMES } from '../../../shared/catalog/resource-names.ts';
 import { STACK_NAME } from '../../../shared/stack-name.ts';
 import { testCatalog } from '../catalog.ts';
 import { inMemoryAccountStore } from './account-store.ts';
