@@ -45,9 +45,9 @@ export const lambdaFunctions = (template: CfnTemplate = synthesizeTemplate()) =>
   return [...byEntry.values()].sort((a, b) => a.entry.localeCompare(b.entry));
 };
 
-/** One entry bundled exactly as the CDK app bundles a Lambda (esbuild, ESM, minified, source maps, AWS SDK v3 left to the runtime). */
-const bundleEntry = async (entry: string, outDir: string) => {
-  const file = path.join(outDir, `${entry.replaceAll('/', '_').replace(/\.ts$/, '')}.mjs`);
+/** One entry bundled exactly as the CDK app bundles a Lambda (esbuild, ESM, minified, source maps, AWS SDK v3 bundled with environment credentials). */
+const bundleEntry = async (entry: string, outDir: string, way: Partial<FloorWay> = {}) => {
+  const file = path.join(outDir, `${way.name ?? ''}${entry.replaceAll('/', '_').replace(/\.ts$/, '')}.mjs`);
   const { metafile } = await build({
     absWorkingDir: REPO_ROOT,
     entryPoints: [path.join(REPO_ROOT, entry)],
@@ -59,7 +59,9 @@ const bundleEntry = async (entry: string, outDir: string) => {
     minify: LAMBDA_BUNDLING.minify,
     sourcemap: true,
     sourcesContent: LAMBDA_BUNDLING.sourcesContent,
-    external: [...LAMBDA_BUNDLING.externalModules],
+    external: [...(way.external ?? LAMBDA_BUNDLING.externalModules)],
+    mainFields: [...LAMBDA_BUNDLING.mainFields],
+    alias: way.alias ?? LAMBDA_BUNDLING.alias,
     banner: { js: LAMBDA_BUNDLING.banner },
     logLevel: 'error',
     metafile: true,
@@ -89,6 +91,53 @@ export const bundleSdkFloor = async (outDir: string): Promise<LoadableBundle> =>
   mkdirSync(outDir, { recursive: true });
   const { file, bytes } = await bundleEntry(SDK_FLOOR_ENTRY, outDir);
   return { entry: SDK_FLOOR_ENTRY, file, bytes, environment: { ...FUNCTION_BASE_ENVIRONMENT } };
+};
+
+/** One way of bundling the SDK's floor: what it leaves to the runtime, and what it replaces. */
+export interface FloorWay {
+  readonly name: string;
+  readonly what: string;
+  readonly external: readonly string[];
+  readonly alias: Readonly<Record<string, string>>;
+}
+
+/**
+ * The cuts under the SDK's floor, each measured against the way before it (bench §4): the SDK left
+ * to the runtime, as functions were bundled until 2026-12-06; the DynamoDB client bundled from its
+ * ES modules with the whole default credential chain; and as deployed, with the environment's
+ * credentials in the chain's place (LAMBDA_BUNDLING).
+ */
+export const FLOOR_WAYS: readonly FloorWay[] = [
+  { name: 'runtime-sdk', what: 'AWS SDK left to the runtime', external: ['@aws-sdk/*'], alias: {} },
+  {
+    name: 'bundled-chain',
+    what: 'DynamoDB client bundled, default credential chain',
+    external: LAMBDA_BUNDLING.externalModules,
+    alias: {},
+  },
+  {
+    name: 'deployed',
+    what: "DynamoDB client bundled, the environment's credentials (as deployed)",
+    external: LAMBDA_BUNDLING.externalModules,
+    alias: LAMBDA_BUNDLING.alias,
+  },
+];
+
+/** The SDK's floor bundled each of FLOOR_WAYS. */
+export const bundleFloorWays = async (outDir: string): Promise<(LoadableBundle & { readonly what: string })[]> => {
+  mkdirSync(outDir, { recursive: true });
+  const bundled = [];
+  for (const way of FLOOR_WAYS) {
+    const { file, bytes } = await bundleEntry(SDK_FLOOR_ENTRY, outDir, way);
+    bundled.push({
+      entry: SDK_FLOOR_ENTRY,
+      what: way.what,
+      file,
+      bytes,
+      environment: { ...FUNCTION_BASE_ENVIRONMENT },
+    });
+  }
+  return bundled;
 };
 
 /** The largest of `bundles`: the one whose breakdown the bench and `npm run bundle-sizes` print. */

@@ -6,7 +6,7 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '../local/paths.ts';
-import { bundleFunctions, bundleSdkFloor } from './bundles.ts';
+import { bundleFloorWays, bundleFunctions, bundleSdkFloor } from './bundles.ts';
 import { measureColdStarts } from './cold-start.ts';
 import { renderColdStarts } from './report.ts';
 
@@ -15,7 +15,8 @@ const out = path.join(REPO_ROOT, 'bench', '.bundles');
 try {
   const bundles = await bundleFunctions(out);
   const floor = await bundleSdkFloor(out);
-  console.log(renderColdStarts(await measureColdStarts(bundles, floor, runs), process.version).join('\n'));
+  const ways = await bundleFloorWays(out);
+  console.log(renderColdStarts(await measureColdStarts(bundles, floor, runs, ways), process.version).join('\n'));
 } finally {
   rmSync(out, { recursive: true, force: true });
 }

@@ -28,6 +28,15 @@ export interface ColdStartReport {
    * bare process's. Absent from reports written before it was recorded.
    */
   readonly sdkFloor?: { readonly entry: string; readonly bundleKiB: number; readonly bareNodeMs: number } & Loads;
+  /**
+   * The cuts under the floor (bundles.ts FLOOR_WAYS), each way's runs interleaved with the others'
+   * and a bare process's. Absent from reports written before 2026-12-06.
+   */
+  readonly floorWays?: readonly ({
+    readonly what: string;
+    readonly bundleKiB: number;
+    readonly bareNodeMs: number;
+  } & Loads)[];
   readonly functions: readonly ColdStart[];
   /** What weighs in the largest bundle; absent from reports written before it was recorded. */
   readonly largestBundle?: { readonly entry: string; readonly breakdown: BundleBreakdown };
@@ -81,7 +90,14 @@ export const measureColdStarts = async (
   bundles: readonly FunctionBundle[],
   floor: LoadableBundle,
   runs: number,
+  floorWays: readonly (LoadableBundle & { readonly what: string })[] = [],
 ): Promise<ColdStartReport> => {
+  const waysBare: number[] = [];
+  const waysSamples = floorWays.map(() => [] as { loadInitMs: number; processMs: number }[]);
+  for (let i = 0; i < runs; i++) {
+    waysBare.push((await runOnce(null, {})).processMs);
+    for (const [k, way] of floorWays.entries()) waysSamples[k]?.push(await runOnce(way.file, way.environment));
+  }
   const bare: number[] = [];
   const floorBare: number[] = [];
   const floorSamples: { loadInitMs: number; processMs: number }[] = [];
@@ -111,6 +127,16 @@ export const measureColdStarts = async (
       bareNodeMs: median(floorBare),
       ...loadsOf(floorSamples),
     },
+    ...(floorWays.length === 0
+      ? {}
+      : {
+          floorWays: floorWays.map((way, k) => ({
+            what: way.what,
+            bundleKiB: way.bytes / 1024,
+            bareNodeMs: median(waysBare),
+            ...loadsOf(waysSamples[k] ?? []),
+          })),
+        }),
     functions,
     ...(largest === undefined ? {} : { largestBundle: { entry: largest.entry, breakdown: largest.breakdown } }),
   };

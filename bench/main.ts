@@ -11,7 +11,7 @@ import { localTls, trustLocally } from '../local/local-tls.ts';
 import { REPO_ROOT } from '../local/paths.ts';
 import { createAccount, UNLIMITED_ACCOUNT } from './accounts.ts';
 import { AWS_PRICES } from './aws-prices.ts';
-import { bundleFunctions, bundleSdkFloor, lambdaFunctions } from './bundles.ts';
+import { bundleFloorWays, bundleFunctions, bundleSdkFloor, lambdaFunctions } from './bundles.ts';
 import { measureColdStarts } from './cold-start.ts';
 import { measureControlPlane, measureSyncOverhead, warmUp } from './control-plane.ts';
 import { measureCosts } from './cost.ts';
@@ -170,7 +170,8 @@ try {
   log(`Lambda cold start proxy: bundling, then ${settings.coldStartRuns} fresh loads per function…`);
   const bundles = await bundleFunctions(path.join(REPO_ROOT, 'bench', '.bundles'));
   const floor = await bundleSdkFloor(path.join(REPO_ROOT, 'bench', '.bundles'));
-  const coldStarts = await measureColdStarts(bundles, floor, settings.coldStartRuns);
+  const floorWays = await bundleFloorWays(path.join(REPO_ROOT, 'bench', '.bundles'));
+  const coldStarts = await measureColdStarts(bundles, floor, settings.coldStartRuns, floorWays);
 
   report = {
     date: new Date().toISOString(),

@@ -40,7 +40,7 @@ const sum = (record: Record<string, number>) => Object.values(record).reduce((a,
 export const renderColdStarts = (c: ColdStartReport, node: string): string[] => {
   const out: string[] = ['## 4. Lambda cold start proxy', ''];
   out.push(
-    `Each function bundled as the CDK app bundles it (esbuild, minified ESM, source maps, AWS SDK v3 external), then imported in a fresh Node ${node} process with its deployed environment ` +
+    `Each function bundled as the CDK app bundles it (esbuild, minified ESM, source maps, the DynamoDB client bundled with the environment's credentials, the other SDK clients the runtime's), then imported in a fresh Node ${node} process with its deployed environment ` +
       `(NODE_OPTIONS included); median of ${c.runs}. A fresh Node process that imports nothing takes **${n(c.bareNodeMs)} ms**.`,
     '',
   );
@@ -48,9 +48,25 @@ export const renderColdStarts = (c: ColdStartReport, node: string): string[] => 
   if (floor) {
     out.push(
       `**The SDK's floor.** \`${floor.entry}\` alone, bundled and loaded as a function is (${n(floor.bundleKiB)} KiB, the AWS SDK's DynamoDB ` +
-        `clients left to the runtime): what every function loads as it starts, before any code of its own. In runs alternating with a bare ` +
+        `clients in it): what every function loads as it starts, before any code of its own. In runs alternating with a bare ` +
         `process (${n(floor.bareNodeMs)} ms), its load + init takes ${n(floor.loadInitMs)} ms and its fresh process **${n(floor.processMs)} ms, ` +
         `${n(floor.processMs / floor.bareNodeMs)}× bare Node**. "Above the floor" is a function's fresh process less the floor's: what its own code costs.`,
+      '',
+    );
+  }
+  if (c.floorWays) {
+    out.push(
+      `**Its cuts**, each way of bundling it measured in runs interleaved with the others' and a bare process's (${n(c.floorWays[0]?.bareNodeMs ?? 0)} ms):`,
+      '',
+      table(
+        ['the floor bundled with', 'bundle KiB', 'fresh process ms', '× bare Node'],
+        c.floorWays.map((way) => [
+          way.what,
+          n(way.bundleKiB),
+          n(way.processMs),
+          `${n(way.processMs / way.bareNodeMs)}×`,
+        ]),
+      ),
       '',
     );
   }

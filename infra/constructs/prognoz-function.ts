@@ -6,9 +6,21 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import path from 'node:path';
 import { tag } from './metadata.ts';
+import packageJson from '../../package.json' with { type: 'json' };
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '..', '..');
 
+/** The SDK packages every function loads at its start (shared/adapters/aws-clients.ts), bundled. */
+const EAGER_SDK_PACKAGES = new Set([
+  '@aws-sdk/client-dynamodb',
+  '@aws-sdk/lib-dynamodb',
+  '@aws-sdk/credential-provider-env',
+]);
+
+/** The SDK packages the functions load at their first use, never at their start: the runtime's own. */
+const LAZY_SDK_PACKAGES = Object.keys(packageJson.dependencies).filter(
+  (name) => name.startsWith('@aws-sdk/') && !EAGER_SDK_PACKAGES.has(name),
+);
 /** How every Lambda is bundled; bench/bundles.ts bundles with the same settings. */
 export const LAMBDA_BUNDLING = {
   target: 'node24',
@@ -16,8 +28,15 @@ export const LAMBDA_BUNDLING = {
   // Stack traces need the mappings, not our sources: without them the map is a third of the size,
   // and the runtime (NODE_OPTIONS=--enable-source-maps) parses it at every cold start.
   sourcesContent: false,
-  // The Node.js runtime ships AWS SDK v3; only its clients are used.
-  externalModules: ['@aws-sdk/*'],
+  // The DynamoDB client, which every function makes at its start, is bundled (tree-shaken from its
+  // ES modules) with the default credential chain replaced by the environment's credentials
+  // (shared/adapters/lambda-credentials.ts): that cuts the SDK's floor under every cold start by
+  // about two fifths (bench §4). The other clients, loaded at their first use (lazy-sdk.ts), are the
+  // runtime's own (AWS SDK v3 ships with it): bundled, they would only lengthen every function's
+  // parse.
+  externalModules: LAZY_SDK_PACKAGES,
+  mainFields: ['module', 'main'],
+  alias: { '@aws-sdk/credential-provider-node': './shared/adapters/lambda-credentials.ts' },
   banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
 } as const;
 
@@ -71,6 +90,10 @@ export class PrognozFunction extends Construct {
         minify: LAMBDA_BUNDLING.minify,
         target: LAMBDA_BUNDLING.target,
         externalModules: [...LAMBDA_BUNDLING.externalModules],
+        mainFields: [...LAMBDA_BUNDLING.mainFields],
+        esbuildArgs: Object.fromEntries(
+          Object.entries(LAMBDA_BUNDLING.alias).map(([name, replacement]) => [`--alias:${name}`, replacement]),
+        ),
         banner: LAMBDA_BUNDLING.banner,
       },
     });

@@ -1,10 +1,9 @@
-import * as z from 'zod';
 import manifestJson from '../../models/manifest.json' with { type: 'json' };
 import derivedJson from '../../models/schemas.json' with { type: 'json' };
 import type { PredictionPolicy } from '../domain/transition.ts';
-import { contractOf } from './cog-schema.ts';
+import { contractOf, type ModelContract } from './cog-schema.ts';
 import { DEFAULT_QUEUE_SECONDS, phaseLimitsOf, policyOf, type ModelDefinition } from './definition.ts';
-import { derivedModel, manifestFile, type Catalog } from './manifest.ts';
+import { derivedModel, manifestFile, type Catalog, type DerivedModel } from './manifest.ts';
 
 /**
  * The models a process knows, and which of them it offers. Built once per process, where the
@@ -40,27 +39,54 @@ export interface CatalogSources {
   readonly withheld?: Iterable<string>;
 }
 
-/** The models of a catalog, each with its contract derived from its predictor. */
+/**
+ * The models of a catalog, each with its contract derived from its predictor. What comes of the
+ * derived schemas (the zod schemas of its input and output, its files, secrets, run settings) is
+ * built at its first read: a function that reads one model, or only prices and limits, never pays
+ * for building every model's schemas at its cold start (bench §4).
+ */
 export const modelsOf = (source: Catalog): ModelDefinition[] =>
   source.models.map((entry) => {
-    const derived = source.derived[entry.id];
-    if (!derived)
+    if (!Object.hasOwn(source.derived, entry.id))
       throw new Error(
         `model ${entry.id} has no derived schema: run \`npm run models\` to derive it from ${entry.predictor}`,
       );
-    return {
-      ...entry,
-      ...contractOf(derived, entry.id),
-      fleet: { ...entry.fleet, maxTasksCap: entry.fleet.maxTasksCap ?? entry.fleet.maxTasks },
-      predictor: { folder: entry.predictor, concurrency: derived.concurrency },
-      versionCreatedAt: derived.derivedAt,
-    };
+    const derived = () => source.derived[entry.id] as DerivedModel;
+    let contract: ModelContract | undefined;
+    const contractPart = <K extends keyof ModelContract>(key: K) => ({
+      enumerable: true,
+      get: () => (contract ??= contractOf(derived(), entry.id))[key],
+    });
+    const base = { ...entry, fleet: { ...entry.fleet, maxTasksCap: entry.fleet.maxTasksCap ?? entry.fleet.maxTasks } };
+    return Object.defineProperties(base, {
+      input: contractPart('input'),
+      output: contractPart('output'),
+      files: contractPart('files'),
+      secrets: contractPart('secrets'),
+      nullWhenOmitted: contractPart('nullWhenOmitted'),
+      streams: contractPart('streams'),
+      predictor: { enumerable: true, get: () => ({ folder: entry.predictor, concurrency: derived().concurrency }) },
+      versionCreatedAt: { enumerable: true, get: () => derived().derivedAt },
+    }) as unknown as ModelDefinition;
   });
 
-/** The repository's catalog: models/manifest.json and what `npm run models` derived (models/schemas.json), bundled. */
+/** Each entry of `raw` checked as a model's derived schemas when it is first read. */
+const checkedOnRead = (raw: Readonly<Record<string, unknown>>): Record<string, DerivedModel> => {
+  const checked: Record<string, DerivedModel> = {};
+  for (const id of Object.keys(raw)) {
+    let value: DerivedModel | undefined;
+    Object.defineProperty(checked, id, { enumerable: true, get: () => (value ??= derivedModel.parse(raw[id])) });
+  }
+  return checked;
+};
+
+/**
+ * The repository's catalog: models/manifest.json and what `npm run models` derived
+ * (models/schemas.json), bundled; each model's derived schemas are checked when first read.
+ */
 export const repositoryCatalog = (): Catalog => ({
   models: manifestFile.parse(manifestJson).models,
-  derived: z.record(z.string(), derivedModel).parse(derivedJson),
+  derived: checkedOnRead(derivedJson),
 });
 
 /** A withdrawn model's: nothing is charged for it, and its phases have the default limits. */
