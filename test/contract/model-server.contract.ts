@@ -73,8 +73,8 @@ export const describeModelServerContract = (name: string, make: () => Promise<Ec
       const models = await server();
       const id = runId();
       expect(await models.runState(id)).toBeNull();
-      const running = models.predict(id, { text: 'slow', sleep: 1.5 }, LONG);
-      await untilSeen(models, id, (logs) => logs.includes('sleeping 1.5 s'));
+      const running = models.predict(id, { text: 'slow', sleep: 0.6 }, LONG);
+      await untilSeen(models, id, (logs) => logs.includes('sleeping 0.6 s'));
       const state = await models.runState(id);
       expect(state?.streamed).toEqual([]);
       const progress = state?.progress ?? null;
@@ -96,7 +96,7 @@ export const describeModelServerContract = (name: string, make: () => Promise<Ec
     it('gives up on a run that has not ended in the time it was given', async () => {
       const models = await server();
       const id = runId();
-      await expect(models.predict(id, { text: 'late', sleep: 30 }, 800)).rejects.toBeInstanceOf(ModelTimeout);
+      await expect(models.predict(id, { text: 'late', sleep: 30 }, 300)).rejects.toBeInstanceOf(ModelTimeout);
       await models.cancel(id);
     });
 
