@@ -10,11 +10,11 @@ import { startRuntimeProcess, type RuntimeProcessReady } from '../support/runtim
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const SCHEMATHESIS = path.join(ROOT, '.venv', 'bin', 'schemathesis');
 /**
- * The fuzzing phase repeats until this is spent; examples and coverage take ~25 s before it. A
- * minute of it, in every run of the suite (which must fit its time on two cores); a longer hunt is
+ * The fuzzing phase repeats until this is spent; examples and coverage take ~25 s before it. Half
+ * a minute of it, in every run of the suite (which must fit its time on two cores); a longer hunt is
  * `SCHEMATHESIS_FUZZ_SECONDS=600 npx vitest run test/e2e/schemathesis.test.ts`.
  */
-const FUZZ_SECONDS = Number(process.env.SCHEMATHESIS_FUZZ_SECONDS ?? 60);
+const FUZZ_SECONDS = Number(process.env.SCHEMATHESIS_FUZZ_SECONDS ?? 30);
 /** The owner's routes are few: a short fuzzing phase covers them. */
 const OWNER_FUZZ_SECONDS = 20;
 const CHECKS = [
