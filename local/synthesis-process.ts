@@ -2,6 +2,7 @@ import { fork } from 'node:child_process';
 import path from 'node:path';
 import type { CfnTemplate } from './cfn-template.ts';
 import { REPO_ROOT } from './paths.ts';
+import { keepTemplate, keptTemplate, templateKey } from './template-cache.ts';
 
 export type SynthesisMessage =
   { readonly type: 'template'; readonly template: CfnTemplate } | { readonly type: 'failed'; readonly message: string };
@@ -12,7 +13,18 @@ export type SynthesisMessage =
  * for). The CDK takes ~600 MiB and seconds to load: a process that lives on after reading the
  * template, as the local runtime's does, should not carry it, and may do other work meanwhile.
  */
-export const synthesizeTemplateApart = (): Promise<CfnTemplate> =>
+export const synthesizeTemplateApart = async (): Promise<CfnTemplate> => {
+  // Kept from an earlier start made of the same code, catalog and environment (template-cache.ts).
+  const key = templateKey(process.env);
+  const kept = keptTemplate(key);
+  if (kept !== null) return kept;
+  const template = await synthesizedApart();
+  keepTemplate(key, template);
+  return template;
+};
+
+/** The same, synthesized now whatever is kept. */
+export const synthesizedApart = (): Promise<CfnTemplate> =>
   new Promise((resolve, reject) => {
     const child = fork(path.join(REPO_ROOT, 'local', 'synthesis-host.ts'), [], {
       execArgv: ['--import', 'tsx'],
