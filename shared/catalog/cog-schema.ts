@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { FileInput } from './definition.ts';
+import type { FileInput, ModelContract } from './definition.ts';
 import { httpUrl } from './fields.ts';
 
 /**
@@ -37,19 +37,6 @@ interface CogProperty {
 export interface CogInputSchema {
   readonly properties?: Record<string, CogProperty>;
   readonly required?: readonly string[];
-}
-
-export interface ModelContract {
-  readonly input: z.ZodObject;
-  readonly output: z.ZodType;
-  readonly files: readonly FileInput[];
-  readonly secrets: readonly string[];
-  /**
-   * Inputs that may be null and have no default (`Optional[str]` with none): omitted, the model is
-   * given None, as coglet gives it (it fills in null for them).
-   */
-  readonly nullWhenOmitted: readonly string[];
-  readonly streams: boolean;
 }
 
 const isFile = (property: CogProperty): boolean => property.type === 'string' && property.format === 'uri';

@@ -10,18 +10,8 @@ export interface FileInput {
   readonly list: boolean;
 }
 
-/**
- * Everything the service knows about one model: its contract (derived from its Cog predictor),
- * its price and how it runs (from the manifest of models).
- */
-export interface ModelDefinition {
-  /** `{company}/{model}` as addressed in the API. */
-  readonly id: string;
-  readonly description: string;
-  /** When its predictor's interface was last derived different: its one version's time. */
-  readonly versionCreatedAt: string;
-  /** An input shown in the API reference's request examples. */
-  readonly example?: Readonly<Record<string, unknown>>;
+/** What a model's predictor promises (cog-schema.ts derives it from the predictor's schemas). */
+export interface ModelContract {
   /** Strict zod schema with defaults: unknown fields are rejected, defaults are echoed. */
   readonly input: z.ZodObject;
   readonly output: z.ZodType;
@@ -29,10 +19,27 @@ export interface ModelDefinition {
   readonly files: readonly FileInput[];
   /** Inputs (`cog.Secret`) that are never shown: redacted in every view, webhook and log. */
   readonly secrets: readonly string[];
-  /** Inputs that may be null and have no default: omitted, the model is given None (as coglet gives it). */
+  /**
+   * Inputs that may be null and have no default (`Optional[str]` with none): omitted, the model is
+   * given None, as coglet gives it (it fills in null for them).
+   */
   readonly nullWhenOmitted: readonly string[];
   /** Its output is an iterator, whose items are streamed as the model makes them (`urls.stream`, `output` webhooks). */
   readonly streams: boolean;
+}
+
+/**
+ * Everything the service knows about one model: its contract (derived from its Cog predictor),
+ * its price and how it runs (from the manifest of models).
+ */
+export interface ModelDefinition extends ModelContract {
+  /** `{company}/{model}` as addressed in the API. */
+  readonly id: string;
+  readonly description: string;
+  /** When its predictor's interface was last derived different: its one version's time. */
+  readonly versionCreatedAt: string;
+  /** An input shown in the API reference's request examples. */
+  readonly example?: Readonly<Record<string, unknown>>;
   /** Roubles per second of model time, as an exact decimal string. */
   readonly pricePerSecond: string;
   /**

@@ -1,8 +1,14 @@
 import manifestJson from '../../models/manifest.json' with { type: 'json' };
 import derivedJson from '../../models/schemas.json' with { type: 'json' };
 import type { PredictionPolicy } from '../domain/transition.ts';
-import { contractOf, type ModelContract } from './cog-schema.ts';
-import { DEFAULT_QUEUE_SECONDS, phaseLimitsOf, policyOf, type ModelDefinition } from './definition.ts';
+import { contractOf } from './cog-schema.ts';
+import {
+  DEFAULT_QUEUE_SECONDS,
+  phaseLimitsOf,
+  policyOf,
+  type ModelContract,
+  type ModelDefinition,
+} from './definition.ts';
 import { derivedModel, manifestFile, type Catalog, type DerivedModel } from './manifest.ts';
 
 /**
