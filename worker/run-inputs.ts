@@ -1,8 +1,8 @@
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ModelDefinition } from '../shared/catalog/definition.ts';
-import { inputFetchError, inputForModel } from '../shared/catalog/model-input.ts';
-import { InputFetchFailed, type RunInputs } from '../shared/ports/run-inputs.ts';
+import { inputForModel } from '../shared/catalog/model-input.ts';
+import type { RunInputs } from '../shared/ports/run-inputs.ts';
 import type { SharedFolder } from './shared-folders.ts';
 
 /** Fetches one file input to a local file (the guarded download); rejects with a reason to show. */
@@ -36,11 +36,7 @@ export const prepareInputs = async (
   await mkdir(folder.path, { recursive: true });
   return inputForModel(model, input, async ({ name, url, index }) => {
     const target = path.join(folder.path, fileNameOf(name, url, index));
-    try {
-      await download(url, target, signal);
-    } catch (error) {
-      throw new InputFetchFailed(inputFetchError(name, error));
-    }
+    await download(url, target, signal);
     return folder.urlOf(target);
   });
 };

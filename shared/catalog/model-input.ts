@@ -1,9 +1,11 @@
+import { InputFetchFailed } from '../ports/run-inputs.ts';
 import type { ModelDefinition } from './definition.ts';
 
 /**
  * The input a model server is given from the one a caller gave: each file input fetched
  * (`fetchFile`, in order) and replaced by where the model server reads it, and each omitted
- * input that may be null given as null (coglet's own default for those).
+ * input that may be null given as null (coglet's own default for those). A file that cannot be
+ * fetched rejects with InputFetchFailed, naming its input.
  */
 export const inputForModel = async (
   model: Pick<ModelDefinition, 'files' | 'nullWhenOmitted'>,
@@ -19,13 +21,15 @@ export const inputForModel = async (
     const fetched: string[] = [];
     for (const [index, url] of urls.entries()) {
       if (typeof url !== 'string') continue;
-      fetched.push(await fetchFile({ name: file.name, url, index: file.list ? index : null }));
+      try {
+        fetched.push(await fetchFile({ name: file.name, url, index: file.list ? index : null }));
+      } catch (error) {
+        throw new InputFetchFailed(
+          `the input ${file.name} could not be fetched: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
     }
     prepared[file.name] = file.list ? fetched : fetched[0];
   }
   return prepared;
 };
-
-/** Why a file input could not be fetched, as the prediction's error says it. */
-export const inputFetchError = (name: string, why: unknown): string =>
-  `the input ${name} could not be fetched: ${why instanceof Error ? why.message : String(why)}`;

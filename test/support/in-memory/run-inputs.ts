@@ -1,6 +1,6 @@
 import type { ModelDefinition } from '../../../shared/catalog/definition.ts';
-import { inputFetchError, inputForModel } from '../../../shared/catalog/model-input.ts';
-import { InputFetchFailed, type RunInputs } from '../../../shared/ports/run-inputs.ts';
+import { inputForModel } from '../../../shared/catalog/model-input.ts';
+import type { RunInputs } from '../../../shared/ports/run-inputs.ts';
 
 export interface InMemoryRunInputs extends RunInputs {
   /** What the model server reads at each address given to it, while its run is not over. */
@@ -34,7 +34,7 @@ export const inMemoryRunInputs = (
       served.set(predictionId, run);
       return inputForModel(model, input, ({ name, url, index }) => {
         const text = signal.aborted ? new Error('the run was stopped') : (files[url] ?? new Error(`no file at ${url}`));
-        if (text instanceof Error) return Promise.reject(new InputFetchFailed(inputFetchError(name, text)));
+        if (text instanceof Error) return Promise.reject(text);
         const address = `memory://${predictionId}/${name}${index === null ? '' : `-${index}`}`;
         run.set(address, text);
         return Promise.resolve(address);
