@@ -65,6 +65,8 @@ export const localRuntimeFile = z.strictObject({
   ownerPoolId: z.string(),
   fleetsEndpoint: z.string(),
   fleetClusterPrefix: z.string(),
+  s3Endpoint: z.string(),
+  outputBucket: z.string(),
 });
 export type LocalRuntimeFile = z.infer<typeof localRuntimeFile>;
 

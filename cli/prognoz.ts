@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { dynamoAccountStore } from '../shared/adapters/account-store.ts';
-import { type AccountSummary } from '../shared/ports/account-store.ts';
+import { USERNAME, type AccountSummary } from '../shared/ports/account-store.ts';
 import { cognitoOwnerPool } from '../shared/adapters/owner-pool.ts';
 import { systemClock } from '../shared/domain/clock.ts';
 import { asAccountId } from '../shared/domain/ids.ts';
@@ -11,6 +11,7 @@ import { addOwner } from '../shared/use-cases/add-owner.ts';
 import { processEnvironment } from '../shared/config/environment.ts';
 import { loadModelCatalog } from '../shared/config/model-catalog.ts';
 import { deploymentsCommand } from './deployments.ts';
+import { examplesCommand } from './examples.ts';
 import { resolveTarget } from './target.ts';
 
 /** Enough to refuse a slip of the keyboard; Cognito has the last word. */
@@ -18,7 +19,7 @@ const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
 const USAGE = `prognoz — administer accounts, API tokens and deployments
 
-  npx prognoz accounts create [--balance ROUBLES] [--monthly-limit ROUBLES]
+  npx prognoz accounts create [--username HANDLE] [--name NAME] [--balance ROUBLES] [--monthly-limit ROUBLES]
   npx prognoz accounts show ACCOUNT
   npx prognoz accounts topup ACCOUNT ROUBLES
   npx prognoz accounts set-limit ACCOUNT (ROUBLES | none)
@@ -30,15 +31,21 @@ const USAGE = `prognoz — administer accounts, API tokens and deployments
   npx prognoz owners add ACCOUNT --email EMAIL --operator   (may resize deployments)
   npx prognoz deployments show [DEPLOYMENT]
   npx prognoz deployments update DEPLOYMENT [--min-instances N] [--max-instances N]
+  npx prognoz models examples add MODEL PREDICTION_ID   (shown on the model's page)
+  npx prognoz models examples remove MODEL PREDICTION_ID
+  npx prognoz models examples list MODEL
 
 Options: --json (machine-readable output), --stack NAME (a deployed stack),
 --table NAME (a table; with --user-pool ID for the owners' pool, --cluster-prefix
-PREFIX for the fleets: the stack's name and a dash). Without them: the local
+PREFIX for the fleets: the stack's name and a dash, --bucket NAME for the outputs
+bucket). Without them: the local
 runtime (npm start) running on the data folder --data-dir DIR, else
 PROGNOZ_DATA_DIR, else npm start's default (local/.data/dynamodb).`;
 
 const accountJson = (account: AccountSummary) => ({
   id: account.id,
+  username: account.username,
+  name: account.name,
   created_at: account.createdAt,
   balance: formatRoubles(account.balanceKopecks),
   held: formatRoubles(account.heldKopecks),
@@ -57,6 +64,9 @@ const run = async (argv: string[]): Promise<number> => {
       table: { type: 'string' },
       'user-pool': { type: 'string' },
       'cluster-prefix': { type: 'string' },
+      bucket: { type: 'string' },
+      username: { type: 'string' },
+      name: { type: 'string' },
       'data-dir': { type: 'string' },
       email: { type: 'string' },
       balance: { type: 'string' },
@@ -77,6 +87,7 @@ const run = async (argv: string[]): Promise<number> => {
     ...(values.table ? { table: values.table } : {}),
     ...(values['user-pool'] ? { userPool: values['user-pool'] } : {}),
     ...(values['cluster-prefix'] ? { clusterPrefix: values['cluster-prefix'] } : {}),
+    ...(values.bucket ? { bucket: values.bucket } : {}),
     ...(values['data-dir'] ? { dataDir: values['data-dir'] } : {}),
   });
   // Which deployment or runtime this acts on, before what it did: two runtimes may run at once.
@@ -99,7 +110,7 @@ const run = async (argv: string[]): Promise<number> => {
   const show = (account: AccountSummary) =>
     print(
       accountJson(account),
-      `account   ${account.id}\nbalance   ${formatRoubles(account.balanceKopecks)} ₽ (${formatRoubles(account.heldKopecks)} ₽ held by predictions in flight)\nthis month (${account.month})  ${formatRoubles(account.spentThisMonthKopecks)} ₽ spent, limit ${account.monthlyLimitKopecks === null ? 'none' : `${formatRoubles(account.monthlyLimitKopecks)} ₽`}`,
+      `account   ${account.id} (${account.username}${account.name === account.username ? '' : `, ${account.name}`})\nbalance   ${formatRoubles(account.balanceKopecks)} ₽ (${formatRoubles(account.heldKopecks)} ₽ held by predictions in flight)\nthis month (${account.month})  ${formatRoubles(account.spentThisMonthKopecks)} ₽ spent, limit ${account.monthlyLimitKopecks === null ? 'none' : `${formatRoubles(account.monthlyLimitKopecks)} ₽`}`,
     );
 
   if (group === 'deployments') {
@@ -108,11 +119,24 @@ const run = async (argv: string[]): Promise<number> => {
     return code;
   }
 
+  if (group === 'models' && command === 'examples') {
+    const code = await examplesCommand(args, target, loadModelCatalog(processEnvironment()), print);
+    if (code === 2) console.error(USAGE);
+    return code;
+  }
+
   switch (`${group} ${command}`) {
     case 'accounts create': {
       const id = asAccountId(randomUUID());
       const limit = values['monthly-limit'];
+      const username = values.username;
+      if (username !== undefined && !USERNAME.test(username))
+        throw new Error(
+          `the username ${username} is not a handle: lower-case letters, digits and dashes (not at either end), at most 39, not a UUID`,
+        );
       await accounts.createAccount(id, now, {
+        ...(username === undefined ? {} : { username }),
+        ...(values.name === undefined ? {} : { displayName: values.name }),
         balanceKopecks: values.balance ? parseRoubles(values.balance) : 0,
         monthlyLimitKopecks: limit === undefined || limit === 'none' ? null : parseRoubles(limit),
       });

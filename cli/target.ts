@@ -1,6 +1,9 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { s3OutputReader } from '../shared/adapters/output-store-reader.ts';
+import type { OutputReader } from '../shared/ports/output-store.ts';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { awsFleetScaling } from '../shared/adapters/fleet-scaling.ts';
 import { fleetClusterPrefixOf } from '../shared/fleet-config.ts';
@@ -15,6 +18,8 @@ export interface Target {
   readonly ownerPool: { readonly poolId: string; readonly client: CognitoIdentityProviderClient } | null;
   /** The models' fleets, where they are known (`deployments` commands need them). */
   readonly fleets: { readonly scaling: FleetScaling; readonly clusterPrefix: string } | null;
+  /** The outputs bucket, where it is known (a large input or output is read from it: `models examples add`). */
+  readonly outputs: OutputReader | null;
 }
 
 const documentClient = (config: DynamoDBClientConfig) =>
@@ -33,6 +38,7 @@ export const resolveTarget = async (options: {
   table?: string;
   userPool?: string;
   clusterPrefix?: string;
+  bucket?: string;
   dataDir?: string;
 }): Promise<Target> => {
   const namedPool = options.userPool
@@ -45,6 +51,13 @@ export const resolveTarget = async (options: {
       description: `table ${options.table}`,
       ownerPool: namedPool,
       fleets: options.clusterPrefix ? { scaling: awsFleetScaling(), clusterPrefix: options.clusterPrefix } : null,
+      // An S3 endpoint of its own (an emulator's: AWS_ENDPOINT_URL_S3) serves its buckets by path.
+      outputs: options.bucket
+        ? s3OutputReader(
+            options.bucket,
+            new S3Client({ forcePathStyle: process.env.AWS_ENDPOINT_URL_S3 !== undefined }),
+          )
+        : null,
     };
   if (options.stack) {
     const { Stacks = [] } = await new CloudFormationClient({}).send(
@@ -54,12 +67,14 @@ export const resolveTarget = async (options: {
     const tableName = output('TableName');
     if (!tableName) throw new Error(`stack ${options.stack} has no TableName output`);
     const poolId = output('OwnerUserPoolId');
+    const bucket = output('BucketName');
     return {
       tableName,
       client: documentClient({}),
       description: `stack ${options.stack}`,
       ownerPool: namedPool ?? (poolId ? { poolId, client: new CognitoIdentityProviderClient({}) } : null),
       fleets: { scaling: awsFleetScaling(), clusterPrefix: fleetClusterPrefixOf(options.stack) },
+      outputs: bucket ? s3OutputReader(bucket) : null,
     };
   }
   const dataDir = localDataDir(options.dataDir);
@@ -80,6 +95,15 @@ export const resolveTarget = async (options: {
     tableName: local.tableName,
     client: documentClient({ endpoint: local.dynamoEndpoint, region: local.region, credentials: LOCAL_CREDENTIALS }),
     description: `the local runtime on port ${String(local.port)} (data folder ${local.dataDir})`,
+    outputs: s3OutputReader(
+      local.outputBucket,
+      new S3Client({
+        endpoint: local.s3Endpoint,
+        region: local.region,
+        credentials: LOCAL_CREDENTIALS,
+        forcePathStyle: true,
+      }),
+    ),
     ownerPool: {
       poolId: local.ownerPoolId,
       client: new CognitoIdentityProviderClient({

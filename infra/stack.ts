@@ -186,14 +186,12 @@ export class PrognozStack extends Stack {
       }),
       'get-model': routeFunction('get-model', 'GetModel'),
       'list-models': routeFunction('list-models', 'ListModels'),
-      // Replicate's model, version and hardware objects: four routes, one function.
+      // Replicate's catalog objects (models, versions, hardware, READMEs, examples, collections, search): one function.
       'replicate-catalog': routeFunction('replicate-catalog', 'ReplicateCatalog'),
       deployments: routeFunction('deployments', 'Deployments', { ...DATA, readsFleets: true, resizesFleets: true }),
-      'get-account': routeFunction('get-account', 'GetAccount'),
-      'update-account': routeFunction('update-account', 'UpdateAccount'),
-      'list-tokens': routeFunction('list-tokens', 'ListTokens'),
-      'create-token': routeFunction('create-token', 'CreateToken'),
-      'revoke-token': routeFunction('revoke-token', 'RevokeToken'),
+      // The account and its tokens: two functions for five routes (the main stack's resources are counted).
+      account: routeFunction('account', 'Account'),
+      'account-tokens': routeFunction('account-tokens', 'AccountTokens'),
       'list-webhook-deliveries': routeFunction('list-webhook-deliveries', 'ListWebhookDeliveries'),
       'redeliver-webhook': routeFunction('redeliver-webhook', 'RedeliverWebhook', { ...DATA, sendsWebhooks: true }),
       'get-webhook-secret': routeFunction('get-webhook-secret', 'GetWebhookSecret'),
@@ -213,7 +211,8 @@ export class PrognozStack extends Stack {
       'get-output-file': routeFunction('get-output-file', 'GetOutputFile', DATA, Duration.seconds(300)),
       // Uploads write their bytes; a delete removes them. Every handler reads (and presigns) already.
       'upload-file': routeFunction('upload-file', 'UploadFile', { ...DATA, putsObjects: true }, Duration.seconds(60)),
-      'get-file': routeFunction('get-file', 'GetFile'),
+      // A file's bytes are streamed from the bucket, as an output file's are: 100 MiB at a slow caller's pace.
+      'read-files': routeFunction('read-files', 'ReadFiles', DATA, Duration.seconds(300)),
       'delete-file': routeFunction('delete-file', 'DeleteFile', { ...DATA, deletesObjects: true }),
       // The OpenAPI document is built from the code alone: its function reaches no data.
       'get-openapi': routeFunction('get-openapi', 'GetOpenApiDocument', {}),

@@ -6,34 +6,52 @@ import { readCogFile } from '../shared/adapters/cog-files.ts';
 import { contractOf } from '../shared/catalog/cog-schema.ts';
 import { LOCAL_MODEL_DEFAULTS, manifestEntry, type Catalog } from '../shared/catalog/manifest.ts';
 import { modelId } from '../shared/catalog/model-id.ts';
+import { repositoryCatalog } from '../shared/catalog/model-catalog.ts';
 import { deriveModel, ensureEnvironment, PredictorLoadError } from './model-env.ts';
 import { readyMachineFor } from './model-machine.ts';
 
-/** `acme/wordcount=/path/to/folder` or `acme/wordcount=/path/to/folder,price=0.02` (roubles per second). */
+/**
+ * `acme/wordcount=/path/to/folder`, then any of `,price=0.02` (roubles per second) and
+ * `,collection=slug` (a collection of the manifest it joins; once per collection).
+ */
 export interface BroughtModel {
   readonly id: string;
   readonly folder: string;
   readonly pricePerSecond: string;
+  readonly collections: readonly string[];
 }
+
+const FLAG_OPTIONS = /,(price|collection)=([^,]*)$/;
 
 export const parseModelFlag = (flag: string, cwd = process.cwd()): BroughtModel => {
   const equals = flag.indexOf('=');
   if (equals <= 0)
-    throw new Error(`--model ${flag}: expected {company}/{model}=<predictor folder>[,price=<roubles per second>]`);
+    throw new Error(
+      `--model ${flag}: expected {company}/{model}=<predictor folder>[,price=<roubles per second>][,collection=<slug>]`,
+    );
   const id = flag.slice(0, equals);
   let folder = flag.slice(equals + 1);
   let pricePerSecond = LOCAL_MODEL_DEFAULTS.pricePerSecond;
-  const price = /,price=([^,]+)$/.exec(folder);
-  if (price?.[1]) {
-    pricePerSecond = price[1];
-    folder = folder.slice(0, price.index);
+  const collections: string[] = [];
+  // The options are read from the end: a folder's name may hold a comma.
+  for (let option = FLAG_OPTIONS.exec(folder); option; option = FLAG_OPTIONS.exec(folder)) {
+    const [, name, value = ''] = option;
+    if (name === 'price') pricePerSecond = value;
+    else collections.unshift(value);
+    folder = folder.slice(0, option.index);
   }
   const checked = modelId.safeParse(id);
   if (!checked.success) throw new Error(`--model ${flag}: ${checked.error.issues[0]?.message ?? 'is not valid'}`);
   const priced = manifestEntry.shape.pricePerSecond.safeParse(pricePerSecond);
   if (!priced.success)
     throw new Error(`--model ${flag}: the price ${priced.error.issues[0]?.message ?? 'is not valid'}`);
-  return { id, folder: path.resolve(cwd, folder), pricePerSecond };
+  const declared = (repositoryCatalog().collections ?? []).map((collection) => collection.slug);
+  for (const slug of collections)
+    if (!declared.includes(slug))
+      throw new Error(
+        `--model ${flag}: there is no collection ${slug || '(empty)'} in models/manifest.json (it has: ${declared.join(', ') || 'none'})`,
+      );
+  return { id, folder: path.resolve(cwd, folder), pricePerSecond, collections };
 };
 
 /**
@@ -64,7 +82,7 @@ export const prepareBroughtModels = async (
   log: (line: string) => void,
 ): Promise<PreparedModels> => {
   if (models.length === 0) return { catalogFile: null, pythonOf: new Map() };
-  const catalog: Catalog = { models: [], derived: {} };
+  const catalog: Catalog = { models: [], derived: {}, joins: [] };
   const pythonOf = new Map<string, string>();
   for (const model of models) {
     const cog = readCogFile(model.folder);
@@ -96,6 +114,7 @@ export const prepareBroughtModels = async (
         backlogPerTask: Math.max(LOCAL_MODEL_DEFAULTS.fleet.backlogPerTask, config.concurrency),
       },
     });
+    for (const collection of model.collections) catalog.joins?.push({ collection, model: model.id });
     pythonOf.set(model.id, python);
     log(`${model.id}: the Cog predictor in ${model.folder}, ${model.pricePerSecond} ₽ per second`);
   }

@@ -61,6 +61,8 @@ const described: LocalRuntimeFile = {
   ownerPoolId: runtime.ownerPoolId,
   fleetsEndpoint: runtime.fleets.endpoint,
   fleetClusterPrefix: runtime.fleets.clusterPrefix,
+  s3Endpoint: runtime.outputs.s3Endpoint,
+  outputBucket: runtime.outputs.bucket,
 };
 writeFileSync(runtimeFile, JSON.stringify(described, null, 2));
 

@@ -205,6 +205,12 @@ export const ensureEnvironment = async (
   return venvPython;
 };
 
+/** The README.md beside a predictor's cog.yaml (`GET /models/{owner}/{name}/readme`), or null. */
+const readmeIn = (folder: string): string | null => {
+  const file = path.join(folder, 'README.md');
+  return existsSync(file) ? readFileSync(file, 'utf8') : null;
+};
+
 /**
  * What prognoz derives from a predictor, in the predictor's own environment (its imports must
  * load): Cog's input, enum and output schemas of its signature, and its concurrency.
@@ -219,7 +225,13 @@ export const deriveModel = async (python: string, folder: string, config: CogCon
       maxBuffer: 16 * 1024 * 1024,
     });
     const described = JSON.parse(stdout) as Record<string, unknown>;
-    return derivedModel.parse({ ...described, concurrency: config.concurrency, derivedAt: new Date().toISOString() });
+    const readme = readmeIn(folder);
+    return derivedModel.parse({
+      ...described,
+      concurrency: config.concurrency,
+      derivedAt: new Date().toISOString(),
+      ...(readme === null ? {} : { readme }),
+    });
   } catch (error) {
     const stderr = (error as { stderr?: string }).stderr?.trim() ?? '';
     // describe.py tells its one failure on its last line, after whatever the predictor printed.

@@ -75,6 +75,8 @@ export interface LocalRuntime {
   readonly stepFunctionsEndpoint: string;
   /** The fleets' ECS and Application Auto Scaling endpoint, and the start of their clusters' names. */
   readonly fleets: { readonly endpoint: string; readonly clusterPrefix: string };
+  /** The outputs bucket (outputs, large inputs, uploaded files) and the S3 emulator serving it. */
+  readonly outputs: { readonly s3Endpoint: string; readonly bucket: string };
   /** The models this runtime knows, and those it serves (its weights present). */
   readonly catalog: ModelCatalog;
   readonly stepFunctions: LocalStepFunctions;
@@ -285,6 +287,10 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       sqsEndpoint: emulators.fauxqsAddress,
       stepFunctionsEndpoint: sfnEndpoint,
       fleets: { endpoint: fleetsEndpoint, clusterPrefix },
+      outputs: {
+        s3Endpoint: emulators.awsEnv.AWS_ENDPOINT_URL_S3 ?? '',
+        bucket: apiConfigFromEnv(bound.functionAt(entryOf('get-prediction')).environment, catalog).outputBucket,
+      },
       catalog,
       stepFunctions,
       processes: () => supervisor.status(),

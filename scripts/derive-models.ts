@@ -20,8 +20,11 @@ export const deriveManifestModels = async (): Promise<Record<string, DerivedMode
     const folder = path.resolve(REPO_ROOT, entry.predictor);
     const fresh = await deriveModel(repositoryPython(), folder, readCogConfig(folder));
     const before = committed[entry.id];
-    // The same interface keeps its time: a version is new only when what it derives changes.
-    derived[entry.id] = before && isDeepStrictEqual(withoutTime(before), withoutTime(fresh)) ? before : fresh;
+    // The same interface keeps its time: a version is new only when what it derives changes (its README is not its interface).
+    derived[entry.id] =
+      before && isDeepStrictEqual(interfaceOf(before), interfaceOf(fresh))
+        ? { ...fresh, derivedAt: before.derivedAt }
+        : fresh;
   }
   return derived;
 };
@@ -34,9 +37,12 @@ const committedSchemas = (): Record<string, DerivedModel> => {
   return parsed.success ? parsed.data : {};
 };
 
-/** What a derivation says of a predictor, without when it was made. */
-export const withoutTime = (derived: DerivedModel): Omit<DerivedModel, 'derivedAt'> =>
-  Object.fromEntries(Object.entries(derived).filter(([key]) => key !== 'derivedAt')) as Omit<DerivedModel, 'derivedAt'>;
+/** What a derivation says of a predictor's interface: not when it was made, nor its README. */
+export const interfaceOf = (derived: DerivedModel): Omit<DerivedModel, 'derivedAt' | 'readme'> =>
+  Object.fromEntries(Object.entries(derived).filter(([key]) => key !== 'derivedAt' && key !== 'readme')) as Omit<
+    DerivedModel,
+    'derivedAt' | 'readme'
+  >;
 
 if (import.meta.main) {
   const derived = await deriveManifestModels();

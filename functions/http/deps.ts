@@ -36,6 +36,8 @@ import type { FleetScaling } from '../../shared/ports/fleet-scaling.ts';
 import { dynamoDeploymentLog } from '../../shared/adapters/deployment-log.ts';
 import type { DeploymentLog } from '../../shared/ports/deployment-log.ts';
 import { monthlyLimitsKept, type MonthlyLimits } from '../../shared/use-cases/monthly-limits.ts';
+import { dynamoModelExamples } from '../../shared/adapters/model-examples.ts';
+import type { ModelExamples } from '../../shared/ports/model-examples.ts';
 
 /** What the API handlers need, built once per function from its configuration. */
 export interface ApiDeps {
@@ -76,6 +78,8 @@ export interface ApiDeps {
   readonly deploymentLog: DeploymentLog;
   /** A model's fleet cluster; null for a route that reads no fleet. */
   readonly fleetClusterOf: ((model: Pick<ModelDefinition, 'id'>) => string) | null;
+  /** The predictions operators show on their models' pages. */
+  readonly examples: ModelExamples;
 }
 
 /** The API's adapters, wired to the function's resources, to `clock` and to the process's `catalog`. */
@@ -111,5 +115,6 @@ export const apiDeps = (config: ApiConfig, clock: Clock, catalog: ModelCatalog):
     fleets: awsFleetScaling(),
     deploymentLog: dynamoDeploymentLog(tableName),
     fleetClusterOf: prefix === null ? null : (model) => clusterOfModel(prefix, model),
+    examples: dynamoModelExamples(tableName),
   };
 };

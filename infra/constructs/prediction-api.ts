@@ -158,13 +158,15 @@ export class PredictionApi extends Construct {
     // answers on every resource, and the stack must stay within CloudFormation's 500 resources.
     const unmatched = new LambdaIntegration(props.unmatched, { scopePermissionToMethod: false });
     const resources = new Map<string, IResource>();
+    // API Gateway has no QUERY method: a QUERY route takes its resource's ANY, and its function answers other methods 405.
+    const queried = new Set<string>(ROUTES.filter((route) => route.method === 'QUERY').map((route) => route.path));
     const resourceAt = (path: string): IResource => {
       const found = resources.get(path);
       if (found) return found;
       const parentPath = path.slice(0, path.lastIndexOf('/')) || '/';
       const parent = parentPath === '/' ? this.api.root : resourceAt(parentPath);
       const created = parent.addResource(path.slice(path.lastIndexOf('/') + 1));
-      created.addMethod('ANY', unmatched, { authorizationType: AuthorizationType.NONE });
+      if (!queried.has(path)) created.addMethod('ANY', unmatched, { authorizationType: AuthorizationType.NONE });
       resources.set(path, created);
       return created;
     };
@@ -183,7 +185,7 @@ export class PredictionApi extends Construct {
           : {}),
       });
       resourceAt(route.path).addMethod(
-        route.method,
+        route.method === 'QUERY' ? 'ANY' : route.method,
         integration,
         isPublicRoute(route) ? { authorizationType: AuthorizationType.NONE } : { authorizer },
       );

@@ -1,7 +1,8 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   GetCommand,
   PutCommand,
+  TransactWriteCommand,
   UpdateCommand,
   type DynamoDBDocumentClient,
   paginateQuery,
@@ -26,8 +27,9 @@ import {
   TOKEN_INDEX_PREFIX,
   tokenIndexKey,
   tokenKey,
+  usernameKey,
 } from './table-keys.ts';
-import type { SigningSecrets, AccountStore } from '../ports/account-store.ts';
+import { UsernameTaken, type SigningSecrets, type AccountStore } from '../ports/account-store.ts';
 
 const secretsOf = (item: Record<string, unknown>, nowMs: number): SigningSecrets | null => {
   if (typeof item.signing_secret !== 'string') return null;
@@ -68,27 +70,48 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
   };
   return {
     async createAccount(id, nowMs, initial = {}) {
-      await client.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: {
-            ...accountKey(id),
-            type: 'account',
-            id,
-            created_at: formatTimestamp(nowMs),
-            signing_secret: generateSigningSecret(),
-            balance_kopecks: initial.balanceKopecks ?? 0,
-            // The balance less the holds of predictions in flight: what a new one may reserve.
-            available_kopecks: initial.balanceKopecks ?? 0,
-            monthly_limit_kopecks: initial.monthlyLimitKopecks ?? null,
-            // The month is open from the start, with nothing committed: no first create opens it.
-            [committedAttributeOf(monthOf(nowMs))]: 0,
-            [heldAttributeOf(monthOf(nowMs))]: 0,
-            ...(initial.ratePerSecond !== undefined ? { rate_limit_per_second: initial.ratePerSecond } : {}),
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
+      const username = initial.username ?? id;
+      const account = {
+        ...accountKey(id),
+        type: 'account',
+        id,
+        username,
+        name: initial.displayName ?? username,
+        created_at: formatTimestamp(nowMs),
+        signing_secret: generateSigningSecret(),
+        balance_kopecks: initial.balanceKopecks ?? 0,
+        // The balance less the holds of predictions in flight: what a new one may reserve.
+        available_kopecks: initial.balanceKopecks ?? 0,
+        monthly_limit_kopecks: initial.monthlyLimitKopecks ?? null,
+        // The month is open from the start, with nothing committed: no first create opens it.
+        [committedAttributeOf(monthOf(nowMs))]: 0,
+        [heldAttributeOf(monthOf(nowMs))]: 0,
+        ...(initial.ratePerSecond !== undefined ? { rate_limit_per_second: initial.ratePerSecond } : {}),
+      };
+      try {
+        // The account and its claim on its handle, together or not at all.
+        await client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Put: { TableName: tableName, Item: account, ConditionExpression: 'attribute_not_exists(pk)' } },
+              {
+                Put: {
+                  TableName: tableName,
+                  Item: { ...usernameKey(username), type: 'username', account: id },
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
+            ],
+          }),
+        );
+      } catch (error) {
+        const [accountFailed, handleFailed] =
+          error instanceof TransactionCanceledException
+            ? (error.CancellationReasons ?? []).map((reason) => reason.Code === 'ConditionalCheckFailed')
+            : [];
+        if (handleFailed && !accountFailed) throw new UsernameTaken(username);
+        throw error;
+      }
     },
     async getAccount(id, nowMs) {
       const month = monthOf(nowMs);
@@ -98,8 +121,12 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
       ]);
       const item = account.Item;
       if (!item) return null;
+      // An account made before handles existed has none: its id is its handle.
+      const username = typeof item.username === 'string' ? item.username : id;
       return {
         id,
+        username,
+        name: typeof item.name === 'string' ? item.name : username,
         createdAt: String(item.created_at),
         balanceKopecks: Number(item.balance_kopecks ?? 0),
         availableKopecks: Number(item.available_kopecks ?? 0),

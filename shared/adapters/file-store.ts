@@ -7,7 +7,10 @@ import { isExpired, type StoredFile } from '../domain/stored-file.ts';
 import type { FileStore } from '../ports/file-store.ts';
 import { dynamo } from './aws-clients.ts';
 import { s3SdkAndClient } from './s3-client.ts';
-import { fileKey } from './table-keys.ts';
+import { keysetPage } from './keyset-page.ts';
+import { readItems } from './batch-read.ts';
+import { s3OutputReader } from './output-store-reader.ts';
+import { accountIndexPartition, FILE_INDEX_PREFIX, fileIndexKey, fileKey, OWNER_INDEX } from './table-keys.ts';
 
 /** Under its owner, so that an account's files can be found (and removed) in the bucket alone. */
 export const fileObjectKey = (file: Pick<StoredFile, 'owner' | 'id'>): string => `files/${file.owner}/${file.id}`;
@@ -31,6 +34,7 @@ const fileItem = z.object({
 
 const toItem = (file: StoredFile) => ({
   ...fileKey(file.id),
+  ...fileIndexKey(file.owner, formatTimestamp(file.createdAtMs), file.id),
   type: 'file',
   id: file.id,
   owner: file.owner,
@@ -78,6 +82,7 @@ export const s3DynamoFileStore = (
   now: () => number = Date.now,
 ): FileStore => {
   const sdk = s3SdkAndClient(clients.s3);
+  const objects = s3OutputReader(bucket, clients.s3);
   return {
     async save(file, content) {
       const [{ PutObjectCommand }, client] = await sdk();
@@ -113,6 +118,24 @@ export const s3DynamoFileStore = (
       return getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: fileObjectKey(file) }), {
         expiresIn: expiresInSeconds,
       });
+    },
+    open: (file) => objects.openFile(fileObjectKey(file)),
+    async listOwned(owner, request) {
+      const entries = await keysetPage(
+        clients.dynamo,
+        {
+          tableName,
+          indexName: OWNER_INDEX.name,
+          partition: { name: OWNER_INDEX.partition, value: accountIndexPartition(owner) },
+          sort: { name: OWNER_INDEX.sort, prefix: FILE_INDEX_PREFIX },
+          descending: true,
+        },
+        request,
+      );
+      // The index holds keys only: the records are read, and one expired (or removed) since is left out.
+      const items = await readItems(clients.dynamo, tableName, entries.items);
+      const nowMs = now();
+      return { ...entries, items: items.map(fromItem).filter((file) => !isExpired(file, nowMs)) };
     },
   };
 };

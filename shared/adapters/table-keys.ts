@@ -31,13 +31,21 @@ export const attemptKey = (predictionId: string, at: string, attemptId: string) 
 });
 /** An uploaded file's record; its owner is an attribute, checked on every read. */
 export const fileKey = (id: string) => ({ pk: `FILE#${id}`, sk: 'FILE' });
+/** The same file in its owner's index partition, newest last: `GET /files` lists them. */
+export const FILE_INDEX_PREFIX = 'FILE#';
+export const fileIndexKey = (owner: string, createdAt: string, id: string) => ({
+  gsi1pk: accountIndexPartition(owner),
+  gsi1sk: `${FILE_INDEX_PREFIX}${createdAt}#${id}`,
+});
 export const accountKey = (id: string) => ({ pk: `ACCOUNT#${id}`, sk: 'ACCOUNT' });
+/** An account's claim on its username: one account per handle. */
+export const usernameKey = (username: string) => ({ pk: `USERNAME#${username}`, sk: 'USERNAME' });
 export const tokenKey = (tokenHash: string) => ({ pk: `TOKEN#${tokenHash}`, sk: 'TOKEN' });
 /** An account owner's sign-in (their Cognito user id) pointing at the account. */
 export const signInKey = (sub: string) => ({ pk: `SIGNIN#${sub}`, sk: 'SIGNIN' });
 /** The same sign-in in the owner index, to list an account's owners (after its predictions' timestamps, apart from its tokens). */
 export const SIGN_IN_INDEX_PREFIX = 'OWNER#';
-/** An account's partition in the owner index: its predictions by time, its tokens (`TOKEN#`) and its owners (`OWNER#`). */
+/** An account's partition in the owner index: its predictions by time, its files (`FILE#`), tokens (`TOKEN#`) and owners (`OWNER#`). */
 export const accountIndexPartition = (account: string): string => `ACCOUNT#${account}`;
 export const signInIndexKey = (account: string, sub: string) => ({
   gsi1pk: accountIndexPartition(account),
@@ -82,6 +90,14 @@ export const dataShardKey = (shard: number): string => `DATA#${shard}`;
 export const dataRemovalIndexKey = (id: string, removeAtMs: number) => ({
   sweep_shard: dataShardKey(sweepShardOf(id)),
   sweep_at: removeAtMs,
+});
+
+/** A model's examples (`GET /models/{owner}/{name}/examples`), one item each, in the order they were marked. */
+export const examplesPartition = (model: string): string => `EXAMPLES#${model}`;
+export const EXAMPLE_PREFIX = 'EXAMPLE#';
+export const exampleKey = (model: string, addedAt: string, predictionId: string) => ({
+  pk: examplesPartition(model),
+  sk: `${EXAMPLE_PREFIX}${addedAt}#${predictionId}`,
 });
 
 /** A deployment's partition: its configuration's changes, one item each. */

@@ -8,6 +8,12 @@ const roubles = (description: string) => z.number().describe(`${description}, in
 export const accountViewSchema = z
   .object({
     id: z.string(),
+    type: z
+      .literal('organization')
+      .describe("Replicate's account type: an account here is its owners' shared one, as an organization is."),
+    username: z.string().describe("The account's handle, set by the operator when making it (its id by default)."),
+    name: z.string().describe('What the account is called (its username unless the operator named it).'),
+    github_url: z.null().describe("Replicate's link to the account's GitHub: none here."),
     currency: z.literal('RUB'),
     balance: roubles('The balance'),
     held: roubles('What predictions in flight hold of the balance (0 at rest)').nonnegative(),
@@ -26,6 +32,10 @@ const roublesOf = (kopecks: number): number => Number(formatRoubles(kopecks));
 
 export const accountView = (account: AccountSummary): AccountView => ({
   id: account.id,
+  type: 'organization',
+  username: account.username,
+  name: account.name,
+  github_url: null,
   currency: 'RUB',
   balance: roublesOf(account.balanceKopecks),
   held: roublesOf(account.heldKopecks),

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { formatTimestamp } from '../domain/clock.ts';
 import type { StoredFile } from '../domain/stored-file.ts';
 import type { FileStore } from '../ports/file-store.ts';
+import { pageSchema } from './page-links.ts';
 
 /**
  * How long a file's `urls.get` works. A URL presigned with a Lambda role's temporary credentials
@@ -33,6 +34,9 @@ export const fileViewSchema = z
   .meta({ id: 'File' });
 
 export type FileView = z.infer<typeof fileViewSchema>;
+
+/** `GET /files`: the caller's files. */
+export const fileListSchema = pageSchema(fileViewSchema, 'FileList', 'Newest first; only files that have not expired.');
 
 export const fileView = (file: StoredFile, downloadUrl: string): FileView => ({
   id: file.id,

@@ -27,6 +27,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   deployment_not_found: 404,
   prediction_not_found: 404,
   file_not_found: 404,
+  collection_not_found: 404,
   token_not_found: 404,
   method_not_allowed: 405,
   prediction_finished: 409,

@@ -38,7 +38,10 @@ export const replicateModelSchema = z
     license_url: z.null(),
     cover_image_url: z.null(),
     run_count: z.int().nonnegative().describe("The caller's account's predictions of this model this month."),
-    default_example: z.null(),
+    default_example: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .describe('The first of its examples (`GET /models/{owner}/{name}/examples`), or null when it has none.'),
     is_official: z.boolean(),
     latest_version: modelVersionSchema,
   })
@@ -81,7 +84,12 @@ export const modelVersion = (model: ModelDefinition): ModelVersion => {
   };
 };
 
-export const replicateModel = (model: ModelDefinition, apiBase: string, runCount: number): ReplicateModel => {
+export const replicateModel = (
+  model: ModelDefinition,
+  apiBase: string,
+  runCount: number,
+  defaultExample: Readonly<Record<string, unknown>> | null,
+): ReplicateModel => {
   return {
     url: `${apiBase}/models/${model.id}`,
     ...ownerAndNameOf(model.id),
@@ -92,7 +100,7 @@ export const replicateModel = (model: ModelDefinition, apiBase: string, runCount
     license_url: null,
     cover_image_url: null,
     run_count: runCount,
-    default_example: null,
+    default_example: defaultExample === null ? null : { ...defaultExample },
     is_official: false,
     latest_version: modelVersion(model),
   };

@@ -27,17 +27,27 @@ export const ROUTES = [
     handler: 'redeliver-webhook',
     entry: 'functions/http/redeliver-webhook.ts',
   },
-  { method: 'GET', path: '/api/v1/account', handler: 'get-account', entry: 'functions/http/get-account.ts' },
+  { method: 'GET', path: '/api/v1/account', handler: 'account', entry: 'functions/http/account.ts' },
   // Account settings and token self-service, for the console: an owner's sign-in only, never an API token
   // (interface: Owners).
-  { method: 'PATCH', path: '/api/v1/account', handler: 'update-account', entry: 'functions/http/update-account.ts' },
-  { method: 'GET', path: '/api/v1/account/tokens', handler: 'list-tokens', entry: 'functions/http/list-tokens.ts' },
-  { method: 'POST', path: '/api/v1/account/tokens', handler: 'create-token', entry: 'functions/http/create-token.ts' },
+  { method: 'PATCH', path: '/api/v1/account', handler: 'account', entry: 'functions/http/account.ts' },
+  {
+    method: 'GET',
+    path: '/api/v1/account/tokens',
+    handler: 'account-tokens',
+    entry: 'functions/http/account-tokens.ts',
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/account/tokens',
+    handler: 'account-tokens',
+    entry: 'functions/http/account-tokens.ts',
+  },
   {
     method: 'DELETE',
     path: '/api/v1/account/tokens/{id}',
-    handler: 'revoke-token',
-    entry: 'functions/http/revoke-token.ts',
+    handler: 'account-tokens',
+    entry: 'functions/http/account-tokens.ts',
   },
   {
     method: 'GET',
@@ -81,7 +91,47 @@ export const ROUTES = [
   },
   {
     method: 'GET',
+    path: '/api/v1/models/{company}/{model}/readme',
+    handler: 'replicate-catalog',
+    entry: 'functions/http/replicate-catalog.ts',
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/models/{company}/{model}/examples',
+    handler: 'replicate-catalog',
+    entry: 'functions/http/replicate-catalog.ts',
+  },
+  {
+    method: 'GET',
     path: '/api/v1/hardware',
+    handler: 'replicate-catalog',
+    entry: 'functions/http/replicate-catalog.ts',
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/collections',
+    handler: 'replicate-catalog',
+    entry: 'functions/http/replicate-catalog.ts',
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/collections/{slug}',
+    handler: 'replicate-catalog',
+    entry: 'functions/http/replicate-catalog.ts',
+  },
+  // Search by words: Replicate's `GET /search`, and `QUERY` (RFC 9110's safe method with a body) on it and on
+  // `/models`, as Replicate's clients send `models.search`. On AWS a QUERY reaches its function through the
+  // resource's ANY method (API Gateway has no QUERY of its own); the function answers any other method 405.
+  { method: 'GET', path: '/api/v1/search', handler: 'replicate-catalog', entry: 'functions/http/replicate-catalog.ts' },
+  {
+    method: 'QUERY',
+    path: '/api/v1/search',
+    handler: 'replicate-catalog',
+    entry: 'functions/http/replicate-catalog.ts',
+  },
+  {
+    method: 'QUERY',
+    path: '/api/v1/models',
     handler: 'replicate-catalog',
     entry: 'functions/http/replicate-catalog.ts',
   },
@@ -162,7 +212,28 @@ export const ROUTES = [
     public: true,
   },
   { method: 'POST', path: '/api/v1/files', handler: 'upload-file', entry: 'functions/http/upload-file.ts' },
-  { method: 'GET', path: '/api/v1/files/{id}', handler: 'get-file', entry: 'functions/http/get-file.ts' },
+  // Streamed, for the bytes (up to 100 MiB), as an output file is.
+  {
+    method: 'GET',
+    path: '/api/v1/files',
+    handler: 'read-files',
+    entry: 'functions/http/read-files.ts',
+    streaming: true,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/files/{id}',
+    handler: 'read-files',
+    entry: 'functions/http/read-files.ts',
+    streaming: true,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/files/{id}/download',
+    handler: 'read-files',
+    entry: 'functions/http/read-files.ts',
+    streaming: true,
+  },
   { method: 'DELETE', path: '/api/v1/files/{id}', handler: 'delete-file', entry: 'functions/http/delete-file.ts' },
   // This API's OpenAPI document: public, as API references are.
   {

@@ -40,6 +40,8 @@ export interface ModelDefinition extends ModelContract {
   readonly versionCreatedAt: string;
   /** An input shown in the API reference's request examples. */
   readonly example?: Readonly<Record<string, unknown>>;
+  /** Its predictor folder's README.md, as markdown; null when it has none. */
+  readonly readme: string | null;
   /** Roubles per second of model time, as an exact decimal string. */
   readonly pricePerSecond: string;
   /**

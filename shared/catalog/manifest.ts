@@ -66,17 +66,44 @@ export const derivedModel = z.strictObject({
   input: z.record(z.string(), z.unknown()),
   enums: z.record(z.string(), z.unknown()),
   output: z.record(z.string(), z.unknown()),
+  /** The predictor folder's README.md (beside cog.yaml), as markdown; absent when it has none. */
+  readme: z.string().optional(),
 });
 export type DerivedModel = z.infer<typeof derivedModel>;
+
+/** A collection's address: lower-case words joined by dashes, as Replicate's slugs are. */
+export const collectionSlug = z
+  .string()
+  .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'must be lower-case words joined by dashes (e.g. "speech-to-text")')
+  .max(64);
+
+/** Models grouped by purpose (`GET /collections`), declared in the manifest. */
+export const collectionEntry = z.strictObject({
+  slug: collectionSlug,
+  name: z.string().min(1),
+  description: z.string().min(1),
+  models: z.array(modelId),
+});
+export type CollectionEntry = z.infer<typeof collectionEntry>;
+
+/** A model of a local run's catalog joining a collection of the manifest (`--model …,collection=slug`). */
+export const collectionJoin = z.strictObject({ collection: collectionSlug, model: modelId });
+export type CollectionJoin = z.infer<typeof collectionJoin>;
 
 /** A catalog: models and what was derived from their predictors, by id. */
 export const catalog = z.strictObject({
   models: z.array(manifestEntry),
   derived: z.record(z.string(), derivedModel),
+  collections: z.array(collectionEntry).optional(),
+  joins: z.array(collectionJoin).optional(),
 });
 export type Catalog = z.infer<typeof catalog>;
 
-export const manifestFile = z.strictObject({ $comment: z.string().optional(), models: z.array(manifestEntry) });
+export const manifestFile = z.strictObject({
+  $comment: z.string().optional(),
+  models: z.array(manifestEntry),
+  collections: z.array(collectionEntry).optional(),
+});
 
 /** Defaults of a model brought to a local run with `--model id=folder` (the flag can set the price). */
 export const LOCAL_MODEL_DEFAULTS: Omit<ManifestEntry, 'id' | 'predictor' | 'description'> = {

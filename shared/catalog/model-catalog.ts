@@ -9,7 +9,7 @@ import {
   type ModelContract,
   type ModelDefinition,
 } from './definition.ts';
-import { derivedModel, manifestFile, type Catalog, type DerivedModel } from './manifest.ts';
+import { derivedModel, manifestFile, type Catalog, type CollectionEntry, type DerivedModel } from './manifest.ts';
 
 /**
  * The models a process knows, and which of them it offers. Built once per process, where the
@@ -33,6 +33,17 @@ export interface ModelCatalog {
   readonly require: (id: string) => ModelDefinition;
   /** The policy a stored prediction moves on by: its model's, or a withdrawn model's. */
   readonly policyOfStored: (modelId: string) => PredictionPolicy;
+  /** The manifest's collections, in its order, each with the offered models it holds. */
+  readonly collections: readonly Collection[];
+}
+
+/** Models grouped by purpose: the manifest declares it, a local run's brought models may join it. */
+export interface Collection {
+  readonly slug: string;
+  readonly name: string;
+  readonly description: string;
+  /** In the manifest's order, then the joined; only the models this run offers. */
+  readonly models: readonly ModelDefinition[];
 }
 
 /** What a catalog is built from. */
@@ -73,6 +84,7 @@ export const modelsOf = (source: Catalog): ModelDefinition[] =>
       streams: contractPart('streams'),
       predictor: { enumerable: true, get: () => ({ folder: entry.predictor, concurrency: derived().concurrency }) },
       versionCreatedAt: { enumerable: true, get: () => derived().derivedAt },
+      readme: { enumerable: true, get: () => derived().readme ?? null },
     }) as unknown as ModelDefinition;
   });
 
@@ -90,10 +102,48 @@ const checkedOnRead = (raw: Readonly<Record<string, unknown>>): Record<string, D
  * The repository's catalog: models/manifest.json and what `npm run models` derived
  * (models/schemas.json), bundled; each model's derived schemas are checked when first read.
  */
-export const repositoryCatalog = (): Catalog => ({
-  models: manifestFile.parse(manifestJson).models,
-  derived: checkedOnRead(derivedJson),
-});
+export const repositoryCatalog = (): Catalog => {
+  const manifest = manifestFile.parse(manifestJson);
+  return { models: manifest.models, derived: checkedOnRead(derivedJson), collections: manifest.collections ?? [] };
+};
+
+/**
+ * The collections of the repository's catalog, with the extra catalog's joins. A collection naming
+ * a model the catalog lacks, a slug twice, or a join to no collection is refused: each is a slip
+ * in a file someone edits.
+ */
+const collectionsOf = (
+  repository: Catalog,
+  extra: Catalog | null,
+  byId: ReadonlyMap<string, ModelDefinition>,
+  offered: (id: string) => ModelDefinition | undefined,
+): Collection[] => {
+  const declared: CollectionEntry[] = [...(repository.collections ?? []), ...(extra?.collections ?? [])];
+  const members = new Map<string, string[]>();
+  for (const entry of declared) {
+    if (members.has(entry.slug)) throw new Error(`collection ${entry.slug} is declared twice`);
+    const missing = entry.models.filter((id) => !byId.has(id));
+    if (missing.length > 0)
+      throw new Error(`collection ${entry.slug} names models the catalog lacks: ${missing.join(', ')}`);
+    members.set(entry.slug, [...entry.models]);
+  }
+  for (const join of extra?.joins ?? []) {
+    const models = members.get(join.collection);
+    if (!models)
+      throw new Error(
+        `model ${join.model} joins collection ${join.collection}, which the manifest does not declare (it has: ${[...members.keys()].join(', ') || 'none'})`,
+      );
+    if (!byId.has(join.model))
+      throw new Error(`collection ${join.collection} is joined by ${join.model}, which the catalog lacks`);
+    if (!models.includes(join.model)) models.push(join.model);
+  }
+  return declared.map((entry) => ({
+    slug: entry.slug,
+    name: entry.name,
+    description: entry.description,
+    models: (members.get(entry.slug) ?? []).flatMap((id) => offered(id) ?? []),
+  }));
+};
 
 /** A withdrawn model's: nothing is charged for it, and its phases have the default limits. */
 const WITHDRAWN_POLICY: PredictionPolicy = {
@@ -114,10 +164,12 @@ export const modelCatalog = ({ repository, extra = null, withheld = [] }: Catalo
   }
   const hidden: ReadonlySet<string> = new Set(withheld);
   const catalogModel = (id: string): ModelDefinition | undefined => byId.get(id);
+  const find = (id: string): ModelDefinition | undefined => (hidden.has(id) ? undefined : byId.get(id));
   return {
     all,
     offered: all.filter((model) => !hidden.has(model.id)),
-    find: (id) => (hidden.has(id) ? undefined : byId.get(id)),
+    find,
+    collections: collectionsOf(repository, extra, byId, find),
     catalogModel,
     require: (id) => {
       const model = catalogModel(id);

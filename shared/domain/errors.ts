@@ -19,6 +19,7 @@ export const ERROR_CODES = [
   'deployment_not_found',
   'prediction_not_found',
   'file_not_found',
+  'collection_not_found',
   'token_not_found',
   'owner_sign_in_required',
   'operator_required',

@@ -11,6 +11,10 @@ export interface SigningSecrets {
 /** What the owner and the admin command line see of an account. Money in kopecks. */
 export interface AccountSummary {
   readonly id: AccountId;
+  /** Its handle (`GET /account`'s `username`): unique among accounts; the id for an account made without one. */
+  readonly username: string;
+  /** What it is called; its username unless the operator named it. */
+  readonly name: string;
   readonly createdAt: string;
   readonly balanceKopecks: number;
   /** The balance less the holds of predictions in flight. */
@@ -52,7 +56,24 @@ export interface OwnerLink {
   readonly linkedAt: string;
 }
 
+/** A handle: lower-case letters, digits and dashes, as Replicate's usernames are. Not a UUID: ids are handles already. */
+export const USERNAME =
+  /^(?![0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$)[a-z0-9](?:[a-z0-9-]{0,37}[a-z0-9])?$/;
+
+/** Another account has the handle asked for. */
+export class UsernameTaken extends Error {
+  override readonly name = 'UsernameTaken';
+
+  constructor(readonly username: string) {
+    super(`the username ${username} is another account's`);
+  }
+}
+
 export interface NewAccount {
+  /** Default: the account's id. Refused with UsernameTaken when another account has it. */
+  readonly username?: string;
+  /** Default: the username. */
+  readonly displayName?: string;
   readonly ratePerSecond?: number;
   readonly balanceKopecks?: number;
   readonly monthlyLimitKopecks?: number | null;

@@ -1,5 +1,8 @@
 import type { FileId } from '../domain/ids.ts';
+import type { AccountId } from '../domain/ids.ts';
 import type { StoredFile } from '../domain/stored-file.ts';
+import type { OpenedFile } from './output-store.ts';
+import type { Page, PageRequest } from '../domain/page.ts';
 
 /** Where uploaded files are kept (architecture: Data: the outputs bucket, and a record in the table). */
 export interface FileStore {
@@ -11,4 +14,8 @@ export interface FileStore {
   remove(file: StoredFile): Promise<void>;
   /** An address that downloads the bytes, with no other credentials, for `expiresInSeconds`. */
   downloadUrl(file: StoredFile, expiresInSeconds: number): Promise<string>;
+  /** The bytes, streamed; null when they are gone. */
+  open(file: StoredFile): Promise<OpenedFile | null>;
+  /** The owner's files that have not expired, newest first. */
+  listOwned(owner: AccountId, page: PageRequest): Promise<Page<StoredFile>>;
 }

@@ -4,6 +4,7 @@ REPLICATE_API_TOKEN and PROGNOZ_OPERATOR_TOKEN (an operator's sign-in) set."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
@@ -118,6 +119,25 @@ def main() -> None:
         urls=[file.url for file in files],
         texts=[file.read().decode("utf-8") for file in files],
     )
+
+    # The rest of the read API, through the client's own (pydantic) models: each field they require is there.
+    uploaded = client.files.create(io.BytesIO("слова".encode()), metadata={"from": "python"})
+    listed = client.files.list()
+    report(
+        "files_list",
+        uploaded=uploaded.id,
+        ids=[file.id for file in listed],
+        names=[file.name for file in listed],
+        etag=next((file.etag for file in listed if file.id == uploaded.id), None),
+    )
+    collections = client.collections.list()
+    report("collections", slugs=[collection.slug for collection in collections.results], next=collections.next)
+    collection = client.collections.get("speech-to-text")
+    report("collection", slug=collection.slug, name=collection.name, models=[f"{m.owner}/{m.name}" for m in collection])
+    found = client.models.search("transcribes speech")
+    report("search", models=[f"{m.owner}/{m.name}" for m in found.results])
+    account = client.accounts.current()
+    report("account", type=account.type, username=account.username, name=account.name, github_url=account.github_url)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { formatTimestamp } from '../../shared/domain/clock.ts';
 import { monthOf } from '../../shared/domain/money.ts';
 import { generateToken, TOKEN_USE_RECORDED_EVERY_MS } from '../../shared/domain/tokens.ts';
-import type { AccountStore } from '../../shared/ports/account-store.ts';
+import { UsernameTaken, type AccountStore } from '../../shared/ports/account-store.ts';
 import { fakeClock } from '../support/in-memory/clock.ts';
 import { freshOwner } from '../support/predictions.ts';
 
@@ -19,6 +19,8 @@ export const describeAccountStoreContract = (name: string, make: MakeAccountStor
       await accounts.createAccount(id, clock.now(), { balanceKopecks: 500, monthlyLimitKopecks: 300 });
       expect(await accounts.getAccount(id, clock.now())).toEqual({
         id,
+        username: id,
+        name: id,
         createdAt: formatTimestamp(clock.now()),
         balanceKopecks: 500,
         availableKopecks: 500,
@@ -34,6 +36,25 @@ export const describeAccountStoreContract = (name: string, make: MakeAccountStor
       expect(await accounts.getAccount(freshOwner(), clock.now())).toBeNull();
       expect(await accounts.monthlyLimitOf(freshOwner())).toBeNull();
       expect(await accounts.signingSecrets(freshOwner(), clock.now())).toBeNull();
+    });
+
+    it('gives an account the handle and name it was made with, one account per handle', async () => {
+      const accounts = await make();
+      const clock = fakeClock();
+      const [first, second] = [freshOwner(), freshOwner()];
+      const handle = `acme-${first}`;
+      await accounts.createAccount(first, clock.now(), { username: handle, displayName: 'Acme, Inc.' });
+      expect(await accounts.getAccount(first, clock.now())).toMatchObject({ username: handle, name: 'Acme, Inc.' });
+      await expect(accounts.createAccount(second, clock.now(), { username: handle })).rejects.toBeInstanceOf(
+        UsernameTaken,
+      );
+      // Nothing of the refused account was kept.
+      expect(await accounts.getAccount(second, clock.now())).toBeNull();
+      await accounts.createAccount(second, clock.now(), { username: `${handle}-2` });
+      expect(await accounts.getAccount(second, clock.now())).toMatchObject({
+        username: `${handle}-2`,
+        name: `${handle}-2`,
+      });
     });
 
     it('tops up and sets the monthly limit, refusing what is not a whole amount', async () => {

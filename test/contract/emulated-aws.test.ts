@@ -29,6 +29,8 @@ import { describeDeliveryLogContract } from './delivery-log.contract.ts';
 import { describeEndingNoticesContract } from './ending-notices.contract.ts';
 import { startEmulatedAws, type EmulatedAws } from './emulated-aws.ts';
 import { describeFileStoreContract } from './file-store.contract.ts';
+import { describeModelExamplesContract } from './model-examples.contract.ts';
+import { dynamoModelExamples } from '../../shared/adapters/model-examples.ts';
 import { describeOutputStoreContract } from './output-store.contract.ts';
 import { describePredictionStoreContract } from './prediction-store.contract.ts';
 import { describeRateLimiterContract } from './rate-limiter.contract.ts';
@@ -75,6 +77,10 @@ describeFileStoreContract('S3 and DynamoDB', async (clock) => {
   const { dynamo, s3, outputBucket, freshTable } = emulated();
   return s3DynamoFileStore(await freshTable(), outputBucket, { dynamo, s3 }, () => clock.now());
 });
+
+describeModelExamplesContract('DynamoDB', async () =>
+  dynamoModelExamples(await emulated().freshTable(), emulated().dynamo),
+);
 
 describeWebhookNotifierContract('SQS', async () => {
   const { sqs, freshQueue } = emulated();

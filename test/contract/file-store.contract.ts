@@ -37,6 +37,63 @@ export const describeFileStoreContract = (name: string, make: MakeFileStore) =>
       expect(await files.find(newFileId())).toBeNull();
     });
 
+    it('opens the bytes, with their type and length', async () => {
+      const clock = fakeClock();
+      const files = await make(clock);
+      const content = new TextEncoder().encode('{"words": ["один", "два"]}');
+      const file = { ...upload(clock, content), contentType: 'application/json' };
+      await files.save(file, content);
+      const opened = await files.open(file);
+      expect(opened).toMatchObject({ contentType: 'application/json', contentLength: content.length });
+      const chunks: Buffer[] = [];
+      for await (const chunk of opened?.body ?? []) chunks.push(Buffer.from(chunk as Uint8Array));
+      expect(new Uint8Array(Buffer.concat(chunks))).toEqual(content);
+      await files.remove(file);
+      expect(await files.open(file)).toBeNull();
+    });
+
+    it("lists an owner's files newest first, a page at a time both ways, without another's or the expired", async () => {
+      const clock = fakeClock();
+      const files = await make(clock);
+      const owner = freshOwner();
+      const saved = [];
+      for (let n = 0; n < 5; n++) {
+        const content = Uint8Array.from([n]);
+        const file = { ...upload(clock, content), owner, name: `file-${n}.bin` };
+        await files.save(file, content);
+        saved.push(file);
+        clock.advance(1000);
+      }
+      const someoneElses = upload(clock, Uint8Array.from([9]));
+      await files.save(someoneElses, Uint8Array.from([9]));
+      const names = (page: { items: { name: string }[] }) => page.items.map((file) => file.name);
+
+      const first = await files.listOwned(owner, { limit: 2 });
+      expect(names(first)).toEqual(['file-4.bin', 'file-3.bin']);
+      expect(first.previous).toBeNull();
+      expect(first.next).not.toBeNull();
+      const second = await files.listOwned(owner, { limit: 2, from: { toward: 'next', position: first.next ?? '' } });
+      expect(names(second)).toEqual(['file-2.bin', 'file-1.bin']);
+      const third = await files.listOwned(owner, { limit: 2, from: { toward: 'next', position: second.next ?? '' } });
+      expect(names(third)).toEqual(['file-0.bin']);
+      expect(third.next).toBeNull();
+      const back = await files.listOwned(owner, {
+        limit: 2,
+        from: { toward: 'previous', position: third.previous ?? '' },
+      });
+      expect(names(back)).toEqual(['file-2.bin', 'file-1.bin']);
+      const start = await files.listOwned(owner, {
+        limit: 2,
+        from: { toward: 'previous', position: back.previous ?? '' },
+      });
+      expect(names(start)).toEqual(['file-4.bin', 'file-3.bin']);
+      expect(start.previous).toBeNull();
+
+      await files.remove(saved[4] ?? someoneElses);
+      clock.set((saved[0]?.expiresAtSeconds ?? 0) * 1000);
+      expect(names(await files.listOwned(owner, { limit: 10 }))).toEqual(['file-3.bin', 'file-2.bin', 'file-1.bin']);
+    });
+
     it('removes a file', async () => {
       const clock = fakeClock();
       const files = await make(clock);

@@ -10,6 +10,8 @@ import { inMemoryRateWindows } from '../support/in-memory/rate-limiter.ts';
 import { inMemoryRequestLog } from '../support/in-memory/request-log.ts';
 import { inMemoryDeploymentLog } from '../support/in-memory/deployment-log.ts';
 import { inMemoryModelServer } from '../support/in-memory/model-server.ts';
+import { inMemoryModelExamples } from '../support/in-memory/model-examples.ts';
+import { describeModelExamplesContract } from './model-examples.contract.ts';
 import { inMemoryWebhookNotifier } from '../support/in-memory/webhook-notifier.ts';
 import { inMemoryWorkflowClient } from '../support/in-memory/workflow-client.ts';
 import { describeAccountStoreContract } from './account-store.contract.ts';
@@ -37,6 +39,7 @@ describeAccountStoreContract('in memory', () => given(inMemoryAccountStore()));
 describeDeliveryLogContract('in memory', (retentionSeconds) => given(inMemoryDeliveryLog(retentionSeconds)));
 describeOutputStoreContract('in memory', () => given(inMemoryOutputStore()));
 describeFileStoreContract('in memory', (clock) => given(inMemoryFileStore(() => clock.now())));
+describeModelExamplesContract('in memory', () => given(inMemoryModelExamples()));
 describeWebhookNotifierContract('in memory', () => {
   const notifier = inMemoryWebhookNotifier();
   return given({ notifier, received: notifier.receive });

@@ -18,7 +18,7 @@ const FIXTURES = path.join('test', 'fixtures', 'cog');
 
 const bring = (name: string) =>
   prepareBroughtModels(
-    [{ id: `acme/${name}`, folder: path.join(ROOT, FIXTURES, name), pricePerSecond: '0.01' }],
+    [{ id: `acme/${name}`, folder: path.join(ROOT, FIXTURES, name), pricePerSecond: '0.01', collections: [] }],
     () => {},
   );
 

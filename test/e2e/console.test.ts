@@ -7,6 +7,10 @@ import type { AccountView } from '../../shared/api/account-view.ts';
 import { systemClock } from '../../shared/domain/clock.ts';
 import { asAccountId } from '../../shared/domain/ids.ts';
 import { addOwner } from '../../shared/use-cases/add-owner.ts';
+import { markExample } from '../../shared/use-cases/mark-example.ts';
+import { presentExample } from '../../shared/api/example-view.ts';
+import { dynamoModelExamples } from '../../shared/adapters/model-examples.ts';
+import { dynamoPredictionStore } from '../../shared/adapters/prediction-store.ts';
 import { launchBrowser, screenshot, watchedPage, type WatchedPage } from '../support/browser.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { call, createPrediction, flushAuthorizerCache, localDynamo, runtime, untilTerminal } from '../support/api.ts';
@@ -204,6 +208,37 @@ describe('the web console', () => {
     expect(await firstRow.textContent()).toContain('prognoz/echo');
     await page.unroute(slowFiltered);
     await screenshot(page, '06-predictions');
+  });
+
+  it("shows a model's README, rendered, and the examples an operator marked", async () => {
+    const made = await createPrediction({ text: 'пример для страницы' });
+    expect((await untilTerminal(made.json.id)).status).toBe('succeeded');
+    await markExample(
+      {
+        store: dynamoPredictionStore(runtime().tableName, localDynamo()),
+        outputs: null,
+        examples: dynamoModelExamples(runtime().tableName, localDynamo()),
+        catalog: testCatalog,
+        clock: systemClock,
+        copyOf: presentExample(testCatalog),
+      },
+      'prognoz/echo',
+      made.json.id,
+    );
+    await page.goto(`${origin()}/models/prognoz/echo`);
+    await page.getByRole('tab', { name: 'README' }).click();
+    const readme = page.getByLabel('README');
+    // prognoz/echo has no README.md: its page is made of its description, price and inputs, as a table.
+    await expect.poll(() => readme.locator('h1').textContent()).toBe('prognoz/echo');
+    expect(await readme.locator('table tbody tr').count()).toBe(
+      Object.keys(testCatalog.require('prognoz/echo').input.shape).length,
+    );
+    await screenshot(page, '04a-model-readme');
+    await page.getByRole('tab', { name: 'Examples' }).click();
+    await expect
+      .poll(() => page.getByRole('list', { name: 'Examples' }).textContent())
+      .toContain('пример для страницы');
+    await screenshot(page, '04b-model-examples');
   });
 
   it('shows the files a model returned as what they are: an image shown, audio playable', async () => {

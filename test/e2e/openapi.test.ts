@@ -20,7 +20,7 @@ describe('GET /api/v1/openapi.json', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json');
     const document = (await response.json()) as Served;
-    expect(document.openapi).toBe('3.1.0');
+    expect(document.openapi).toBe('3.2.0');
     expect(document.servers).toEqual([{ url: runtime().apiUrl.replace(/\/$/, '') }]);
     // The suites' runtime serves the test catalog's models beside the repository's; turbo is withheld (no weights).
     expect(Object.keys(document.paths)).toEqual(

@@ -80,7 +80,8 @@ describe('the official replicate npm client (1.4.0)', () => {
       body: JSON.stringify({ owner: 'prognoz', name: 'new' }),
     });
     expect(write.status).toBe(405);
-    expect(write.headers.get('allow')).toBe('GET');
+    // GET lists them, QUERY searches them (models.search).
+    expect(write.headers.get('allow')).toBe('GET, QUERY');
     expect(((await write.json()) as { error: { code: string } }).error.code).toBe('method_not_allowed');
   });
 
@@ -265,5 +266,24 @@ describe('the official replicate PyPI client (1.0.7)', () => {
       expect.stringMatching(/^https:\/\/.+\/output-0\.txt\?key=/),
       expect.stringMatching(/^https:\/\/.+\/output-1\.txt\?key=/),
     ]);
+    // The rest of the read API (test/e2e/replicate-read-api.test.ts has it through the npm client and raw HTTP).
+    const listed = steps.get('files_list');
+    expect(listed?.ids).toEqual(expect.arrayContaining([listed?.uploaded]));
+    expect((listed?.ids as string[])[0]).toBe(listed?.uploaded);
+    expect(listed?.etag).toEqual(expect.any(String));
+    expect(steps.get('collections')).toMatchObject({ slugs: ['speech-to-text', 'service-checks'], next: null });
+    expect(steps.get('collection')).toMatchObject({
+      slug: 'speech-to-text',
+      name: 'Speech to text',
+      models: ['openai/whisper-base'],
+    });
+    // openai/whisper-large-v3-turbo is withheld here (no weights): not found, not in its collection.
+    expect(steps.get('search')).toMatchObject({ models: ['openai/whisper-base'] });
+    expect(steps.get('account')).toMatchObject({
+      type: 'organization',
+      username: runtime().accountId,
+      name: runtime().accountId,
+      github_url: null,
+    });
   }, 300_000);
 });

@@ -27,6 +27,7 @@ export const fixtureModel = (
   id: overrides.id ?? `acme/${predictor}`,
   description: `The ${predictor} fixture predictor.`,
   versionCreatedAt: '2026-11-27T12:00:00.000Z',
+  readme: null,
   input: z.strictObject({}),
   output: z.unknown(),
   files: [],

@@ -24,6 +24,9 @@ export interface RuntimeInfo {
   readonly fleets: { readonly endpoint: string; readonly clusterPrefix: string };
   /** The API front's origin, where /_local/processes lists the worker and model servers. */
   readonly origin: string;
+  /** The outputs bucket, and the S3 emulator's endpoint. */
+  readonly outputBucket: string;
+  readonly s3Endpoint: string;
 }
 
 declare module 'vitest' {
@@ -59,7 +62,7 @@ export default async function setup(project: TestProject) {
   // Two Cog predictors brought as a user brings them (`npm start -- --model …`): one that works, one whose setup fails.
   const fixtures = path.resolve(import.meta.dirname, '..', 'fixtures', 'cog');
   const models = [
-    parseModelFlag(`acme/wordcount=${fixtures}/wordcount,price=0.02`),
+    parseModelFlag(`acme/wordcount=${fixtures}/wordcount,price=0.02,collection=service-checks`),
     parseModelFlag(`acme/broken=${fixtures}/broken`),
     // Cog's other shapes (test/e2e/cog-shapes.test.ts): a plain function, and an async generator two at a time.
     // The function's id is 60 characters long, as real ids can be (test/e2e/long-model-id.test.ts).
@@ -91,6 +94,8 @@ export default async function setup(project: TestProject) {
     stepFunctionsEndpoint: runtime.stepFunctionsEndpoint,
     fleets: runtime.fleets,
     origin: new URL(runtime.apiUrl).origin,
+    outputBucket: runtime.outputs.bucket,
+    s3Endpoint: runtime.outputs.s3Endpoint,
   });
   return async () => {
     await runtime.stop();

@@ -15,7 +15,7 @@ const echo = testCatalog.require('prognoz/echo');
 
 describe("Replicate's model objects", () => {
   it("show a model with its one version: the model's id, the schemas the service validates with", () => {
-    const model = replicateModel(echo, 'https://api.example.com/api/v1', 3);
+    const model = replicateModel(echo, 'https://api.example.com/api/v1', 3, null);
     expect(replicateModelSchema.parse(model)).toEqual(model);
     expect(model).toMatchObject({
       url: 'https://api.example.com/api/v1/models/prognoz/echo',
@@ -30,7 +30,7 @@ describe("Replicate's model objects", () => {
   });
 
   it('give a version the same whether read alone or within its model', () => {
-    expect(replicateModel(echo, 'https://x/api/v1', 0).latest_version).toEqual(modelVersion(echo));
+    expect(replicateModel(echo, 'https://x/api/v1', 0, null).latest_version).toEqual(modelVersion(echo));
   });
 
   it('list each kind of machine the fleets run on once, saying whether it has GPUs', () => {

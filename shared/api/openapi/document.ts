@@ -151,7 +151,7 @@ export interface DocumentOptions {
   readonly version: string;
 }
 
-/** The OpenAPI 3.1 document of the whole API, from the zod schemas the handlers use. */
+/** The OpenAPI 3.2 document of the whole API, from the zod schemas the handlers use. */
 export const openApiDocument = (options: DocumentOptions) => {
   const paths: ZodOpenApiPathsObject = {};
   // In the operations' own order (the page's), which names every route of the table once.
@@ -164,7 +164,8 @@ export const openApiDocument = (options: DocumentOptions) => {
     options.models.map((model) => [`${componentNameOf(model.id)}Output`, model.output]),
   );
   return createDocument({
-    openapi: '3.1.0',
+    // 3.2: its `query` operations (QUERY /search, QUERY /models).
+    openapi: '3.2.0',
     info: {
       title: 'prognoz',
       version: options.version,

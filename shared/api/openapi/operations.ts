@@ -27,6 +27,7 @@ import {
   versionCreateBodySchema,
 } from '../request-schemas.ts';
 import type { OperationSpec, RouteKey, SuccessResponse } from './operation-spec.ts';
+import { READ_API_OPERATIONS } from './read-api-operations.ts';
 import { createdTokenSchema, createTokenBodySchema, tokenListSchema } from '../token-views.ts';
 import {
   ACCOUNT_DELIVERIES_PAGE_SIZE,
@@ -463,4 +464,5 @@ export const OPERATIONS: Readonly<Record<RouteKey, OperationSpec>> = {
     },
     errors: [],
   },
+  ...READ_API_OPERATIONS,
 };

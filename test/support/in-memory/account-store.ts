@@ -8,11 +8,19 @@ import {
   tokenHint,
   TOKEN_USE_RECORDED_EVERY_MS,
 } from '../../../shared/domain/tokens.ts';
-import type { AccountStore, OwnerLink, SigningSecrets, TokenSummary } from '../../../shared/ports/account-store.ts';
+import {
+  UsernameTaken,
+  type AccountStore,
+  type OwnerLink,
+  type SigningSecrets,
+  type TokenSummary,
+} from '../../../shared/ports/account-store.ts';
 import { answer } from './answer.ts';
 import { Ledger } from './ledger.ts';
 
 interface AccountRecord {
+  readonly username: string;
+  readonly name: string;
   readonly createdAt: string;
   readonly ratePerSecond: number | null;
   signingSecret: string;
@@ -53,7 +61,11 @@ export const inMemoryAccountStore = (ledger: Ledger = new Ledger()): AccountStor
     createAccount: (id, nowMs, initial = {}) =>
       answer(() => {
         if (accounts.has(id)) throw new Error(`account ${id} exists already`);
+        const username = initial.username ?? id;
+        if ([...accounts.values()].some((account) => account.username === username)) throw new UsernameTaken(username);
         accounts.set(id, {
+          username,
+          name: initial.displayName ?? username,
           createdAt: formatTimestamp(nowMs),
           ratePerSecond: initial.ratePerSecond ?? null,
           signingSecret: generateSigningSecret(),
@@ -69,6 +81,8 @@ export const inMemoryAccountStore = (ledger: Ledger = new Ledger()): AccountStor
       const month = monthOf(nowMs);
       return Promise.resolve({
         id,
+        username: account.username,
+        name: account.name,
         createdAt: account.createdAt,
         balanceKopecks: money.balanceKopecks,
         availableKopecks: money.availableKopecks,

@@ -37,7 +37,12 @@ export const configureApi = (loaded: ConsoleConfig): void => {
   config = loaded;
 };
 
-export const request = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+export const request = async <T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  as: 'json' | 'text' = 'json',
+): Promise<T> => {
   const token = config === null ? null : await currentAccessToken(config);
   if (token === null) {
     signedOutListener();
@@ -53,6 +58,7 @@ export const request = async <T>(method: string, path: string, body?: unknown): 
   const url = path.startsWith(API_BASE) ? path : `${API_BASE}${path}`;
   const response = await fetch(url, { method, headers, ...(payload === undefined ? {} : { body: payload }) });
   const text = await response.text();
+  if (response.ok && as === 'text') return text as T;
   const parsed = text === '' ? null : (JSON.parse(text) as unknown);
   if (!response.ok) {
     const error = (parsed as { error?: { code?: string; message?: string } } | null)?.error;
@@ -70,3 +76,6 @@ export const request = async <T>(method: string, path: string, body?: unknown): 
 };
 
 export const get = <T>(path: string): Promise<T> => request<T>('GET', path);
+
+/** A text answer (a model's README, in markdown). */
+export const getText = (path: string): Promise<string> => request<string>('GET', path, undefined, 'text');

@@ -4,6 +4,7 @@ import { fieldsOf, initialValues, inputOf, type FormValues, type JsonSchema } fr
 import { snippet, type SnippetLanguage } from '../snippets.ts';
 import type { DeploymentView, ModelView } from '../types.ts';
 import { CopyButton, ErrorNote, Json, Loading, roubles, Tabs, useLoad } from '../ui.tsx';
+import { Examples, Readme } from './model-about.tsx';
 import { Playground } from './playground.tsx';
 
 const LANGUAGES: readonly { id: SnippetLanguage; label: string }[] = [
@@ -87,6 +88,8 @@ export const ModelPage = ({ company, model }: { company: string; model: string }
             panel: () => <Playground model={view.id} fields={fields} values={current} onChange={setValues} />,
           },
           { id: 'api', label: 'API', panel: () => <ApiTab model={view.id} input={result.ok ? result.input : {}} /> },
+          { id: 'readme', label: 'README', panel: () => <Readme id={view.id} /> },
+          { id: 'examples', label: 'Examples', panel: () => <Examples id={view.id} /> },
           {
             id: 'schema',
             label: 'Schema',
