@@ -37,6 +37,9 @@ Detected = tuple[str, float]
 class Decoder(Protocol):
     #: How many stretches it takes at once.
     batch: int
+    #: Whether a transcription pass times its words whether or not they are asked for (`words` then
+    #: only says whether they are kept): stretches with and without them can share a pass.
+    always_aligns: bool
 
     def languages(self, stretches: list[Stretch]) -> list[Detected]: ...
 
@@ -45,6 +48,8 @@ class Decoder(Protocol):
 
 class SequentialDecoder:
     batch = 1
+    # Word timestamps move where faster-whisper seeks next, so they change the text too.
+    always_aligns = False
 
     def __init__(self, model: WhisperModel) -> None:
         self.model = model
@@ -74,6 +79,7 @@ class BatchedDecoder:
     """
 
     batch = BATCH_SIZE
+    always_aligns = True
 
     def __init__(self, model: WhisperModel) -> None:
         self.model = model

@@ -1,0 +1,214 @@
+"""One decoder for every prediction in flight: the passes of concurrent transcriptions gathered
+into shared batches.
+
+Each prediction (a Session) asks for its stretches' languages, or for them decoded in one language
+and task, and waits. One loop thread takes what is asked, oldest first, and runs passes of up to
+`decoder.batch` stretches of one kind (a pass takes one language and one task) over whichever
+predictions asked for that kind. A GPU decodes sixteen stretches for little more than one, so the
+few stretches of concurrent short clips share its passes; with a batch of one (a CPU) the loop
+serves the predictions in turn. Every model call is made in the loop's thread: the model's
+encoder memo (EncoderMemo) is one thread's.
+
+A canceled session's stretches still queued are dropped (a pass already under way finishes, its
+results unused). A pass that fails is run again a prediction at a time, so that only the
+prediction whose audio makes it fail fails.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import dataclasses
+import threading
+from typing import Any
+
+from decoding import Decoder, Detected
+from encoder_memo import EncoderMemo
+from speech import Stretch
+
+#: The key of a request for languages; a decode's is ("decode", language, task, words or None).
+LANGUAGES = ("languages",)
+
+
+class Canceled(Exception):
+    """The prediction was canceled: what it waits for will not come."""
+
+
+class Session:
+    """One prediction's standing with the scheduler."""
+
+    def __init__(self, scheduler: DecodeScheduler) -> None:
+        self._scheduler = scheduler
+        self.canceled = threading.Event()
+        self.pending: set[_Request] = set()
+
+    def cancel(self) -> None:
+        """Drops what it has queued and ends its waits at once; its thread stops at its next ask."""
+        self.canceled.set()
+        self._scheduler.drop(self)
+
+    def check(self) -> None:
+        if self.canceled.is_set():
+            raise Canceled()
+
+
+@dataclasses.dataclass(eq=False)
+class _Request:
+    session: Session
+    key: tuple[Any, ...]
+    stretches: list[Stretch]
+    words: bool
+    results: list[Any] = dataclasses.field(default_factory=list)
+    #: How many of its stretches passes have taken, and how many results are still to come.
+    taken: int = 0
+    left: int = 0
+    error: BaseException | None = None
+    done: threading.Event = dataclasses.field(default_factory=threading.Event)
+
+
+#: A share of a pass: a request and the range of its stretches the pass decodes.
+_Share = tuple[_Request, int, int]
+
+
+@dataclasses.dataclass(frozen=True)
+class Pass:
+    """What one pass decoded (kept for the tests and the logs of a benchmark)."""
+
+    key: tuple[Any, ...]
+    stretches: int
+    predictions: int
+
+
+class DecodeScheduler:
+    def __init__(self, decoder: Decoder, memo: EncoderMemo | None = None) -> None:
+        self.decoder = decoder
+        self.batch = decoder.batch
+        self._memo = memo
+        self._lock = threading.Condition()
+        self._queue: list[_Request] = []
+        self._closed = False
+        #: The latest passes, oldest first.
+        self.passes: collections.deque[Pass] = collections.deque(maxlen=1000)
+        self._thread = threading.Thread(target=self._loop, name="whisper-decoder", daemon=True)
+        self._thread.start()
+
+    def session(self) -> Session:
+        return Session(self)
+
+    def languages(self, session: Session, stretches: list[Stretch]) -> list[Detected]:
+        return self._ask(session, LANGUAGES, stretches, False)
+
+    def decode(self, session: Session, stretches: list[Stretch], language: str, task: str, words: bool) -> list[Any]:
+        """Per stretch, its segments (Decoder.decode)."""
+        # Where word times cost a pass nothing, stretches with and without them share it.
+        key = ("decode", language, task, None if self.decoder.always_aligns else words)
+        return self._ask(session, key, stretches, words)
+
+    def release(self, session: Session) -> None:
+        """The session needs none of the encoder outputs its passes made any more."""
+        if self._memo is not None:
+            self._memo.release(session)
+
+    def drop(self, session: Session) -> None:
+        with self._lock:
+            self._queue = [request for request in self._queue if request.session is not session]
+            for request in session.pending:
+                self._fail(request, Canceled())
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            self._lock.notify_all()
+        self._thread.join()
+
+    def _ask(self, session: Session, key: tuple[Any, ...], stretches: list[Stretch], words: bool) -> list[Any]:
+        session.check()
+        if not stretches:
+            return []
+        request = _Request(session, key, list(stretches), words, [None] * len(stretches), left=len(stretches))
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the decoder has closed")
+            session.check()
+            self._queue.append(request)
+            session.pending.add(request)
+            self._lock.notify()
+        try:
+            request.done.wait()
+        finally:
+            with self._lock:
+                session.pending.discard(request)
+        if request.error is not None:
+            raise request.error
+        return request.results
+
+    def _loop(self) -> None:
+        while True:
+            with self._lock:
+                while not self._queue and not self._closed:
+                    self._lock.wait()
+                if self._closed:
+                    return
+                shares = self._take()
+            self._run(shares)
+
+    def _take(self) -> list[_Share]:
+        """The oldest request's kind, from the requests of that kind in the order they came, up to
+        a batch (a request may be split over passes)."""
+        key = self._queue[0].key
+        shares: list[_Share] = []
+        room = self.batch
+        for request in self._queue:
+            if request.key != key or room == 0:
+                continue
+            count = min(room, len(request.stretches) - request.taken)
+            shares.append((request, request.taken, request.taken + count))
+            request.taken += count
+            room -= count
+        self._queue = [request for request in self._queue if request.taken < len(request.stretches)]
+        return shares
+
+    def _run(self, shares: list[_Share]) -> None:
+        key = shares[0][0].key
+        words = any(request.words for request, _, _ in shares)
+        stretches = [stretch for request, start, end in shares for stretch in request.stretches[start:end]]
+        sessions = list(dict.fromkeys(request.session for request, _, _ in shares))
+        try:
+            with self._memo.serving(sessions) if self._memo is not None else contextlib.nullcontext():
+                results = self._pass(key, stretches, words)
+        except Exception as error:  # noqa: BLE001 - told to the predictions the pass was for
+            if len(sessions) > 1:
+                for session in sessions:
+                    self._run([share for share in shares if share[0].session is session])
+                return
+            with self._lock:
+                for request, _, _ in shares:
+                    self._fail(request, error)
+            return
+        self.passes.append(Pass(key, len(stretches), len(sessions)))
+        at = 0
+        with self._lock:
+            for request, start, end in shares:
+                given = results[at : at + end - start]
+                at += end - start
+                if request.done.is_set():
+                    continue
+                if key != LANGUAGES and words and not request.words:
+                    given = [[dataclasses.replace(segment, words=None) for segment in found] for found in given]
+                request.results[start:end] = given
+                request.left -= end - start
+                if request.left == 0:
+                    request.done.set()
+
+    def _pass(self, key: tuple[Any, ...], stretches: list[Stretch], words: bool) -> list[Any]:
+        if key == LANGUAGES:
+            return self.decoder.languages(stretches)
+        _, language, task, _ = key
+        return self.decoder.decode(stretches, language, task, words)
+
+    def _fail(self, request: _Request, error: BaseException) -> None:
+        if not request.done.is_set():
+            request.error = error
+            request.done.set()
+        if request in self._queue:
+            self._queue.remove(request)

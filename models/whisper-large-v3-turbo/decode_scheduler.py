@@ -1,0 +1,1 @@
+../transcribe/decode_scheduler.py
