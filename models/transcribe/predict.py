@@ -3,9 +3,13 @@ to this file): every stretch of speech in its own language (99 of them), the Eng
 clip, word times and speakers.
 
 Run by coglet. The audio arrives as a local file path (the worker has fetched it). Progress is
-Cog's metric `progress` (0 to 1, the share of the audio done); logs are what it prints. A cancel
-(CancelationException, raised by coglet in the predict thread) ends it within a fraction of a
-second: the decoding runs in a producer thread that stops at its next segment.
+Cog's metric `progress` (0 to 1, the share of the audio done); logs are what it prints.
+
+An async predictor: coglet runs up to cog.yaml's `concurrency.max` predictions at once on its event
+loop, and they share the model, their stretches decoded in common batches (decode_scheduler.py),
+each with its own inputs, progress and logs. A cancel (coglet cancels the prediction's task) is
+answered at once; the prediction's queued stretches are dropped and its thread stops at its next
+stretch. A failure ends its own prediction only.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from typing import NotRequired, Optional, TypedDict
 
 from cog import BaseModel, BasePredictor, Input, Path
 
-from whisper_predictor import ModelError, Transcriber
+from whisper_predictor import ModelError, Transcriber, log
 
 #: The Whisper model this predictor folder serves, from the file `whisper-model` beside predict.py:
 #: each Whisper model is a folder of its own (its cog.yaml fetches its weights into its image) and
@@ -83,7 +87,7 @@ class Predictor(BasePredictor):
         self.transcriber = Transcriber(model=WHISPER_MODEL)
         self.transcriber.setup()
 
-    def predict(
+    async def predict(
         self,
         audio: Path = Input(description="The audio file: wav, flac, mp3, ogg, m4a and other common formats."),
         # Cog refuses `choices` of one value, so the one model there is is a pattern.
@@ -101,7 +105,7 @@ class Predictor(BasePredictor):
         ),
         word_timestamp: bool = Input(default=False, description="Give each segment its words with their times."),
     ) -> Output:
-        result = self.transcriber.transcribe(
+        result = await self.transcriber.transcribe_async(
             audio,
             language=language,
             diarize=diarize,
@@ -113,7 +117,8 @@ class Predictor(BasePredictor):
 
     def _progress(self) -> Callable[[float], None]:
         """Records Cog's `progress` metric and logs each further 5 %: coglet sends metrics only with
-        a log, output or end webhook, so the log line is what carries the progress out while it runs."""
+        a log, output or end webhook, so the log line is what carries the progress out while it runs.
+        Called in the prediction's thread, whose context tells coglet which prediction it is for."""
         logged = [0]
 
         def report(fraction: float) -> None:
@@ -121,6 +126,6 @@ class Predictor(BasePredictor):
             percent = int(fraction * 100)
             if percent >= logged[0] + 5:
                 logged[0] = percent
-                print(f"{percent}% of the audio transcribed", flush=True)
+                log(f"{percent}% of the audio transcribed")
 
         return report

@@ -7,13 +7,20 @@ it), it reads the audio a block at a time (audio_stream.py), finds the stretches
 language (decoding.py), translating what is not English; what Whisper invents is dropped
 (hallucinations.py). Progress goes to a callback, logs are printed. A refused or undecodable audio
 file raises ModelError, whose message is what the caller reads.
+
+One model serves every prediction in flight: each runs in a thread of its own (its reading, VAD,
+languages, order, speakers and progress are its own), and asks one DecodeScheduler for its encoder
+and decoder passes, which it shares with the others (decode_scheduler.py).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import contextvars
 import os
 import queue
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -23,6 +30,7 @@ from faster_whisper import WhisperModel
 
 import transcript
 from audio_stream import UndecodableAudio, audio_blocks, duration_of
+from decode_scheduler import DecodeScheduler, Session
 from decoding import BatchedDecoder, Decoder, SequentialDecoder, shifted
 from diarize import cluster, embed_words
 from encoder_memo import EncoderMemo
@@ -41,6 +49,9 @@ _DONE = object()
 LANGUAGE_CONFIDENCE = 0.5
 #: How long the consumer waits for the next item at a time: a cancel lands within about this.
 _POLL_SECONDS = 0.05
+#: Encoder outputs kept at most (EncoderMemo): a few per prediction in flight; each is released
+#: as soon as its predictions have their text.
+MEMO_SIZE = 16
 
 Progress = Callable[[float], None]
 
@@ -49,12 +60,21 @@ class ModelError(Exception):
     """An input the model refuses; the message is for the caller."""
 
 
-def _cancelable(produce: Callable[[], Iterator[Any]], workers: list[threading.Thread], ahead: int = 4) -> Iterator[Any]:
-    """Runs a blocking generator in a thread, so that a cancel (an exception raised in the
-    consuming thread, which only lands between bytecodes) ends the consumer at once instead of
-    after the current 30 s window; the producer runs up to `ahead` items ahead of the consumer.
-    When the consumer is closed, by an exception or otherwise, the producer thread stops at its
-    next item. Close the returned generator (contextlib.closing)."""
+def log(line: str) -> None:
+    """Prints a line in one write: coglet joins what is written up to a newline into a log line of
+    the prediction it is written for, and a print's text and its newline are two writes, between
+    which another prediction's thread may write."""
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+def _cancelable(
+    produce: Callable[[], Iterator[Any]], track: Callable[[threading.Thread], None], ahead: int = 4
+) -> Iterator[Any]:
+    """Runs a blocking generator in a thread, up to `ahead` items ahead of its consumer (the VAD
+    finding the next stretches while the GPU decodes). When the consumer is closed, by an
+    exception or otherwise, the producer thread stops at its next item. Close the returned
+    generator (contextlib.closing)."""
     items: queue.Queue[Any] = queue.Queue(maxsize=ahead)
     stop = threading.Event()
 
@@ -77,7 +97,7 @@ def _cancelable(produce: Callable[[], Iterator[Any]], workers: list[threading.Th
             offer(error)
 
     worker = threading.Thread(target=run, name="whisper-producer", daemon=True)
-    workers.append(worker)
+    track(worker)
     worker.start()
     try:
         while True:
@@ -137,27 +157,36 @@ class Transcriber:
         self.batched = (self.device == "cuda") if batched is None else batched
         self.model: WhisperModel | None = None
         self.decoder: Decoder | None = None
+        self.scheduler: DecodeScheduler | None = None
         self.speakers: SpeakerEncoder | None = None
         self._workers: list[threading.Thread] = []
+        self._workers_lock = threading.Lock()
 
     def setup(self) -> None:
         """Loads the model once per process: every prediction finds it warm."""
         threads = int(os.environ.get("WHISPER_CPU_THREADS", "0"))
         source = resolve_model(self.model_name)
         mode = "batched" if self.batched else "one stretch at a time"
-        print(
-            f"loading Whisper {self.model_name} from {source} ({self.device}, {self.compute_type}, {mode})", flush=True
-        )
+        log(f"loading Whisper {self.model_name} from {source} ({self.device}, {self.compute_type}, {mode})")
         self.model = WhisperModel(source, device=self.device, compute_type=self.compute_type, cpu_threads=threads)
-        self.model.encode = EncoderMemo(self.model.encode)  # type: ignore[method-assign]
+        memo = EncoderMemo(self.model.encode, size=MEMO_SIZE)
+        self.model.encode = memo  # type: ignore[method-assign]
         self.decoder = BatchedDecoder(self.model) if self.batched else SequentialDecoder(self.model)
+        self.scheduler = DecodeScheduler(self.decoder, memo)
         self.speakers = SpeakerEncoder()
 
     def close(self, timeout: float = 120.0) -> None:
         """Waits for transcriptions left behind by cancels to reach their stopping point."""
-        for worker in self._workers:
+        with self._workers_lock:
+            workers = list(self._workers)
+        for worker in workers:
             worker.join(timeout)
-        self._workers = [worker for worker in self._workers if worker.is_alive()]
+        with self._workers_lock:
+            self._workers = [worker for worker in self._workers if worker.is_alive()]
+
+    def _track(self, worker: threading.Thread) -> None:
+        with self._workers_lock:
+            self._workers = [*(w for w in self._workers if w.is_alive()), worker]
 
     @staticmethod
     def _checked(path: str) -> str:
@@ -169,6 +198,43 @@ class Transcriber:
             raise ModelError(f"the audio file is {size} bytes, over the {MAX_AUDIO_BYTES}-byte limit")
         return path
 
+    async def transcribe_async(self, audio_path: str | os.PathLike[str], **options: Any) -> dict[str, Any]:
+        """transcribe() in a thread of its own, awaited: the event loop (coglet's, which all the
+        predictions in flight share) stays free. The thread runs in a copy of the caller's context,
+        where coglet keeps which prediction a log line or a metric is for. A cancel (CancelledError,
+        or coglet's CancelationException) cancels its session: its queued stretches are dropped and
+        its thread stops at its next stretch, while the cancel itself is answered at once."""
+        assert self.scheduler is not None, "setup() has not run"
+        session = self.scheduler.session()
+        loop = asyncio.get_running_loop()
+        outcome: asyncio.Future[dict[str, Any]] = loop.create_future()
+        context = contextvars.copy_context()
+
+        def settle(result: Any, error: BaseException | None) -> None:
+            if outcome.done():
+                return
+            if error is None:
+                outcome.set_result(result)
+            else:
+                outcome.set_exception(error)
+
+        def run() -> None:
+            try:
+                settled = (context.run(self.transcribe, audio_path, session=session, **options), None)
+            except BaseException as error:  # noqa: BLE001 - raised where the prediction awaits it
+                settled = (None, error)
+            with contextlib.suppress(RuntimeError):  # the loop has closed: nobody awaits it
+                loop.call_soon_threadsafe(settle, *settled)
+
+        worker = threading.Thread(target=run, name="whisper-prediction", daemon=True)
+        self._track(worker)
+        worker.start()
+        try:
+            return await outcome
+        except BaseException:
+            session.cancel()
+            raise
+
     def transcribe(
         self,
         audio_path: str | os.PathLike[str],
@@ -178,34 +244,34 @@ class Transcriber:
         speakers: int = 1,
         word_timestamp: bool = False,
         progress: Progress | None = None,
+        session: Session | None = None,
     ) -> dict[str, Any]:
-        """The output as the schema says: segments, transcription, translation, detected_language."""
-        assert self.model is not None and self.speakers is not None, "setup() has not run"
+        """The output as the schema says: segments, transcription, translation, detected_language.
+        Raises Canceled once `session` is canceled."""
+        assert self.model is not None and self.speakers is not None and self.scheduler is not None, (
+            "setup() has not run"
+        )
+        session = session or self.scheduler.session()
         report = progress or (lambda _: None)
-        self._workers = [worker for worker in self._workers if worker.is_alive()]
         path = self._checked(os.fspath(audio_path))
         duration = duration_of(path)
-        print(
-            f"transcribing {duration:.1f} s of audio" if duration else "transcribing audio of unknown length",
-            flush=True,
-        )
+        log(f"transcribing {duration:.1f} s of audio" if duration else "transcribing audio of unknown length")
         forced = None if language == "auto" else language
         heard: list[Heard] = []
         decoded = [0]
-        with contextlib.closing(
-            _cancelable(lambda: self._hear(path, forced, word_timestamp or diarize, diarize, decoded), self._workers)
-        ) as produced:
-            try:
-                for stretch in produced:
-                    heard.append(stretch)
-                    if duration:
-                        report(min(1.0, stretch.end / duration))
-            except UndecodableAudio as error:
-                raise ModelError(f"the audio file is not audio that can be decoded ({error})") from None
+        try:
+            for stretch in self._hear(path, forced, word_timestamp or diarize, diarize, decoded, session):
+                heard.append(stretch)
+                if duration:
+                    report(min(1.0, stretch.end / duration))
+        except UndecodableAudio as error:
+            raise ModelError(f"the audio file is not audio that can be decoded ({error})") from None
+        finally:
+            self.scheduler.release(session)
         if decoded[0] == 0:
             raise ModelError("the audio file holds no audio")
         if not any(stretch.segments for stretch in heard):
-            print("no speech found", flush=True)
+            log("no speech found")
         if diarize:
             self._label_speakers(heard, speakers)
         report(1.0)
@@ -216,12 +282,14 @@ class Transcriber:
             "detected_language": transcript.detected_language(heard, forced or ""),
         }
 
-    def _hear(self, path: str, forced: str | None, words: bool, diarize: bool, decoded: list[int]) -> Iterator[Heard]:
-        """Each stretch of speech as heard, in order (run in the producer thread)."""
-        assert self.decoder is not None and self.model is not None
-        self.model.encode.clear()  # type: ignore[attr-defined]
+    def _hear(
+        self, path: str, forced: str | None, words: bool, diarize: bool, decoded: list[int], session: Session
+    ) -> Iterator[Heard]:
+        """Each stretch of speech as heard, in order."""
+        assert self.decoder is not None
         batches: LanguageBatches[Stretch, Heard] = LanguageBatches(
-            self.decoder.batch, lambda language, stretches: self._hear_batch(stretches, language, words, diarize)
+            self.decoder.batch,
+            lambda language, stretches: self._hear_batch(session, stretches, language, words, diarize),
         )
         previous = forced
 
@@ -233,29 +301,34 @@ class Transcriber:
         # The CPU waits while the GPU decodes a batch: there the VAD finds the next stretches
         # meanwhile, in a thread of its own (on a CPU the two would only take turns on its cores).
         found = (
-            _cancelable(lambda: speech_stretches(counted()), self._workers, ahead=2 * self.decoder.batch)
+            _cancelable(lambda: speech_stretches(counted()), self._track, ahead=2 * self.decoder.batch)
             if self.batched
             else speech_stretches(counted())
         )
         with contextlib.closing(found):
             # Languages are heard a decode batch at a time: one encoder pass for them all.
             for group in _groups(found, self.decoder.batch):
-                languages = [forced] * len(group) if forced else self._languages_of(group, previous)
+                session.check()
+                languages = [forced] * len(group) if forced else self._languages_of(session, group, previous)
                 previous = languages[-1]
                 for stretch, language in zip(group, languages, strict=True):
                     yield from batches.add(stretch, language)
         yield from batches.finish()
 
-    def _hear_batch(self, stretches: list[Stretch], language: str, words: bool, diarize: bool) -> list[Heard]:
+    def _hear_batch(
+        self, session: Session, stretches: list[Stretch], language: str, words: bool, diarize: bool
+    ) -> list[Heard]:
         """Stretches of one language: their text, and their English where they are not in English."""
-        assert self.decoder is not None and self.model is not None
-        decoded = self.decoder.decode(stretches, language, "transcribe", words)
+        assert self.scheduler is not None
+        decoded = self.scheduler.decode(session, stretches, language, "transcribe", words)
         translated = (
-            self.decoder.decode(stretches, language, "translate", False) if language != transcript.ENGLISH else None
+            self.scheduler.decode(session, stretches, language, "translate", False)
+            if language != transcript.ENGLISH
+            else None
         )
         # A window's encoder output serves its language, text and English, never a later batch or
         # prediction: the same clip again is decoded again.
-        self.model.encode.clear()  # type: ignore[attr-defined]
+        self.scheduler.release(session)
         heard = []
         for k, stretch in enumerate(stretches):
             kept = [
@@ -272,17 +345,17 @@ class Transcriber:
                 heard[-1].speaker_embeddings = embed_words(self.speakers, stretch.audio, times)
         return heard
 
-    def _languages_of(self, stretches: list[Stretch], previous: str | None) -> list[str]:
+    def _languages_of(self, session: Session, stretches: list[Stretch], previous: str | None) -> list[str]:
         """Each stretch's language as Whisper hears it; one heard with little confidence takes the
         language of the stretch before it."""
-        assert self.decoder is not None
+        assert self.scheduler is not None
         chosen: list[str] = []
-        for stretch, (language, probability) in zip(stretches, self.decoder.languages(stretches), strict=True):
+        detected = self.scheduler.languages(session, stretches)
+        for stretch, (language, probability) in zip(stretches, detected, strict=True):
             previous = previous if probability < LANGUAGE_CONFIDENCE and previous else language
             kept = "" if previous == language else f", kept {previous} from the stretch before"
-            print(
-                f"{stretch.start_seconds:.1f}–{stretch.end_seconds:.1f} s: language {language} (detected, p={probability:.2f}{kept})",
-                flush=True,
+            log(
+                f"{stretch.start_seconds:.1f}–{stretch.end_seconds:.1f} s: language {language} (detected, p={probability:.2f}{kept})"
             )
             chosen.append(previous)
         return chosen
@@ -295,7 +368,7 @@ class Transcriber:
             if stretch.speaker_embeddings is not None and len(stretch.speaker_embeddings)
         ]
         count = sum(len(e) for e in embeddings)
-        print(f"telling {speakers} speaker(s) apart over {count} words", flush=True)
+        log(f"telling {speakers} speaker(s) apart over {count} words")
         labels = iter(cluster(np.concatenate(embeddings), speakers) if embeddings else [])
         for stretch in heard:
             stretch.labels = [

@@ -3,7 +3,7 @@ local file, as the worker hands it over), and once run by the real coglet."""
 
 from __future__ import annotations
 
-import dataclasses
+import asyncio
 import re
 import threading
 import time
@@ -13,8 +13,6 @@ from typing import Any
 
 import pytest
 import yaml
-from cog import CancelationException
-from cog import Path as CogPath
 
 import whisper_predictor
 from clips import (
@@ -28,20 +26,13 @@ from clips import (
     two_speakers,
     write_wav,
 )
-from prognoz_cog.testing import Coglet, Webhooks, cancel_thread
+from prognoz_cog.testing import Coglet, Webhooks
 from references import ENGLISH, ENGLISH_HALF, GERMAN, JFK, LEFT, RIGHT, shared_vocabulary, wer, words
-from transcribe.predict import WHISPER_LANGUAGES, ModelError, Output, Predictor
+from running import predicted, run
+from transcribe.predict import WHISPER_LANGUAGES, ModelError, Predictor
 from whisper_predictor import Transcriber
 
 FOLDER = Path(__file__).resolve().parents[1]
-
-
-def run(predictor: Predictor, audio: Path, **input: Any) -> dict[str, Any]:
-    """predict() with the inputs' defaults (as coglet passes them), its Output as the JSON object."""
-    inputs = {"model": "base", "language": "auto", "diarize": False, "speakers": 1, "word_timestamp": False, **input}
-    output = predictor.predict(audio=CogPath(audio), **inputs)
-    assert isinstance(output, Output)
-    return dataclasses.asdict(output)
 
 
 def test_jfk_english(predictor: Predictor) -> None:
@@ -264,7 +255,7 @@ def test_a_closed_consumer_stops_its_producer_thread() -> None:
             yield number
 
     workers: list[threading.Thread] = []
-    consumer = whisper_predictor._cancelable(produce, workers)
+    consumer = whisper_predictor._cancelable(produce, workers.append)
     assert next(consumer) == 0
     consumer.close()
     workers[0].join(2)
@@ -278,26 +269,21 @@ def test_cancel_ends_a_long_transcription_within_2_s_and_stops_its_thread(
     path = long_clip(folder)  # four minutes
     progress: list[float] = []
     monkeypatch.setattr(predictor, "record_metric", lambda key, value, mode="replace": progress.append(value))
-    outcome: dict[str, Any] = {}
 
-    def transcribe() -> None:
-        try:
-            outcome["output"] = run(predictor, path)
-        except CancelationException:
-            outcome["canceled_at"] = time.monotonic()
+    async def cancel_mid_run() -> float:
+        task = asyncio.create_task(predicted(predictor, path))
+        deadline = time.monotonic() + 60
+        while not progress and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        assert progress and progress[-1] < 1, "no progress was reported while transcribing"
+        canceled = time.monotonic()
+        task.cancel()  # as coglet cancels an async prediction
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return time.monotonic() - canceled
 
-    thread = threading.Thread(target=transcribe)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not progress and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert progress and progress[-1] < 1, "no progress was reported while transcribing"
-    canceled = time.monotonic()
-    cancel_thread(thread)
-    thread.join(10)
-    assert "canceled_at" in outcome
-    assert outcome["canceled_at"] - canceled < 2
-    # The decoding thread stops at its next segment, rather than transcribing the rest.
+    assert asyncio.run(cancel_mid_run()) < 2
+    # The prediction's thread stops at its next stretch, rather than transcribing the rest.
     started = time.monotonic()
     predictor.transcriber.close(timeout=60)
     assert predictor.transcriber._workers == []
@@ -352,3 +338,43 @@ def test_coglet_transcribes_a_local_file_and_fails_clearly(tmp_path: Path) -> No
             assert coglet.call("POST", "/predictions", {"input": {"audio": str(page), "language": "xx"}})[0] == 422
     finally:
         webhooks.close()
+
+
+def test_coglet_runs_predictions_at_once_each_with_its_own_logs_progress_cancel_and_failure(
+    folder: Path, tmp_path: Path
+) -> None:
+    """Three at once (COG_MAX_CONCURRENCY, which the image sets from cog.yaml's concurrency.max): a
+    long clip canceled while it runs, a bad file, and jfk.flac, which ends as it ends alone."""
+    page = tmp_path / "page.html"
+    page.write_text("<html>not audio</html>")
+    webhooks = Webhooks()
+    try:
+        with Coglet(FOLDER, tmp_path, ready_timeout=120, env={"COG_MAX_CONCURRENCY": "3"}) as coglet:
+
+            def start(prediction_id: str, input: dict[str, Any]) -> None:
+                body = {"id": prediction_id, "input": input, "webhook": webhooks.url}
+                status, _ = coglet.call("PUT", f"/predictions/{prediction_id}", body, {"Prefer": "respond-async"})
+                assert status == 202, prediction_id
+
+            start("long", {"audio": str(long_clip(folder))})
+            start("jfk", {"audio": str(AUDIO / "jfk.flac"), "word_timestamp": True})
+            start("page", {"audio": str(page)})
+            failed, _ = webhooks.until("page", "failed", timeout=60)
+            assert re.search(r": ModelError: the audio file is not audio that can be decoded \(\w+\)$", failed["error"])
+
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                running, _ = webhooks.until("long", "processing", timeout=120)
+                if running.get("metrics", {}).get("progress", 0) > 0:
+                    break
+            assert coglet.call("POST", "/predictions/long/cancel")[0] == 200
+            canceled, _ = webhooks.until("long", "canceled", timeout=5)
+            done, _ = webhooks.until("jfk", "succeeded", timeout=120)
+    finally:
+        webhooks.close()
+    assert wer(JFK, done["output"]["transcription"]) <= 0.10
+    assert all(segment["words"] for segment in done["output"]["segments"])
+    assert done["metrics"]["progress"] == 1.0
+    assert re.findall(r"transcribing [\d.]+ s of audio", done["logs"]) == ["transcribing 11.0 s of audio"]
+    assert re.findall(r"transcribing [\d.]+ s of audio", canceled["logs"]) == ["transcribing 239.6 s of audio"]
+    assert "11.0 s: language" not in canceled["logs"] and 0 < canceled["metrics"]["progress"] < 1
