@@ -167,10 +167,13 @@ class Coglet:
 
 
 class Webhooks:
-    """A loopback receiver of coglet's webhooks: every body POSTed to it, in arrival order."""
+    """A loopback receiver of coglet's webhooks: every body POSTed to it, in arrival order, each
+    prediction's kept for it while another's are waited for (a model server that runs several at
+    once sends theirs interleaved)."""
 
     def __init__(self) -> None:
         self.received: queue.Queue[dict[str, Any]] = queue.Queue()
+        self._held: dict[Any, list[dict[str, Any]]] = {}
         received = self.received
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -200,12 +203,17 @@ class Webhooks:
                 raise TimeoutError(
                     f"no webhook with status {status} for {prediction_id} within {timeout:g} s; got {seen}"
                 )
-            try:
-                body = self.received.get(timeout=left)
-            except queue.Empty:
-                continue
-            if body.get("id") != prediction_id:
-                continue
+            held = self._held.get(prediction_id)
+            if held:
+                body = held.pop(0)
+            else:
+                try:
+                    body = self.received.get(timeout=left)
+                except queue.Empty:
+                    continue
+                if body.get("id") != prediction_id:
+                    self._held.setdefault(body.get("id"), []).append(body)
+                    continue
             seen.append(body)
             if body["status"] == status:
                 return body, seen
