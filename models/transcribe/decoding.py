@@ -26,8 +26,19 @@ DECODE_OPTIONS: dict[str, Any] = {"beam_size": 5}
 _STRETCH_OPTIONS: dict[str, Any] = {"condition_on_previous_text": False, "vad_filter": False, **DECODE_OPTIONS}
 #: Stretches decoded together by the batched pipeline.
 BATCH_SIZE = 16
+#: Predictions one model server takes at once on a CPU, whose decoder takes a stretch a pass: more
+#: at once only share its cores, and two keep a long recording from holding up every short clip.
+CPU_CONCURRENCY = 2
 #: What ends a sentence, in the scripts Whisper writes.
 SENTENCE_ENDS = (".", "?", "!", "。", "？", "！", "…")
+
+
+def concurrency_for(gpus: int) -> int:
+    """A Whisper predictor folder's `concurrency.max` (cog.yaml), from its fleet's hardware
+    (models/manifest.json): on a GPU a batch, since the predictions in flight share its passes
+    (decode_scheduler.py) and a short clip brings one or two stretches at a time, so it takes
+    about a batch of them to fill one; on a CPU, CPU_CONCURRENCY."""
+    return BATCH_SIZE if gpus > 0 else CPU_CONCURRENCY
 
 
 #: A language Whisper heard (its code) and its probability.

@@ -1,0 +1,29 @@
+"""How many predictions a Whisper model server takes at once: the rule of its fleet's hardware."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+from decoding import BATCH_SIZE, CPU_CONCURRENCY, concurrency_for
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def test_a_gpu_takes_a_batch_of_predictions_and_a_cpu_two() -> None:
+    assert concurrency_for(1) == BATCH_SIZE == 16
+    assert concurrency_for(0) == CPU_CONCURRENCY == 2
+
+
+def test_each_whisper_folder_takes_as_many_at_once_as_its_fleets_hardware_says() -> None:
+    manifest = json.loads((REPO / "models" / "manifest.json").read_text(encoding="utf-8"))
+    whisper = [model for model in manifest["models"] if (REPO / model["predictor"] / "whisper-model").is_file()]
+    assert {model["id"] for model in whisper} == {"openai/whisper-base", "openai/whisper-large-v3-turbo"}
+    for model in whisper:
+        config = yaml.safe_load((REPO / model["predictor"] / "cog.yaml").read_text(encoding="utf-8"))
+        wanted = concurrency_for(model["fleet"]["gpus"])
+        assert config["concurrency"]["max"] == wanted, model["id"]
+        # The fleet starts another task only past what its tasks take at once (infra refuses less).
+        assert model["fleet"]["backlogPerTask"] >= wanted, model["id"]
