@@ -91,12 +91,13 @@ const progressOf = (snapshot: CogSnapshot): number | null => {
 };
 
 /**
- * coglet reports a failure as `Prediction failed: Prediction failed: ModelError: why`: the caller
- * reads the model's own words (a model's `ModelError`), or the exception's type and message.
+ * coglet reports a failure as `Prediction failed: Prediction failed: ModelError: why` (an async
+ * predictor's as `Prediction failed: Async prediction failed: ModelError: why`): the caller reads
+ * the model's own words (a model's `ModelError`), or the exception's type and message.
  */
 export const modelErrorOf = (error: string | null | undefined): string | null => {
   if (error === null || error === undefined) return null;
-  const stripped = error.replace(/^(?:\s*Prediction failed:\s*)+/i, '').replace(/^ModelError:\s*/, '');
+  const stripped = error.replace(/^(?:\s*(?:Async )?Prediction failed:\s*)+/i, '').replace(/^ModelError:\s*/, '');
   return stripped.trim() || error;
 };
 
