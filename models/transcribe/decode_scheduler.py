@@ -116,8 +116,11 @@ class DecodeScheduler:
                 self._fail(request, Canceled())
 
     def close(self) -> None:
+        """Stops the loop after its pass under way; what is still queued fails."""
         with self._lock:
             self._closed = True
+            for request in list(self._queue):
+                self._fail(request, RuntimeError("the decoder has closed"))
             self._lock.notify_all()
         self._thread.join()
 

@@ -47,7 +47,7 @@ _DONE = object()
 #: A stretch whose language Whisper hears with less confidence than this (a short one, mostly)
 #: takes the language of the stretch before it.
 LANGUAGE_CONFIDENCE = 0.5
-#: How long the consumer waits for the next item at a time: a cancel lands within about this.
+#: How long a producer's consumer waits for its next item at a time.
 _POLL_SECONDS = 0.05
 #: Encoder outputs kept at most (EncoderMemo): a few per prediction in flight; each is released
 #: as soon as its predictions have their text.

@@ -182,3 +182,23 @@ def test_nothing_to_decode_asks_for_no_pass(decoder: StandIn, scheduler: DecodeS
     session: Session = scheduler.session()
     assert scheduler.decode(session, [], "en", "transcribe", False) == []
     assert not scheduler.passes and decoder.passes == []
+
+
+def test_closing_ends_the_pass_under_way_and_fails_what_is_still_queued(decoder: StandIn) -> None:
+    scheduler = DecodeScheduler(decoder)  # type: ignore[arg-type]
+    a, b = scheduler.session(), scheduler.session()
+
+    def close_then_go() -> None:
+        closing = threading.Thread(target=scheduler.close)
+        closing.start()
+        threading.Event().wait(0.1)
+        decoder.go.set()
+        closing.join(5)
+
+    threading.Timer(0.3, close_then_go).start()
+    results = at_once(
+        lambda: scheduler.decode(a, [stretch("a1")], "en", "transcribe", False),
+        lambda: scheduler.decode(b, [stretch("b1")], "en", "transcribe", False),
+    )
+    assert texts(results[0]) == ["a1"]
+    assert isinstance(results[1], RuntimeError) and str(results[1]) == "the decoder has closed"
