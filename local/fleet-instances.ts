@@ -6,6 +6,7 @@ import type { ModelCatalog } from '../shared/catalog/model-catalog.ts';
 import type { LocalWorker } from './bind.ts';
 import { freePort } from './free-port.ts';
 import { localKeepRunsMinutes, modelServerProcess } from './model-env.ts';
+import { localConcurrencyOf } from './model-machine.ts';
 import { REPO_ROOT } from './paths.ts';
 import { localEnvironment } from './process-environment.ts';
 import type { Supervisor } from './supervisor.ts';
@@ -64,12 +65,14 @@ export const instancesOf = (worker: LocalWorker, host: WorkerHost): InstanceCont
       const modelUrl = `http://127.0.0.1:${modelPort}`;
       const inputsDir = path.join(host.inputsRoot, names.inputs);
       mkdirSync(inputsDir, { recursive: true });
+      const config = readCogConfig(folder);
+      const concurrency = await localConcurrencyOf(config);
       host.supervisor.start({
         name: names.modelServer,
         ...modelServerProcess({
           python: host.pythonOf(model.id),
           folder,
-          config: readCogConfig(folder),
+          config: { ...config, concurrency },
           port: modelPort,
           weightsDir: host.weightsDir,
           keepRunsMinutes: localKeepRunsMinutes(host.catalog),
@@ -89,6 +92,7 @@ export const instancesOf = (worker: LocalWorker, host: WorkerHost): InstanceCont
             [WORKER_ENV.callbackHost]: '127.0.0.1',
             [WORKER_ENV.callbackPort]: '0',
             [WORKER_ENV.inputsDir]: inputsDir,
+            [WORKER_ENV.slots]: String(concurrency),
           }),
         },
       });

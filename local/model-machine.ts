@@ -31,6 +31,20 @@ export const hasNvidiaGpu = async (): Promise<boolean> => {
   }
 };
 
+/**
+ * Predictions at once for a GPU predictor run on a CPU (the local runtime runs the repository's
+ * Whisper so, in int8): its own CPU rule (models/transcribe/decoding.py, CPU_CONCURRENCY), since
+ * what its cog.yaml says is for its fleet's GPU, and a CPU gains nothing from more at once.
+ */
+export const CPU_CONCURRENCY = 2;
+
+/** What a model server takes at once on this machine: its cog.yaml's, but for a GPU predictor on a machine without one. */
+export const localConcurrencyOf = async (
+  config: { readonly gpu: boolean; readonly concurrency: number },
+  probes: Pick<MachineProbes, 'hasNvidiaGpu'> = machineProbes,
+): Promise<number> =>
+  config.gpu && !(await probes.hasNvidiaGpu()) ? Math.min(config.concurrency, CPU_CONCURRENCY) : config.concurrency;
+
 /** What the checks ask of the machine; tests give their own. */
 export interface MachineProbes {
   readonly hasNvidiaGpu: () => Promise<boolean>;

@@ -112,7 +112,7 @@ await pollQueue({
   sqs: await sqs(),
   queueUrl: config.queueUrl,
   modelServer,
-  slots: model.predictor.concurrency,
+  slots: config.slots ?? model.predictor.concurrency,
   leaseSeconds: limits.leaseSeconds,
   signal: stop.signal,
   log,

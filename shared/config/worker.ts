@@ -23,6 +23,11 @@ export const workerEnvironment = defineEnvironment('worker', {
    * folder of the worker's own under the system's temporary folder.
    */
   inputsDir: variable('PROGNOZ_INPUTS_DIR', orNull(z.string().min(1))),
+  /**
+   * Predictions the model server takes at once when it is not what its predictor says: a local run
+   * of a GPU predictor on a machine without one (local/model-machine.ts). null: the predictor's.
+   */
+  slots: variable('PROGNOZ_MODEL_SLOTS', orNull(VALUES.whole.pipe(z.number().min(1)))),
   /** How often a running prediction is checked for a cancel (ms). */
   checkMs: variable('PROGNOZ_CHECK_MS', VALUES.whole.pipe(z.number().positive()).default(1000)),
   /** After SIGTERM, how long running jobs may go on before they are handed back to the queue (s). */

@@ -7,6 +7,8 @@ import { debianPackageName, missingDebianPackages } from '../../local/debian-pac
 import {
   choosePython,
   machineIssues,
+  CPU_CONCURRENCY,
+  localConcurrencyOf,
   machineProbes,
   readyMachineFor,
   type MachineProbes,
@@ -195,5 +197,16 @@ describe('readying the machine for a brought model', () => {
     expect((error as Error).message).toContain(
       "Debian's packages offer it: install it with sudo apt-get install python3.19",
     );
+  });
+});
+
+describe('what a model server takes at once on this machine', () => {
+  const gpu = (has: boolean) => ({ hasNvidiaGpu: () => Promise.resolve(has) });
+
+  it("is its cog.yaml's, but a GPU predictor's on a machine without one is the CPU's", async () => {
+    expect(await localConcurrencyOf({ gpu: true, concurrency: 16 }, gpu(true))).toBe(16);
+    expect(await localConcurrencyOf({ gpu: true, concurrency: 16 }, gpu(false))).toBe(CPU_CONCURRENCY);
+    expect(await localConcurrencyOf({ gpu: true, concurrency: 1 }, gpu(false))).toBe(1);
+    expect(await localConcurrencyOf({ gpu: false, concurrency: 8 }, gpu(false))).toBe(8);
   });
 });
