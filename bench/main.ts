@@ -22,6 +22,7 @@ import { renderReport, type BenchReport } from './report.ts';
 import { measureOutputFiles } from './output-files.ts';
 import { measureIdleStarts } from './idle-start.ts';
 import { makeClips, measureLongTranscription, measureTranscription } from './transcription.ts';
+import { makeThroughputClips, measureThroughput } from './throughput.ts';
 import { repositoryPython } from '../local/model-env.ts';
 
 const MODES = {
@@ -35,6 +36,8 @@ const MODES = {
     coldStartRuns: 10,
     fileRepeats: 3,
     idleRepeats: 2,
+    throughputRepeats: 1,
+    throughputClips: 8,
   },
   full: {
     warmUpSeconds: 10,
@@ -46,6 +49,8 @@ const MODES = {
     coldStartRuns: 10,
     fileRepeats: 10,
     idleRepeats: 5,
+    throughputRepeats: 2,
+    throughputClips: 32,
   },
 } as const;
 const CONCURRENCY = [1, 8, 32] as const;
@@ -162,6 +167,17 @@ try {
     measureLongTranscription(target, long, log),
   );
 
+  log(
+    `throughput: ${settings.throughputClips} transcriptions of 30 s at once, one at a time, and faster-whisper's batched pipeline, interleaved…`,
+  );
+  const throughputClips = await makeThroughputClips(
+    python,
+    path.join(scratch, 'throughput'),
+    settings.throughputClips,
+    30,
+  );
+  const throughput = await measureThroughput(target, python, throughputClips, settings.throughputRepeats, log);
+
   log(`first prediction after idle: ${settings.idleRepeats} runs each of min 0 and min 1, interleaved…`);
   const idleStart = await measureIdleStarts(target, runtime.ready, settings.idleRepeats, log);
 
@@ -186,6 +202,7 @@ try {
     coldStarts,
     outputFiles,
     idleStart,
+    throughput,
     costs: { prices: AWS_PRICES, scenarios: costs },
     memory: {
       controlPlane: control.peaks,

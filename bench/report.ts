@@ -3,6 +3,7 @@ import type { AwsPrices } from './aws-prices.ts';
 import { renderBundleBreakdown } from './bundle-breakdown.ts';
 import type { ColdStartReport } from './cold-start.ts';
 import type { ControlPlaneResult, SyncResult } from './control-plane.ts';
+import { renderThroughput, type ThroughputResult } from './throughput.ts';
 import type { ScenarioCost } from './cost.ts';
 import type { PhasePeaks } from './memory.ts';
 import type { LongResult, TranscriptionResult } from './transcription.ts';
@@ -25,6 +26,8 @@ export interface BenchReport {
   readonly outputFiles?: OutputFilesResult;
   /** Absent from reports written before deployments could scale to zero. */
   readonly idleStart?: readonly IdleStartResult[];
+  /** Absent from reports written before many transcriptions shared one model server. */
+  readonly throughput?: ThroughputResult;
   readonly costs: { prices: AwsPrices; scenarios: readonly ScenarioCost[] };
   readonly memory: { controlPlane: PhasePeaks; transcription: PhasePeaks };
 }
@@ -367,6 +370,8 @@ export const renderReport = (r: BenchReport): string => {
       ),
     );
   }
+
+  if (r.throughput) out.push('', ...renderThroughput(r.throughput));
 
   out.push('');
   return out.join('\n');

@@ -12,11 +12,11 @@ import { serveFiles } from './file-server.ts';
 import { startModelServerAlone } from './model-server-alone.ts';
 import { median } from './stats.ts';
 
-const run = promisify(execFile);
-const DIRECT_SCRIPT = path.join(import.meta.dirname, 'whisper_direct.py');
+export const run = promisify(execFile);
+export const DIRECT_SCRIPT = path.join(import.meta.dirname, 'whisper_direct.py');
 const MODEL = 'openai/whisper-base';
 
-interface Segment {
+export interface Segment {
   readonly start: number;
   readonly end: number;
   readonly text: string;
@@ -100,7 +100,7 @@ export const makeClips = async (
 };
 
 /** The Python side, warm: one JSON line in, one out. */
-const startDirect = async (python: string) => {
+export const startDirect = async (python: string) => {
   const child = spawn(python, [DIRECT_SCRIPT, 'serve'], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   const next = async <T>(): Promise<T> => {
@@ -123,7 +123,7 @@ const startDirect = async (python: string) => {
   };
 };
 
-interface ServiceRun {
+export interface ServiceRun {
   /** Create sent to the end seen by the benchmark. */
   readonly seconds: number;
   readonly recordedSeconds: number;
@@ -156,7 +156,7 @@ const ended = (view: PredictionView, startedMs: number): ServiceRun => {
  * runtime's processes (API front, DynamoDB Local) CPU that a 2-core machine takes from the model —
  * every 50 ms it slowed the model server's own runtime by 10–20 %, every 3 s by 3–7 %.
  */
-const transcribeThroughService = async (
+export const transcribeThroughService = async (
   target: ApiTarget,
   audioUrl: string,
   completions: Completions,

@@ -2,6 +2,7 @@
 directly, and word error rates.
 
     python bench/whisper_direct.py clips DIR [HOUR_MINUTES]   writes the clips, prints them as JSON
+    python bench/whisper_direct.py throughput-clips DIR N S   writes N clips of S seconds of speech, prints them
     python bench/whisper_direct.py serve                      answers JSON lines on stdin
 
 `serve` loads Whisper once, exactly as the model server does (Transcriber.setup: same model, device,
@@ -13,6 +14,9 @@ compute type and threads), then answers one JSON line per request line:
                                    default settings (one language for the whole file, no VAD)
     {"op": "score", "clip": C, "segments": [...]}  word error rates of those segments: the whole clip's,
                                                    and part by part
+    {"op": "batched", "files": [F, ...], "batch_size": B}  faster-whisper's batched pipeline
+                                   (BatchedInferencePipeline) over the files in one call: their audio
+                                   one after another, a second of silence between, B stretches a pass
 
 The benchmark interleaves these with runs through the service, so both sides meet the same machine.
 """
@@ -80,6 +84,37 @@ def make_clips(folder: Path, hour_minutes: float) -> dict[str, Any]:
     return {"clips": clips, "long": {"file": str(long), "seconds": hour_minutes * 60}}
 
 
+def throughput_clips(folder: Path, count: int, seconds: float) -> list[dict[str, Any]]:
+    """`count` clips of `seconds` each, cut from the test audio read one after another (English and
+    German, with pauses) at offsets that differ, so that no two are the same."""
+    folder.mkdir(parents=True, exist_ok=True)
+    gap = np.zeros(RATE, dtype=np.float32)
+    reading = np.concatenate(
+        [decode_audio(str(AUDIO / "multilingual.mp3")), gap, decode_audio(str(AUDIO / "jfk.flac")), gap]
+    )
+    length = int(seconds * RATE)
+    tiled = np.tile(reading, int((length + count * 7 * RATE) / reading.size) + 2)
+    clips = []
+    for n in range(count):
+        path = folder / f"clip-{n:02d}.wav"
+        write_wav(path, tiled[n * 7 * RATE : n * 7 * RATE + length])
+        clips.append({"file": str(path), "seconds": seconds})
+    return clips
+
+
+def batched(model: Any, files: list[str], batch_size: int) -> dict[str, Any]:
+    """The files' audio in one call of faster-whisper's batched pipeline, its segments consumed."""
+    from faster_whisper import BatchedInferencePipeline
+
+    gap = np.zeros(RATE, dtype=np.float32)
+    audio = np.concatenate([part for file in files for part in (decode_audio(file, sampling_rate=RATE), gap)])
+    model.encode.clear()  # nothing carried over from the pipeline's windows
+    segments, _info = BatchedInferencePipeline(model).transcribe(audio, batch_size=batch_size)
+    words = sum(len(segment.text.split()) for segment in segments)
+    model.encode.clear()
+    return {"words": words, "audio_seconds": audio.size / RATE}
+
+
 def score(clip: dict[str, Any], segments: list[dict[str, Any]]) -> dict[str, Any]:
     """The word error rate of the whole clip (everything said against everything heard, in order),
     and of each part: the segments whose middle falls in it against its reference."""
@@ -126,6 +161,8 @@ def serve() -> None:
                     for s in segments
                 ]
             }
+        elif request["op"] == "batched":
+            answer = batched(model, request["files"], request["batch_size"])
         else:
             answer = score(request["clip"], request["segments"])
         answer["seconds"] = time.perf_counter() - started
@@ -137,6 +174,8 @@ if __name__ == "__main__":
     command = sys.argv[1] if len(sys.argv) > 1 else ""
     if command == "clips":
         print(json.dumps(make_clips(Path(sys.argv[2]), float(sys.argv[3]) if len(sys.argv) > 3 else 60)))
+    elif command == "throughput-clips":
+        print(json.dumps(throughput_clips(Path(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]))))
     elif command == "serve":
         serve()
     else:
