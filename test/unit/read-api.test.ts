@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseModelFlag } from '../../local/brought-models.ts';
 import { exampleCopy, presentExample } from '../../shared/api/example-view.ts';
 import { readmeOf } from '../../shared/api/model-readme.ts';
 import { decodePageCursor, encodePageCursor, pageLinks } from '../../shared/api/page-links.ts';
@@ -63,6 +64,23 @@ describe('collections of the catalog', () => {
     );
     const twice = { slug: 'x', name: 'X', description: 'x', models: [] };
     expect(() => broken([twice, twice])).toThrow(/collection x is declared twice/);
+  });
+});
+
+describe('--model with a collection', () => {
+  it('joins a collection of the manifest, options in any order; an unknown one is refused, naming those there are', () => {
+    expect(parseModelFlag('acme/x=./x,collection=service-checks,price=0.02', '/work')).toEqual({
+      id: 'acme/x',
+      folder: '/work/x',
+      pricePerSecond: '0.02',
+      collections: ['service-checks'],
+    });
+    expect(
+      parseModelFlag('acme/x=./x,price=0.02,collection=speech-to-text,collection=service-checks', '/w').collections,
+    ).toEqual(['speech-to-text', 'service-checks']);
+    expect(() => parseModelFlag('acme/x=./x,collection=nowhere', '/w')).toThrow(
+      'there is no collection nowhere in models/manifest.json (it has: speech-to-text, service-checks)',
+    );
   });
 });
 
