@@ -1,5 +1,6 @@
 import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
 import { dynamoAccountStore } from '../shared/adapters/account-store.ts';
+import { AccountExists } from '../shared/ports/account-store.ts';
 import { cognitoOwnerPool } from '../shared/adapters/owner-pool.ts';
 import type { Clock } from '../shared/domain/clock.ts';
 import { asAccountId } from '../shared/domain/ids.ts';
@@ -37,7 +38,8 @@ export const prepareLocalAccount = async (options: {
   await accounts
     .createAccount(account, options.clock.now(), { balanceKopecks: LOCAL_ACCOUNT_BALANCE_KOPECKS })
     .catch((error: unknown) => {
-      if (!(error instanceof Error && error.name === 'ConditionalCheckFailedException')) throw error;
+      // Kept from an earlier run on the same data folder.
+      if (!(error instanceof AccountExists)) throw error;
     });
   const apiToken = options.apiToken ?? generateToken();
   await accounts.addToken(account, apiToken, options.clock.now());

@@ -29,7 +29,7 @@ import {
   tokenKey,
   usernameKey,
 } from './table-keys.ts';
-import { UsernameTaken, type SigningSecrets, type AccountStore } from '../ports/account-store.ts';
+import { AccountExists, UsernameTaken, type SigningSecrets, type AccountStore } from '../ports/account-store.ts';
 
 const secretsOf = (item: Record<string, unknown>, nowMs: number): SigningSecrets | null => {
   if (typeof item.signing_secret !== 'string') return null;
@@ -109,7 +109,8 @@ export const dynamoAccountStore = (tableName: string, client: DynamoDBDocumentCl
           error instanceof TransactionCanceledException
             ? (error.CancellationReasons ?? []).map((reason) => reason.Code === 'ConditionalCheckFailed')
             : [];
-        if (handleFailed && !accountFailed) throw new UsernameTaken(username);
+        if (accountFailed) throw new AccountExists(id);
+        if (handleFailed) throw new UsernameTaken(username);
         throw error;
       }
     },

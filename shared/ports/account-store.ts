@@ -60,6 +60,15 @@ export interface OwnerLink {
 export const USERNAME =
   /^(?![0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$)[a-z0-9](?:[a-z0-9-]{0,37}[a-z0-9])?$/;
 
+/** An account of that id exists already (a restart's local account, say). */
+export class AccountExists extends Error {
+  override readonly name = 'AccountExists';
+
+  constructor(readonly id: string) {
+    super(`account ${id} exists already`);
+  }
+}
+
 /** Another account has the handle asked for. */
 export class UsernameTaken extends Error {
   override readonly name = 'UsernameTaken';
@@ -81,7 +90,7 @@ export interface NewAccount {
 
 /** The port to accounts: balance and monthly limit, API tokens, webhook signing secrets, owners. */
 export interface AccountStore {
-  /** Creates the account with its webhook signing secret. */
+  /** Creates the account with its webhook signing secret; AccountExists if it does, UsernameTaken if its handle is another's. */
   createAccount(id: AccountId, nowMs: number, initial?: NewAccount): Promise<void>;
   getAccount(id: AccountId, nowMs: number): Promise<AccountSummary | null>;
   /**

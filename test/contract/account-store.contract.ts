@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { formatTimestamp } from '../../shared/domain/clock.ts';
 import { monthOf } from '../../shared/domain/money.ts';
 import { generateToken, TOKEN_USE_RECORDED_EVERY_MS } from '../../shared/domain/tokens.ts';
-import { UsernameTaken, type AccountStore } from '../../shared/ports/account-store.ts';
+import { AccountExists, UsernameTaken, type AccountStore } from '../../shared/ports/account-store.ts';
 import { fakeClock } from '../support/in-memory/clock.ts';
 import { freshOwner } from '../support/predictions.ts';
 
@@ -32,7 +32,7 @@ export const describeAccountStoreContract = (name: string, make: MakeAccountStor
       const secrets = await accounts.signingSecrets(id, clock.now());
       expect(secrets).toMatchObject({ previous: null, previousValidUntilMs: null });
       expect(secrets?.current).toMatch(/^whsec_/);
-      await expect(accounts.createAccount(id, clock.now())).rejects.toThrow();
+      await expect(accounts.createAccount(id, clock.now())).rejects.toBeInstanceOf(AccountExists);
       expect(await accounts.getAccount(freshOwner(), clock.now())).toBeNull();
       expect(await accounts.monthlyLimitOf(freshOwner())).toBeNull();
       expect(await accounts.signingSecrets(freshOwner(), clock.now())).toBeNull();

@@ -9,6 +9,7 @@ import {
   TOKEN_USE_RECORDED_EVERY_MS,
 } from '../../../shared/domain/tokens.ts';
 import {
+  AccountExists,
   UsernameTaken,
   type AccountStore,
   type OwnerLink,
@@ -60,7 +61,7 @@ export const inMemoryAccountStore = (ledger: Ledger = new Ledger()): AccountStor
     ledger,
     createAccount: (id, nowMs, initial = {}) =>
       answer(() => {
-        if (accounts.has(id)) throw new Error(`account ${id} exists already`);
+        if (accounts.has(id)) throw new AccountExists(id);
         const username = initial.username ?? id;
         if ([...accounts.values()].some((account) => account.username === username)) throw new UsernameTaken(username);
         accounts.set(id, {
