@@ -1,8 +1,9 @@
 import type { z } from 'zod';
 import { fileListSchema, presentFile } from '../../shared/api/file-view.ts';
-import { decodePageCursor, pageLinks } from '../../shared/api/page-links.ts';
+import { pageLinks, pageRequestOf } from '../../shared/api/page-links.ts';
 import { isStreamingRoute } from '../../shared/api/routes.ts';
 import { PrognozError } from '../../shared/domain/errors.ts';
+import { TIMED_POSITION } from '../../shared/domain/page.ts';
 import { ownedFile } from './files.ts';
 import { accountOf } from './middleware.ts';
 import { httpHandler } from './pipeline.ts';
@@ -10,9 +11,7 @@ import { apiBaseOf } from './public-url.ts';
 import { json } from './respond.ts';
 
 /** Files a page of `GET /files` lists: each brings a fresh presigned address, and there is no more to read. */
-export const FILE_PAGE_SIZE = 100;
-/** A position in the list of files: the file's creation time and id (shared/adapters/table-keys.ts). */
-const FILE_POSITION = /^\d{4}-\d{2}-\d{2}T[\d:.]+Z#[A-Za-z0-9_-]+$/;
+const FILE_PAGE_SIZE = 100;
 
 /**
  * What reads the caller's files, one function for the three routes (a function more each would
@@ -49,14 +48,8 @@ export const handler = httpHandler(
         };
       }
       default: {
-        const raw = event.queryStringParameters?.cursor;
-        const from = raw === undefined ? undefined : decodePageCursor(raw, FILE_POSITION);
-        if (from === null)
-          throw new PrognozError(
-            'invalid_query',
-            'cursor is not one this API gave out: follow the next and previous links as they are',
-          );
-        const page = await files.listOwned(accountOf(event), { limit: FILE_PAGE_SIZE, ...(from ? { from } : {}) });
+        const request = pageRequestOf(event.queryStringParameters?.cursor, TIMED_POSITION, FILE_PAGE_SIZE);
+        const page = await files.listOwned(accountOf(event), request);
         return json(200, {
           results: await Promise.all(page.items.map((file) => presentFile(file, files))),
           ...pageLinks(`${apiBaseOf(event)}/files`, page),

@@ -9,7 +9,7 @@ import {
   searchResult,
 } from '../../shared/api/catalog-views.ts';
 import { readmeOf } from '../../shared/api/model-readme.ts';
-import { decodePageCursor, pageLinks } from '../../shared/api/page-links.ts';
+import { pageLinks, pageRequestOf } from '../../shared/api/page-links.ts';
 import {
   hardwareOf,
   modelVersion,
@@ -20,6 +20,7 @@ import {
 import type { ModelDefinition } from '../../shared/catalog/definition.ts';
 import { searchCatalog } from '../../shared/catalog/search.ts';
 import { PrognozError } from '../../shared/domain/errors.ts';
+import { TIMED_POSITION } from '../../shared/domain/page.ts';
 import type { ApiDeps } from './deps.ts';
 import { requestedModel } from './model-path.ts';
 import { accountOf } from './middleware.ts';
@@ -30,8 +31,6 @@ import { unmatchedRequest } from './unmatched.ts';
 
 /** Examples a page lists. */
 const EXAMPLE_PAGE_SIZE = 20;
-/** A position in a model's examples: when it was marked and the prediction's id (shared/adapters/table-keys.ts). */
-const EXAMPLE_POSITION = /^\d{4}-\d{2}-\d{2}T[\d:.]+Z#[A-Za-z0-9_-]+$/;
 /** `GET /search`'s `limit`, as Replicate bounds it. */
 const SEARCH_LIMIT = { default: 20, max: 50 } as const;
 
@@ -100,14 +99,8 @@ export const handler = httpHandler(async (event, _context, deps) => {
       };
     case '/api/v1/models/{company}/{model}/examples': {
       const model = requestedModel(event, catalog);
-      const raw = event.queryStringParameters?.cursor;
-      const from = raw === undefined ? undefined : decodePageCursor(raw, EXAMPLE_POSITION);
-      if (from === null)
-        throw new PrognozError(
-          'invalid_query',
-          'cursor is not one this API gave out: follow the next and previous links as they are',
-        );
-      const page = await deps.examples.list(model.id, { limit: EXAMPLE_PAGE_SIZE, ...(from ? { from } : {}) });
+      const request = pageRequestOf(event.queryStringParameters?.cursor, TIMED_POSITION, EXAMPLE_PAGE_SIZE);
+      const page = await deps.examples.list(model.id, request);
       return json(200, {
         results: page.items.map((example) => ({ ...example.prediction })),
         ...pageLinks(`${apiBaseOf(event)}/models/${model.id}/examples`, page),

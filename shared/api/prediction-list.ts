@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { decodeOpaqueCursor, encodeOpaqueCursor, FOREIGN_CURSOR } from './page-links.ts';
 import { PrognozError } from '../domain/errors.ts';
 import { parsePredictionId } from '../domain/ids.ts';
 import { ACTIVE_STATUSES, TERMINAL_STATUSES, type PredictionStatus } from '../domain/prediction.ts';
@@ -78,25 +79,16 @@ const cursorShape = z.strictObject({
   id: z.string(),
 });
 
-/** The cursor as a URL-safe opaque string: base64url of its JSON. */
+/** The cursor as a URL-safe opaque string. */
 export const encodeCursor = (cursor: ListCursor): string =>
-  Buffer.from(
-    JSON.stringify({ toward: cursor.toward, at: cursor.position.createdAt, id: cursor.position.id }),
-  ).toString('base64url');
+  encodeOpaqueCursor({ toward: cursor.toward, at: cursor.position.createdAt, id: cursor.position.id });
 
 /** The cursor a page link carried, or null when it is not one this API gave out. */
 export const decodeCursor = (raw: string): ListCursor | null => {
-  if (!/^[A-Za-z0-9_-]+$/.test(raw)) return null;
-  let json: unknown;
-  try {
-    json = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
-  } catch {
-    return null;
-  }
-  const parsed = cursorShape.safeParse(json);
-  const id = parsed.success ? parsePredictionId(parsed.data.id) : null;
-  if (!parsed.success || id === null) return null;
-  return { toward: parsed.data.toward, position: { createdAt: parsed.data.at, id } };
+  const parsed = decodeOpaqueCursor(raw, cursorShape);
+  const id = parsed === null ? null : parsePredictionId(parsed.id);
+  if (parsed === null || id === null) return null;
+  return { toward: parsed.toward, position: { createdAt: parsed.at, id } };
 };
 
 const invalid = (message: string) => err(new PrognozError('invalid_query', message));
@@ -136,8 +128,7 @@ export const parseListRequest = (
   }
   const rawCursor = given('cursor');
   const cursor = rawCursor === undefined ? null : decodeCursor(rawCursor);
-  if (rawCursor !== undefined && cursor === null)
-    return invalid('cursor is not one this API gave out: follow the next and previous links as they are');
+  if (rawCursor !== undefined && cursor === null) return invalid(FOREIGN_CURSOR);
   return ok({ filters, cursor });
 };
 

@@ -15,3 +15,9 @@ export interface Page<T> {
   /** Where the page before starts; null at the list's start. */
   readonly previous: string | null;
 }
+
+/**
+ * A position of the lists that page by when an item was made and its id (files, a model's
+ * examples): `<stored time>#<id>`, as their sort keys end (shared/adapters/table-keys.ts).
+ */
+export const TIMED_POSITION = /^\d{4}-\d{2}-\d{2}T[\d:.]+Z#[A-Za-z0-9_-]+$/;

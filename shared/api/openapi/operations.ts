@@ -28,6 +28,7 @@ import {
 } from '../request-schemas.ts';
 import type { OperationSpec, RouteKey, SuccessResponse } from './operation-spec.ts';
 import { READ_API_OPERATIONS } from './read-api-operations.ts';
+import { fileId, modelPath, predictionId } from './path-params.ts';
 import { createdTokenSchema, createTokenBodySchema, tokenListSchema } from '../token-views.ts';
 import {
   ACCOUNT_DELIVERIES_PAGE_SIZE,
@@ -38,25 +39,11 @@ import {
   webhookSecretSchema,
 } from '../webhook-views.ts';
 
-const predictionId = z.object({ id: z.string().describe('The prediction id.') });
-const fileId = z.object({ id: z.string().describe('The file id.') });
 const outputFilePath = z.object({
   id: z.string().describe('The prediction id.'),
   claim: z.string().describe('The run that made the file.'),
   file: z.string().describe("The file's name, such as `output-0.png`."),
 });
-/** A company named `predictions` or `files` is taken by those routes (405 or 404 there). */
-export const modelPath = z.object({
-  company: z
-    .string()
-    .describe('The company of `{company}/{model}`.')
-    .meta({ examples: ['prognoz'] }),
-  model: z
-    .string()
-    .describe('The model of `{company}/{model}`.')
-    .meta({ examples: ['echo'] }),
-});
-
 const versionPath = modelPath.extend({
   versionCompany: z
     .string()

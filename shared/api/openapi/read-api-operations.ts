@@ -10,23 +10,13 @@ import {
 import { fileListSchema } from '../file-view.ts';
 import { authenticatedHeadersSchema } from '../request-schemas.ts';
 import type { OperationSpec, RouteKey } from './operation-spec.ts';
+import { fileId, modelPath } from './path-params.ts';
 
 /**
  * The rest of Replicate's read API (interface: Compatibility): the caller's files and their bytes,
  * a model's README and examples, collections, and search.
  */
 
-const modelPath = z.object({
-  company: z
-    .string()
-    .describe('The company of `{company}/{model}`.')
-    .meta({ examples: ['prognoz'] }),
-  model: z
-    .string()
-    .describe('The model of `{company}/{model}`.')
-    .meta({ examples: ['echo'] }),
-});
-const fileId = z.object({ id: z.string().describe('The file id.') });
 const cursorQuery = z.object({
   cursor: z.string().optional().describe('Where a page starts: take it from `next` or `previous` as it is.'),
 });
