@@ -99,13 +99,15 @@ export interface FloorWay {
   readonly what: string;
   readonly external: readonly string[];
   readonly alias: Readonly<Record<string, string>>;
+  /** Loaded without the deployed NODE_OPTIONS (`--enable-source-maps`): what reading the source map at load costs. */
+  readonly withoutSourceMaps?: true;
 }
 
 /**
  * The cuts under the SDK's floor, each measured against the way before it (bench §4): the SDK left
  * to the runtime, as functions were bundled until 2026-12-06; the DynamoDB client bundled from its
  * ES modules with the whole default credential chain; and as deployed, with the environment's
- * credentials in the chain's place (LAMBDA_BUNDLING).
+ * credentials in the chain's place (LAMBDA_BUNDLING); and that, loaded without source maps.
  */
 export const FLOOR_WAYS: readonly FloorWay[] = [
   { name: 'runtime-sdk', what: 'AWS SDK left to the runtime', external: ['@aws-sdk/*'], alias: {} },
@@ -121,6 +123,13 @@ export const FLOOR_WAYS: readonly FloorWay[] = [
     external: LAMBDA_BUNDLING.externalModules,
     alias: LAMBDA_BUNDLING.alias,
   },
+  {
+    name: 'deployed-no-maps',
+    what: 'as deployed, loaded without `--enable-source-maps`',
+    external: LAMBDA_BUNDLING.externalModules,
+    alias: LAMBDA_BUNDLING.alias,
+    withoutSourceMaps: true,
+  },
 ];
 
 /** The SDK's floor bundled each of FLOOR_WAYS. */
@@ -134,7 +143,9 @@ export const bundleFloorWays = async (outDir: string): Promise<(LoadableBundle &
       what: way.what,
       file,
       bytes,
-      environment: { ...FUNCTION_BASE_ENVIRONMENT },
+      environment: way.withoutSourceMaps
+        ? Object.fromEntries(Object.entries(FUNCTION_BASE_ENVIRONMENT).filter(([name]) => name !== 'NODE_OPTIONS'))
+        : { ...FUNCTION_BASE_ENVIRONMENT },
     });
   }
   return bundled;

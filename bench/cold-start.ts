@@ -8,6 +8,11 @@ export interface ColdStart extends Loads {
   readonly entry: string;
   readonly bundleKiB: number;
   readonly memoryMiB: number;
+  /**
+   * Its fresh process less the SDK floor's, each run paired with a floor run just before it:
+   * the median of the pairs' differences. Absent from reports written before 2026-12-06 (evening).
+   */
+  readonly aboveFloorMs?: number;
 }
 
 /** A bundle's loads in fresh processes, medians. */
@@ -109,12 +114,19 @@ export const measureColdStarts = async (
   const functions: ColdStart[] = [];
   for (const bundle of bundles) {
     const samples: { loadInitMs: number; processMs: number }[] = [];
-    for (let i = 0; i < runs; i++) samples.push(await runOnce(bundle.file, bundle.environment));
+    const differences: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const before = await runOnce(floor.file, floor.environment);
+      const sample = await runOnce(bundle.file, bundle.environment);
+      samples.push(sample);
+      differences.push(sample.processMs - before.processMs);
+    }
     functions.push({
       entry: bundle.entry,
       bundleKiB: bundle.bytes / 1024,
       memoryMiB: bundle.memoryMiB,
       ...loadsOf(samples),
+      aboveFloorMs: median(differences),
     });
   }
   const largest = largestBundle(bundles);

@@ -1,11 +1,18 @@
-import { processEnvironment } from '../shared/config/environment.ts';
-import { loadModelCatalog } from '../shared/config/model-catalog.ts';
+import { modelCatalog, repositoryCatalog, type ModelCatalog } from '../shared/catalog/model-catalog.ts';
 import { once } from './lambda-entry.ts';
 
+let hosted: ModelCatalog | undefined;
+
 /**
- * This process's model catalog, built at its first use from the process's environment
- * (PROGNOZ_MODEL_CATALOG, PROGNOZ_WITHHELD_MODELS), then kept: on Lambda the function's own; in
- * the local runtime, which hosts every function in one process, the host's, where it sets both
- * before any function is called (local/runtime.ts).
+ * Where a host that runs the functions in its own process (the local runtime, local/runtime.ts)
+ * hands them its catalog — the repository's with its `--model` folders, less what it withholds —
+ * before any function is called.
  */
-export const processModelCatalog = once(() => loadModelCatalog(processEnvironment()));
+export const hostModelCatalog = (catalog: ModelCatalog): ModelCatalog => (hosted = catalog);
+
+/**
+ * This process's model catalog, built at its first use, then kept: on Lambda the repository's as
+ * the synthesis that bundled the function checked it (shared/config/model-catalog.ts); in the
+ * local runtime, the host's.
+ */
+export const processModelCatalog = once(() => hosted ?? modelCatalog({ repository: repositoryCatalog() }));

@@ -6,7 +6,7 @@ import { readCogFile } from '../shared/adapters/cog-files.ts';
 import { contractOf } from '../shared/catalog/cog-schema.ts';
 import { LOCAL_MODEL_DEFAULTS, manifestEntry, type Catalog } from '../shared/catalog/manifest.ts';
 import { modelId } from '../shared/catalog/model-id.ts';
-import { repositoryCatalog } from '../shared/catalog/model-catalog.ts';
+import { checkedRepositoryCatalog } from '../shared/config/model-catalog.ts';
 import { deriveModel, ensureEnvironment, PredictorLoadError } from './model-env.ts';
 import { readyMachineFor } from './model-machine.ts';
 
@@ -45,7 +45,7 @@ export const parseModelFlag = (flag: string, cwd = process.cwd()): BroughtModel 
   const priced = manifestEntry.shape.pricePerSecond.safeParse(pricePerSecond);
   if (!priced.success)
     throw new Error(`--model ${flag}: the price ${priced.error.issues[0]?.message ?? 'is not valid'}`);
-  const declared = (repositoryCatalog().collections ?? []).map((collection) => collection.slug);
+  const declared = (checkedRepositoryCatalog().collections ?? []).map((collection) => collection.slug);
   for (const slug of collections)
     if (!declared.includes(slug))
       throw new Error(

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { HTTP_STATUS, type ErrorBody } from '../shared/api/http-status.ts';
+import type { ErrorBody } from '../shared/api/error-body-schema.ts';
+import { HTTP_STATUS } from '../shared/api/http-status.ts';
 import type { ErrorCode } from '../shared/domain/errors.ts';
 import { endAfterBody } from './request-body.ts';
 

@@ -5,7 +5,7 @@ import { LOCAL_REGION } from './paths.ts';
 import { parseArgs } from 'node:util';
 import { parseModelFlag } from './brought-models.ts';
 import { CogConfigError } from '../shared/catalog/cog-config.ts';
-import { repositoryCatalog } from '../shared/catalog/model-catalog.ts';
+import { checkedRepositoryCatalog } from '../shared/config/model-catalog.ts';
 import { checkModelNames } from '../shared/catalog/resource-names.ts';
 import { STACK_NAME } from '../shared/stack-name.ts';
 import { startLocalRuntime } from './runtime.ts';
@@ -26,7 +26,7 @@ const models = (() => {
     // Checked as the synthesis checks them, before anything starts: ids that would share an AWS name.
     checkModelNames(
       STACK_NAME,
-      [...repositoryCatalog().models, ...brought].map((model) => model.id),
+      [...checkedRepositoryCatalog().models, ...brought].map((model) => model.id),
     );
     return brought;
   } catch (error) {

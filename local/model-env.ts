@@ -14,7 +14,7 @@ import {
   type CogKeyPath,
 } from '../shared/catalog/cog-config.ts';
 import { keepRunsMinutes, MODEL_ENTRYPOINT_ENV, MODEL_ENTRYPOINT_SCRIPT } from '../infra/cog/model-entrypoint.ts';
-import { derivedModel, type DerivedModel } from '../shared/catalog/manifest.ts';
+import { derivedModel, type DerivedModel } from '../shared/catalog/derived-model.ts';
 import type { ModelCatalog } from '../shared/catalog/model-catalog.ts';
 import { REPO_ROOT } from './paths.ts';
 import type { PythonInterpreter } from './python-interpreters.ts';

@@ -12,7 +12,7 @@ import { systemClock } from '../shared/domain/clock.ts';
 import { processEnvironment } from '../shared/config/environment.ts';
 import { EXTRA_CATALOG_ENV, loadModelCatalog, WITHHELD_MODELS_ENV } from '../shared/config/model-catalog.ts';
 import type { ModelCatalog } from '../shared/catalog/model-catalog.ts';
-import { processModelCatalog } from '../functions/model-catalog.ts';
+import { hostModelCatalog } from '../functions/model-catalog.ts';
 import { apiConfigFromEnv } from '../shared/config/api.ts';
 import { buildConsole } from '../web/build.ts';
 import { startApiFront } from './api-front.ts';
@@ -148,8 +148,8 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       POWERTOOLS_METRICS_DISABLED: 'true',
     });
     // The catalog as this process's environment now makes it: the one the functions hosted here
-    // use (functions/model-catalog.ts), built once.
-    const catalog = processModelCatalog();
+    // use (functions/model-catalog.ts).
+    const catalog = hostModelCatalog(loadModelCatalog(processEnvironment()));
     // The template (for the catalog just settled) is synthesized while the emulators start.
     const [emulatorsStart, templateSynthesis] = await Promise.allSettled([
       startEmulatorsProcess({

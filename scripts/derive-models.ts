@@ -5,7 +5,8 @@ import path from 'node:path';
 import { deriveModel, repositoryPython } from '../local/model-env.ts';
 import { REPO_ROOT } from '../local/paths.ts';
 import { readCogConfig } from '../shared/adapters/cog-files.ts';
-import { derivedModel, manifestFile, type DerivedModel } from '../shared/catalog/manifest.ts';
+import { derivedModel, type DerivedModel } from '../shared/catalog/derived-model.ts';
+import { manifestFile } from '../shared/catalog/manifest.ts';
 import manifestJson from '../models/manifest.json' with { type: 'json' };
 
 /**

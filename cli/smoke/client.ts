@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { errorBodySchema } from '../../shared/api/http-status.ts';
+import { errorBodySchema } from '../../shared/api/error-body-schema.ts';
 import { StepFailure } from './step.ts';
 
 /** An answer of the API, whatever it is: a service behind a wrong URL may answer HTML. */

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as z from 'zod';
-import { predictionViewSchema, type PredictionView } from '../../shared/api/prediction-view.ts';
+import { predictionViewSchema, type PredictionView } from '../../shared/api/prediction-view-schema.ts';
 import { isTerminalStatus } from '../../shared/domain/prediction.ts';
 import { expectStatus, type Reply, type SmokeClient } from './client.ts';
 import { duration, StepFailure, type Figure } from './step.ts';

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { HTTP_STATUS, type ErrorBody } from '../../shared/api/http-status.ts';
+import type { ErrorBody } from '../../shared/api/error-body-schema.ts';
+import { HTTP_STATUS } from '../../shared/api/http-status.ts';
 import type { PrognozError } from '../../shared/domain/errors.ts';
 
 /** Every error response has this shape: `{"error": {code, message, request_id, fields?}}`. */

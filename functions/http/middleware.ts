@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { REQUEST_ID_FORMAT } from '../../shared/api/request-schemas.ts';
+import { REQUEST_ID_FORMAT } from '../../shared/api/request-id.ts';
 import { PrognozError, isPrognozError } from '../../shared/domain/errors.ts';
 import { asAccountId, type AccountId } from '../../shared/domain/ids.ts';
 import { OPERATORS_GROUP } from '../../shared/domain/operators.ts';

@@ -1,5 +1,5 @@
 import { GetParametersByPathCommand, SSMClient } from '@aws-sdk/client-ssm';
-import { parseFleetParameter } from '../fleet-config.ts';
+import { parseFleetParameter } from '../fleet-parameter.ts';
 import type { Fleet, FleetDirectory } from '../ports/fleet-control.ts';
 
 // Built here rather than in aws-clients.ts: only the sweeper reads Parameter Store, and every

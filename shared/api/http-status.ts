@@ -1,5 +1,4 @@
-import * as z from 'zod';
-import { ERROR_CODES, type ErrorCode } from '../domain/errors.ts';
+import type { ErrorCode } from '../domain/errors.ts';
 
 /** The one mapping from domain error codes to HTTP statuses. */
 export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
@@ -46,26 +45,3 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   idempotency_key_reused: 422,
   internal_error: 500,
 };
-
-/** Every error response has this shape (functions/http/error-response.ts writes it). */
-export const errorBodySchema = z
-  .object({
-    error: z.object({
-      code: z.enum(ERROR_CODES).describe('Stable and machine-readable: branch on this, not on the message.'),
-      message: z.string().describe('For people; may change.'),
-      request_id: z.string().describe('Quote it when asking about this request (also the `x-request-id` header).'),
-      fields: z
-        .array(z.object({ field: z.string().describe('Dotted path of the failing input field.'), message: z.string() }))
-        .optional()
-        .describe('Each input field that failed validation (422 invalid_input).'),
-    }),
-  })
-  .meta({ id: 'Error' });
-
-export type ErrorBody = z.infer<typeof errorBodySchema>;
-
-/** `409 prediction_finished` on a cancel: the error and the prediction as it ended. */
-export const predictionFinishedBodySchema = (prediction: z.ZodType) =>
-  errorBodySchema
-    .extend({ prediction: prediction.describe('The prediction as it ended.') })
-    .meta({ id: 'PredictionFinishedError' });

@@ -1,26 +1,13 @@
-import * as z from 'zod';
 import type { ModelCatalog } from '../catalog/model-catalog.ts';
 import type { Prediction } from '../domain/prediction.ts';
 import type { ListPosition, OwnedPredictionsPage } from '../ports/prediction-store.ts';
 import { listPageUrl, type ListFilters } from './prediction-list.ts';
 import { withFileUrls } from './output-urls.ts';
-import { predictionViewSchema, toPredictionView, type PredictionView } from './prediction-view.ts';
+import { toPredictionView, type PredictionView } from './prediction-view.ts';
+import type { PredictionListBody } from './prediction-view-schema.ts';
 
 /** Lambda answers at most 6 MB: a page ends at about this much JSON and links on to the rest. */
 export const MAX_PAGE_BYTES = 4 * 1024 * 1024;
-
-/** `GET /predictions` as Replicate's clients read it. */
-export const predictionListBodySchema = z
-  .object({
-    results: z
-      .array(predictionViewSchema)
-      .describe('Newest first. An output kept in the outputs bucket shows as null here: its `urls.get` gives it.'),
-    next: z.url().nullable().describe('The page of older predictions, or null.'),
-    previous: z.url().nullable().describe('The page of newer predictions, or null.'),
-  })
-  .meta({ id: 'PredictionList' });
-
-export type PredictionListBody = z.infer<typeof predictionListBodySchema>;
 
 /**
  * A prediction as GET /predictions/{id} shows it, except that only an output stored inline comes

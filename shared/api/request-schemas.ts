@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { CANCEL_AFTER_FORMAT, MAX_CANCEL_AFTER_SECONDS, MIN_CANCEL_AFTER_SECONDS } from '../domain/deadline.ts';
 import { ACTIVE_STATUSES, TERMINAL_STATUSES, WEBHOOK_EVENTS } from '../domain/prediction.ts';
 import { SYNC_WAIT } from './routes.ts';
+import { REQUEST_ID_FORMAT } from './request-id.ts';
 
 /**
  * What requests carry besides a model's input: the bodies of Replicate's create routes, the
@@ -11,8 +12,6 @@ import { SYNC_WAIT } from './routes.ts';
  */
 
 export const MODEL_ID = /^[^/\s]+\/[^/\s]+$/;
-/** A caller's `x-request-id` that is kept (functions/http/middleware.ts); another is replaced by a new UUID. */
-export const REQUEST_ID_FORMAT = /^[\x21-\x7e]{1,200}$/;
 /** `Idempotency-Key` as RFC 8941 §3.3.3 writes a string: printable ASCII in double quotes, `"` and `\` escaped by `\`. */
 export const QUOTED_IDEMPOTENCY_KEY = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\]){1,255})"$/;
 

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { derivedModel } from './derived-model.ts';
 import { modelId } from './model-id.ts';
 
 const decimal = z.string().regex(/^\d+(\.\d{1,6})?$/, 'must be a decimal number of roubles, as a string (e.g. "0.05")');
@@ -54,23 +55,6 @@ export const manifestEntry = z.strictObject({
 });
 export type ManifestEntry = z.infer<typeof manifestEntry>;
 
-/** What prognoz derived from a predictor (`npm run models` writes it): Cog's schemas and run settings. */
-export const derivedModel = z.strictObject({
-  /**
-   * When the predictor's interface (what follows) was last derived different: its version's time.
-   * `npm run models` keeps it while what it derives stays the same.
-   */
-  derivedAt: z.iso.datetime(),
-  predict: z.string(),
-  concurrency: z.number().int().min(1),
-  input: z.record(z.string(), z.unknown()),
-  enums: z.record(z.string(), z.unknown()),
-  output: z.record(z.string(), z.unknown()),
-  /** The predictor folder's README.md (beside cog.yaml), as markdown; absent when it has none. */
-  readme: z.string().optional(),
-});
-export type DerivedModel = z.infer<typeof derivedModel>;
-
 /** A collection's address: lower-case words joined by dashes, as Replicate's slugs are. */
 export const collectionSlug = z
   .string()
@@ -99,11 +83,13 @@ export const catalog = z.strictObject({
 });
 export type Catalog = z.infer<typeof catalog>;
 
+/** models/manifest.json. */
 export const manifestFile = z.strictObject({
   $comment: z.string().optional(),
   models: z.array(manifestEntry),
   collections: z.array(collectionEntry).optional(),
 });
+export type ManifestFile = z.infer<typeof manifestFile>;
 
 /** Defaults of a model brought to a local run with `--model id=folder` (the flag can set the price). */
 export const LOCAL_MODEL_DEFAULTS: Omit<ManifestEntry, 'id' | 'predictor' | 'description'> = {

@@ -9,7 +9,8 @@ import {
   type ModelContract,
   type ModelDefinition,
 } from './definition.ts';
-import { derivedModel, manifestFile, type Catalog, type CollectionEntry, type DerivedModel } from './manifest.ts';
+import { derivedModel, type DerivedModel } from './derived-model.ts';
+import type { Catalog, CollectionEntry, ManifestFile } from './manifest.ts';
 
 /**
  * The models a process knows, and which of them it offers. Built once per process, where the
@@ -98,14 +99,22 @@ const checkedOnRead = (raw: Readonly<Record<string, unknown>>): Record<string, D
   return checked;
 };
 
+/** The repository's models/manifest.json as bundled, unchecked: `checkedRepositoryCatalog` checks it. */
+export const REPOSITORY_MANIFEST: unknown = manifestJson;
+
 /**
- * The repository's catalog: models/manifest.json and what `npm run models` derived
- * (models/schemas.json), bundled; each model's derived schemas are checked when first read.
+ * The repository's catalog: `manifest` (by default models/manifest.json as bundled, taken as
+ * checked) and what `npm run models` derived (models/schemas.json), bundled; each model's derived
+ * schemas are checked when first read. The manifest is checked where it comes in: `npm run
+ * models`, the CDK app's synthesis, the local runtime's start (shared/config/model-catalog.ts); a
+ * function bundled by that synthesis reads the file it checked, and builds no manifest schema at
+ * its start (bench §4).
  */
-export const repositoryCatalog = (): Catalog => {
-  const manifest = manifestFile.parse(manifestJson);
-  return { models: manifest.models, derived: checkedOnRead(derivedJson), collections: manifest.collections ?? [] };
-};
+export const repositoryCatalog = (manifest: ManifestFile = manifestJson): Catalog => ({
+  models: manifest.models,
+  derived: checkedOnRead(derivedJson),
+  collections: manifest.collections ?? [],
+});
 
 /**
  * The collections of the repository's catalog, with the extra catalog's joins. A collection naming

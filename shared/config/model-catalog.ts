@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { catalog, type Catalog } from '../catalog/manifest.ts';
-import { modelCatalog, repositoryCatalog, type ModelCatalog } from '../catalog/model-catalog.ts';
+import { catalog, manifestFile, type Catalog } from '../catalog/manifest.ts';
+import { modelCatalog, REPOSITORY_MANIFEST, repositoryCatalog, type ModelCatalog } from '../catalog/model-catalog.ts';
 import type { Environment } from './environment.ts';
 
 /** A catalog file beside the repository's (a local run's `--model` flags write one): its path. */
@@ -22,10 +22,13 @@ export const extraCatalogOf = (env: Environment): Catalog | null => {
 export const withheldModelsOf = (env: Environment): string[] =>
   (env[WITHHELD_MODELS_ENV] ?? '').split(',').filter(Boolean);
 
+/** The repository's catalog, its manifest checked (a slip in models/manifest.json is refused here). */
+export const checkedRepositoryCatalog = (): Catalog => repositoryCatalog(manifestFile.parse(REPOSITORY_MANIFEST));
+
 /**
  * A process's model catalog, as its environment makes it: the repository's, with the extra
  * catalog file PROGNOZ_MODEL_CATALOG names, less the models PROGNOZ_WITHHELD_MODELS names. For
  * the composition roots, each of which builds it once (it reads that file).
  */
 export const loadModelCatalog = (env: Environment): ModelCatalog =>
-  modelCatalog({ repository: repositoryCatalog(), extra: extraCatalogOf(env), withheld: withheldModelsOf(env) });
+  modelCatalog({ repository: checkedRepositoryCatalog(), extra: extraCatalogOf(env), withheld: withheldModelsOf(env) });

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Replicate from 'replicate';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { toItem } from '../../shared/adapters/prediction-item.ts';
-import type { PredictionListBody } from '../../shared/api/prediction-list-page.ts';
+import type { PredictionListBody } from '../../shared/api/prediction-view-schema.ts';
 import type { PredictionView } from '../../shared/api/prediction-view.ts';
 import { formatTimestamp } from '../../shared/domain/clock.ts';
 import { asAccountId, newPredictionId, type AccountId } from '../../shared/domain/ids.ts';

@@ -13,7 +13,8 @@ import { Sweeper, type SweptFleet } from '../../infra/constructs/sweeper.ts';
 import { WaiterQueues } from '../../infra/constructs/waiter-queues.ts';
 import { WorkflowArns } from '../../infra/constructs/workflow-arns.ts';
 import { SWEEPER_ENV } from '../../shared/config/sweeper.ts';
-import { fleetClusterName, parseFleetParameter } from '../../shared/fleet-config.ts';
+import { fleetClusterName } from '../../shared/fleet-config.ts';
+import { parseFleetParameter } from '../../shared/fleet-parameter.ts';
 import { modelStackIdOf } from '../../shared/catalog/resource-names.ts';
 import { fixtureModel } from '../support/fleet.ts';
 

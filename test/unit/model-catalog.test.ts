@@ -2,10 +2,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { EXTRA_CATALOG_ENV, loadModelCatalog, WITHHELD_MODELS_ENV } from '../../shared/config/model-catalog.ts';
+import {
+  checkedRepositoryCatalog,
+  EXTRA_CATALOG_ENV,
+  loadModelCatalog,
+  WITHHELD_MODELS_ENV,
+} from '../../shared/config/model-catalog.ts';
 import { DEFAULT_MAX_ATTEMPTS, DEFAULT_QUEUE_SECONDS, policyOf } from '../../shared/catalog/definition.ts';
-import type { Catalog } from '../../shared/catalog/manifest.ts';
-import { modelCatalog, repositoryCatalog } from '../../shared/catalog/model-catalog.ts';
+import { manifestFile, type Catalog } from '../../shared/catalog/manifest.ts';
+import { modelCatalog, REPOSITORY_MANIFEST, repositoryCatalog } from '../../shared/catalog/model-catalog.ts';
 
 const ECHO = 'prognoz/echo';
 const BROUGHT = 'acme/wordcount';
@@ -20,6 +25,21 @@ const extraWith = (id: string, pricePerSecond = '0.02'): Catalog => {
 };
 
 const idsOf = (models: readonly { readonly id: string }[]) => models.map((model) => model.id);
+
+describe("the repository's manifest", () => {
+  // A function reads the bundled manifest unchecked (bench §4): what it reads must be what the check gives.
+  it('is read unchecked exactly as checking it gives it: its schema fills in and changes nothing', () => {
+    expect(manifestFile.parse(REPOSITORY_MANIFEST)).toStrictEqual(REPOSITORY_MANIFEST);
+    expect(repositoryCatalog().models).toStrictEqual(checkedRepositoryCatalog().models);
+    expect(repositoryCatalog().collections).toStrictEqual(checkedRepositoryCatalog().collections);
+  });
+
+  it('is refused where it comes in when it has a slip', () => {
+    const [first, ...rest] = (REPOSITORY_MANIFEST as { models: Record<string, unknown>[] }).models;
+    const slipped = { ...(REPOSITORY_MANIFEST as object), models: [{ ...first, holdSeconds: -1 }, ...rest] };
+    expect(manifestFile.safeParse(slipped).success).toBe(false);
+  });
+});
 
 describe('a model catalog, built from its sources alone', () => {
   it("holds the repository's models, every one offered, when given nothing else", () => {

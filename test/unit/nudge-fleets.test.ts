@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SWEEPER_ENV, sweeperConfigFromEnv } from '../../shared/config/sweeper.ts';
-import { fleetsPathOf, parseFleetParameter } from '../../shared/fleet-config.ts';
+import { fleetsPathOf } from '../../shared/fleet-config.ts';
+import { parseFleetParameter } from '../../shared/fleet-parameter.ts';
 import type { Fleet, FleetServices, JobQueues } from '../../shared/ports/fleet-control.ts';
 import { nudgeFleets } from '../../shared/use-cases/nudge-fleets.ts';
 import { testCatalog } from '../support/catalog.ts';

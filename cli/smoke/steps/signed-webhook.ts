@@ -1,4 +1,4 @@
-import { predictionViewSchema, type PredictionView } from '../../../shared/api/prediction-view.ts';
+import { predictionViewSchema, type PredictionView } from '../../../shared/api/prediction-view-schema.ts';
 import { isTerminalStatus } from '../../../shared/domain/prediction.ts';
 import { webhookDeliveriesSchema, webhookSecretSchema } from '../../../shared/api/webhook-views.ts';
 import { verifyWebhook } from '../../../shared/domain/webhook-signature.ts';

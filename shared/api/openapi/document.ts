@@ -8,7 +8,8 @@ import {
 import type { ErrorCode } from '../../domain/errors.ts';
 import type { ModelDefinition } from '../../catalog/definition.ts';
 import { EDGE_LIMITS_TEXT } from '../edge-limits.ts';
-import { HTTP_STATUS, errorBodySchema } from '../http-status.ts';
+import { errorBodySchema } from '../error-body-schema.ts';
+import { HTTP_STATUS } from '../http-status.ts';
 import { createHeadersSchema, authenticatedHeadersSchema } from '../request-schemas.ts';
 import { TAGS, type OperationSpec } from './operation-spec.ts';
 import { OPERATIONS, specCreateBody } from './operations.ts';

@@ -1,12 +1,11 @@
 import * as z from 'zod';
 import type { ZodOpenApiRequestBodyObject } from 'zod-openapi';
 import type { ErrorCode } from '../../domain/errors.ts';
-import { predictionFinishedBodySchema } from '../http-status.ts';
+import { predictionFinishedBodySchema } from '../error-body-schema.ts';
 import { accountChangeSchema, accountViewSchema } from '../account-view.ts';
 import { fileViewSchema } from '../file-view.ts';
 import { modelListSchema, modelViewSchema } from '../model-view.ts';
-import { predictionListBodySchema } from '../prediction-list-page.ts';
-import { predictionViewSchema } from '../prediction-view.ts';
+import { predictionListBodySchema, predictionViewSchema } from '../prediction-view-schema.ts';
 import { deploymentChangeSchema, deploymentListSchema, deploymentSchema } from '../deployment-view.ts';
 import {
   hardwareListSchema,

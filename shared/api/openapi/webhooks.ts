@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { ZodOpenApiPathItemObject } from 'zod-openapi';
-import { predictionViewSchema } from '../prediction-view.ts';
+import { predictionViewSchema } from '../prediction-view-schema.ts';
 
 /** What a webhook delivery carries (interface: Webhooks): the prediction as GET shows it, less `cost`. */
 export const webhookBodySchema = predictionViewSchema.omit({ cost: true }).meta({ id: 'PredictionWebhook' });

@@ -2,6 +2,6 @@
 export type { AccountView } from '../../../shared/api/account-view.ts';
 export type { ModelSummary, ModelView } from '../../../shared/api/model-view.ts';
 export type { DeploymentView } from '../../../shared/api/deployment-view.ts';
-export type { PredictionListBody } from '../../../shared/api/prediction-list-page.ts';
+export type { PredictionListBody } from '../../../shared/api/prediction-view-schema.ts';
 export type { PredictionView } from '../../../shared/api/prediction-view.ts';
 export type { WebhookDeliveries } from '../../../shared/api/webhook-views.ts';

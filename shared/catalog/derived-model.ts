@@ -1,0 +1,18 @@
+import * as z from 'zod';
+
+/** What prognoz derived from a predictor (`npm run models` writes it): Cog's schemas and run settings. */
+export const derivedModel = z.strictObject({
+  /**
+   * When the predictor's interface (what follows) was last derived different: its version's time.
+   * `npm run models` keeps it while what it derives stays the same.
+   */
+  derivedAt: z.iso.datetime(),
+  predict: z.string(),
+  concurrency: z.number().int().min(1),
+  input: z.record(z.string(), z.unknown()),
+  enums: z.record(z.string(), z.unknown()),
+  output: z.record(z.string(), z.unknown()),
+  /** The predictor folder's README.md (beside cog.yaml), as markdown; absent when it has none. */
+  readme: z.string().optional(),
+});
+export type DerivedModel = z.infer<typeof derivedModel>;
