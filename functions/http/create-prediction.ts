@@ -1,3 +1,4 @@
+import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
 import { isStreamingRoute } from '../../shared/api/routes.ts';
 import { PrognozError } from '../../shared/domain/errors.ts';
 import { parseCancelAfter } from '../../shared/domain/deadline.ts';
@@ -77,5 +78,5 @@ export const handler = httpHandler(
       ...replayed,
     });
   },
-  { streaming: isStreamingRoute('create-prediction') },
+  { streaming: isStreamingRoute('create-prediction') ? executionModeStreamifyResponse : null },
 );

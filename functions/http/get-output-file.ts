@@ -1,3 +1,4 @@
+import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
 import { sameSecret } from '../../shared/domain/constant-time.ts';
 import { PrognozError } from '../../shared/domain/errors.ts';
 import { parsePredictionId } from '../../shared/domain/ids.ts';
@@ -50,5 +51,5 @@ export const handler = httpHandler(
       body: opened.body as unknown as string,
     };
   },
-  { streaming: isStreamingRoute('get-output-file'), authenticated: false },
+  { streaming: isStreamingRoute('get-output-file') ? executionModeStreamifyResponse : null, authenticated: false },
 );

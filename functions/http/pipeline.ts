@@ -1,5 +1,5 @@
 import middy from '@middy/core';
-import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
+import type { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, StreamifyHandler } from 'aws-lambda';
 import { apiConfigFromEnv } from '../../shared/config/api.ts';
@@ -23,9 +23,15 @@ type PlainHttpHandler = (event: APIGatewayProxyEvent, context: Context) => Promi
 export interface HttpHandlerOptions {
   /** Requires an account (default: true). */
   readonly authenticated?: boolean;
-  /** Answer through Lambda response streaming, for routes that may outlast 29 s (routes.ts). */
-  readonly streaming?: boolean;
+  /**
+   * For a route that answers through Lambda response streaming, as it may outlast 29 s
+   * (routes.ts: isStreamingRoute), middy's streaming mode. Its module, which loads Node's web
+   * streams (4 ms of a cold start, bench §4), is imported by those routes' handlers alone.
+   */
+  readonly streaming?: StreamingMode | null;
 }
+
+export type StreamingMode = typeof executionModeStreamifyResponse;
 
 /**
  * Every API handler: lower-cased headers, a request id, one error shape, and (by default) a caller.
@@ -46,7 +52,7 @@ export const unconfiguredHttpHandler = (handler: PlainHttpHandler) =>
 
 const pipelineOf = (handler: PlainHttpHandler, options: HttpHandlerOptions, deps: (() => ApiDeps) | null) => {
   const pipeline = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(
-    options.streaming ? { executionMode: executionModeStreamifyResponse } : {},
+    options.streaming ? { executionMode: options.streaming } : {},
   )
     .use(mergedHeaderValues())
     .use(httpHeaderNormalizer())

@@ -1,3 +1,4 @@
+import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
 import type { z } from 'zod';
 import { fileListSchema, presentFile } from '../../shared/api/file-view.ts';
 import { pageLinks, pageRequestOf } from '../../shared/api/page-links.ts';
@@ -57,5 +58,5 @@ export const handler = httpHandler(
       }
     }
   },
-  { streaming: isStreamingRoute('read-files') },
+  { streaming: isStreamingRoute('read-files') ? executionModeStreamifyResponse : null },
 );

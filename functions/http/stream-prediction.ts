@@ -1,3 +1,4 @@
+import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
 import { Readable } from 'node:stream';
 import type { Context } from 'aws-lambda';
 import { eventsSince, formatEvent, streamStart } from '../../shared/api/prediction-events.ts';
@@ -68,5 +69,5 @@ export const handler = httpHandler(
       body: Readable.from(events()) as unknown as string,
     };
   },
-  { streaming: isStreamingRoute('stream-prediction'), authenticated: false },
+  { streaming: isStreamingRoute('stream-prediction') ? executionModeStreamifyResponse : null, authenticated: false },
 );

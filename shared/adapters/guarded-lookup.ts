@@ -1,4 +1,4 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { refusedAddress, type AddressPolicy } from '../domain/addresses.ts';
 
@@ -10,7 +10,7 @@ import { refusedAddress, type AddressPolicy } from '../domain/addresses.ts';
 export const guardedLookup =
   (policy: AddressPolicy): LookupFunction =>
   (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+    const answer = (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => {
       if (error) return callback(error, '', 0);
       const refused = addresses.map((a) => refusedAddress(a.address, policy)).find((reason) => reason !== null);
       if (refused)
@@ -20,5 +20,10 @@ export const guardedLookup =
       if ((options as { all?: boolean }).all)
         return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       callback(null, first.address, first.family);
-    });
+    };
+    // Loaded at the first lookup, not at the start of every function that may make one (bench §4).
+    import('node:dns').then(
+      ({ lookup }) => lookup(hostname, { ...options, all: true }, answer),
+      (error: unknown) => callback(error as NodeJS.ErrnoException, '', 0),
+    );
   };

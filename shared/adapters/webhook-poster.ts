@@ -1,4 +1,4 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
@@ -45,8 +45,10 @@ export const guardedPoster =
 export const checkWebhookHost = async (url: string, policy: AddressPolicy): Promise<string | null> => {
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) !== 0) return refusedAddress(host, policy);
+  // Loaded here, not at the start: only a create with a webhook resolves one (bench §4).
+  const { lookup } = await import('node:dns');
   const addresses = await new Promise<LookupAddress[] | Error>((resolve) =>
-    dnsLookup(host, { all: true }, (error, found) => resolve(error ?? found)),
+    lookup(host, { all: true }, (error, found) => resolve(error ?? found)),
   );
   if (addresses instanceof Error) return `${host} does not resolve`;
   return addresses.map((a) => refusedAddress(a.address, policy)).find((reason) => reason !== null) ?? null;

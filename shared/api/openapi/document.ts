@@ -10,7 +10,7 @@ import type { ModelDefinition } from '../../catalog/definition.ts';
 import { EDGE_LIMITS_TEXT } from '../edge-limits.ts';
 import { errorBodySchema } from '../error-body-schema.ts';
 import { HTTP_STATUS } from '../http-status.ts';
-import { createHeadersSchema, authenticatedHeadersSchema } from '../request-schemas.ts';
+import { createHeadersSchema, authenticatedHeadersSchema } from './request-parameters.ts';
 import { TAGS, type OperationSpec } from './operation-spec.ts';
 import { OPERATIONS, specCreateBody } from './operations.ts';
 import { webhookPathItem } from './webhooks.ts';

@@ -13,18 +13,17 @@ import {
   modelVersionSchema,
   replicateModelSchema,
 } from '../replicate-models.ts';
+import { modelCreateBodySchema, versionCreateBodySchema } from '../request-schemas.ts';
 import {
   authenticatedHeadersSchema,
   commonHeadersSchema,
   createHeadersSchema,
   deliveriesQuerySchema,
   listQuerySchema,
-  modelCreateBodySchema,
   streamQuerySchema,
   outputFileQuerySchema,
   uploadFormSchema,
-  versionCreateBodySchema,
-} from '../request-schemas.ts';
+} from './request-parameters.ts';
 import type { OperationSpec, RouteKey, SuccessResponse } from './operation-spec.ts';
 import { READ_API_OPERATIONS } from './read-api-operations.ts';
 import { fileId, modelPath, predictionId } from './path-params.ts';

@@ -8,7 +8,7 @@ import {
   searchResultSchema,
 } from '../catalog-views.ts';
 import { fileListSchema } from '../file-view.ts';
-import { authenticatedHeadersSchema } from '../request-schemas.ts';
+import { authenticatedHeadersSchema } from './request-parameters.ts';
 import type { OperationSpec, RouteKey } from './operation-spec.ts';
 import { fileId, modelPath } from './path-params.ts';
 
