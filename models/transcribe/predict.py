@@ -75,7 +75,7 @@ class Output(BaseModel):
     segments: list[Segment]
     transcription: str
     # The English of the whole clip, in order (English stretches as they are, the others
-    # translated); null when all of it is English.
+    # translated); null when all of it is English, or when `translate` is false.
     translation: Optional[str]
     # The language with the most speech ("" when no speech was found and no language was given).
     detected_language: str
@@ -104,6 +104,10 @@ class Predictor(BasePredictor):
             default=1, ge=1, le=MAX_SPEAKERS, description="How many speakers to expect when diarizing."
         ),
         word_timestamp: bool = Input(default=False, description="Give each segment its words with their times."),
+        translate: bool = Input(
+            default=True,
+            description="Give the English of the whole clip (`translation`); `false` skips Whisper's translate pass over the stretches not in English, and `translation` is null.",
+        ),
     ) -> Output:
         result = await self.transcriber.transcribe_async(
             audio,
@@ -111,6 +115,7 @@ class Predictor(BasePredictor):
             diarize=diarize,
             speakers=speakers,
             word_timestamp=word_timestamp,
+            translate=translate,
             progress=self._progress(),
         )
         return Output(**result)

@@ -243,11 +243,13 @@ class Transcriber:
         diarize: bool = False,
         speakers: int = 1,
         word_timestamp: bool = False,
+        translate: bool = True,
         progress: Progress | None = None,
         session: Session | None = None,
     ) -> dict[str, Any]:
         """The output as the schema says: segments, transcription, translation, detected_language.
-        Raises Canceled once `session` is canceled."""
+        Without `translate` no stretch goes through Whisper's translate task and `translation` is
+        None. Raises Canceled once `session` is canceled."""
         assert self.model is not None and self.speakers is not None and self.scheduler is not None, (
             "setup() has not run"
         )
@@ -260,7 +262,7 @@ class Transcriber:
         heard: list[Heard] = []
         decoded = [0]
         try:
-            for stretch in self._hear(path, forced, word_timestamp or diarize, diarize, decoded, session):
+            for stretch in self._hear(path, forced, word_timestamp or diarize, diarize, translate, decoded, session):
                 heard.append(stretch)
                 if duration:
                     report(min(1.0, stretch.end / duration))
@@ -278,18 +280,25 @@ class Transcriber:
         return {
             "segments": transcript.segments(heard, diarize, word_timestamp),
             "transcription": transcript.transcription(heard),
-            "translation": transcript.translation(heard),
+            "translation": transcript.translation(heard) if translate else None,
             "detected_language": transcript.detected_language(heard, forced or ""),
         }
 
     def _hear(
-        self, path: str, forced: str | None, words: bool, diarize: bool, decoded: list[int], session: Session
+        self,
+        path: str,
+        forced: str | None,
+        words: bool,
+        diarize: bool,
+        translate: bool,
+        decoded: list[int],
+        session: Session,
     ) -> Iterator[Heard]:
         """Each stretch of speech as heard, in order."""
         assert self.decoder is not None
         batches: LanguageBatches[Stretch, Heard] = LanguageBatches(
             self.decoder.batch,
-            lambda language, stretches: self._hear_batch(session, stretches, language, words, diarize),
+            lambda language, stretches: self._hear_batch(session, stretches, language, words, diarize, translate),
         )
         previous = forced
 
@@ -316,14 +325,15 @@ class Transcriber:
         yield from batches.finish()
 
     def _hear_batch(
-        self, session: Session, stretches: list[Stretch], language: str, words: bool, diarize: bool
+        self, session: Session, stretches: list[Stretch], language: str, words: bool, diarize: bool, translate: bool
     ) -> list[Heard]:
-        """Stretches of one language: their text, and their English where they are not in English."""
+        """Stretches of one language: their text, and their English where they are not in English
+        and it is asked for."""
         assert self.scheduler is not None
         decoded = self.scheduler.decode(session, stretches, language, "transcribe", words)
         translated = (
             self.scheduler.decode(session, stretches, language, "translate", False)
-            if language != transcript.ENGLISH
+            if translate and language != transcript.ENGLISH
             else None
         )
         # A window's encoder output serves its language, text and English, never a later batch or

@@ -139,6 +139,7 @@ describe('openai/whisper-base over the API', () => {
       language: 'auto',
       speakers: 1,
       word_timestamp: true,
+      translate: true,
     });
 
     const done = await untilTerminal(String(created.json.id), 120_000);
@@ -208,6 +209,7 @@ describe('openai/whisper-base over the API', () => {
       'language',
       'speakers',
       'word_timestamp',
+      'translate',
     ]);
     // Derived from the predictor as Cog does: Optional fields (translation) are not required.
     expect(response.json.schema.output.required.sort()).toEqual(['detected_language', 'segments', 'transcription']);

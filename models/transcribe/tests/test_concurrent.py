@@ -28,13 +28,14 @@ Clips = dict[str, tuple[Path, dict[str, Any]]]
 
 @pytest.fixture(scope="module")
 def clips(folder: Path) -> Clips:
-    """Four clips of the shared audio, each with inputs of its own."""
+    """Five clips of the shared audio, each with inputs of its own."""
     speakers, _ = two_speakers(folder)
     return {
         "jfk": (AUDIO / "jfk.flac", {"word_timestamp": True}),
         "german": (german_half(folder), {"language": "de"}),
         "speakers": (speakers, {"diarize": True, "speakers": 2}),
         "multilingual": (AUDIO / "multilingual.mp3", {}),
+        "untranslated": (german_half(folder), {"translate": False}),
     }
 
 
@@ -91,6 +92,7 @@ def test_predictions_at_once_hear_what_they_hear_alone_each_with_its_own_inputs_
     assert len({segment["speaker"] for segment in outputs["speakers"]["segments"]}) == 2
     assert {segment["language"] for segment in outputs["multilingual"]["segments"]} == {"en", "de"}
     assert all("words" not in segment for segment in outputs["multilingual"]["segments"])
+    assert outputs["untranslated"]["translation"] is None and outputs["german"]["translation"]
     # Each its own progress and log lines, none of them told to another prediction or to none.
     for name, (path, _) in clips.items():
         progress = metrics.progress(name)

@@ -92,6 +92,18 @@ def test_german_half_detected_transcribed_and_translated(predictor: Predictor, f
     assert shared_vocabulary(GERMAN, out["translation"]) <= 0.1
 
 
+def test_without_translate_no_stretch_is_translated(predictor: Predictor, folder: Path) -> None:
+    scheduler = predictor.transcriber.scheduler
+    assert scheduler is not None
+    scheduler.passes.clear()
+    out = run(predictor, german_half(folder), translate=False)
+    assert out["translation"] is None
+    assert out["detected_language"] == "de"
+    assert wer(GERMAN, out["transcription"]) <= 0.25
+    # A decode pass's key is ("decode", language, task, words).
+    assert {p.key[2] for p in scheduler.passes if p.key[0] == "decode"} == {"transcribe"}
+
+
 def test_every_stretch_of_multilingual_mp3_in_its_own_language(predictor: Predictor) -> None:
     out = run(predictor, AUDIO / "multilingual.mp3")
     segments = out["segments"]
