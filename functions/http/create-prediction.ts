@@ -1,5 +1,3 @@
-import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
-import { isStreamingRoute } from '../../shared/api/routes.ts';
 import { PrognozError } from '../../shared/domain/errors.ts';
 import { parseCancelAfter } from '../../shared/domain/deadline.ts';
 import { coerceFormInput } from '../../shared/catalog/registry.ts';
@@ -10,6 +8,7 @@ import { callerGone } from './caller.ts';
 import { readCreateAsk } from './create-request.ts';
 import { accountOf } from './middleware.ts';
 import { httpHandler } from './pipeline.ts';
+import { streamingModeOf } from './streaming.ts';
 import { predictionLocation } from './predictions.ts';
 import { presentForCaller } from './present.ts';
 import { apiBaseOf } from './public-url.ts';
@@ -78,5 +77,5 @@ export const handler = httpHandler(
       ...replayed,
     });
   },
-  { streaming: isStreamingRoute('create-prediction') ? executionModeStreamifyResponse : null },
+  { streaming: streamingModeOf('create-prediction') },
 );

@@ -1,11 +1,10 @@
-import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
 import { sameSecret } from '../../shared/domain/constant-time.ts';
 import { PrognozError } from '../../shared/domain/errors.ts';
 import { parsePredictionId } from '../../shared/domain/ids.ts';
 import { outputFilesKey } from '../../shared/domain/output-files.ts';
 import { outputFileKey } from '../../shared/ports/output-store.ts';
-import { isStreamingRoute } from '../../shared/api/routes.ts';
 import { httpHandler } from './pipeline.ts';
+import { streamingModeOf } from './streaming.ts';
 
 /** A claim (a UUID) and a file name as the worker names them (`output-0.png`): nothing else is looked up. */
 const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -51,5 +50,5 @@ export const handler = httpHandler(
       body: opened.body as unknown as string,
     };
   },
-  { streaming: isStreamingRoute('get-output-file') ? executionModeStreamifyResponse : null, authenticated: false },
+  { streaming: streamingModeOf('get-output-file'), authenticated: false },
 );

@@ -24,9 +24,8 @@ export interface HttpHandlerOptions {
   /** Requires an account (default: true). */
   readonly authenticated?: boolean;
   /**
-   * For a route that answers through Lambda response streaming, as it may outlast 29 s
-   * (routes.ts: isStreamingRoute), middy's streaming mode. Its module, which loads Node's web
-   * streams (4 ms of a cold start, bench §4), is imported by those routes' handlers alone.
+   * For a route that answers through Lambda response streaming, as it may outlast 29 s, middy's
+   * streaming mode (streaming.ts: streamingModeOf).
    */
   readonly streaming?: StreamingMode | null;
 }

@@ -1,13 +1,12 @@
-import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
 import type { z } from 'zod';
 import { fileListSchema, presentFile } from '../../shared/api/file-view.ts';
 import { pageLinks, pageRequestOf } from '../../shared/api/page-links.ts';
-import { isStreamingRoute } from '../../shared/api/routes.ts';
 import { PrognozError } from '../../shared/domain/errors.ts';
 import { TIMED_POSITION } from '../../shared/domain/page.ts';
 import { ownedFile } from './files.ts';
 import { accountOf } from './middleware.ts';
 import { httpHandler } from './pipeline.ts';
+import { streamingModeOf } from './streaming.ts';
 import { apiBaseOf } from './public-url.ts';
 import { json } from './respond.ts';
 
@@ -58,5 +57,5 @@ export const handler = httpHandler(
       }
     }
   },
-  { streaming: isStreamingRoute('read-files') ? executionModeStreamifyResponse : null },
+  { streaming: streamingModeOf('read-files') },
 );

@@ -1,16 +1,15 @@
-import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
 import { Readable } from 'node:stream';
 import type { Context } from 'aws-lambda';
 import { eventsSince, formatEvent, streamStart } from '../../shared/api/prediction-events.ts';
 import { withStreamedFileUrls } from '../../shared/api/output-urls.ts';
 import { outputOf } from '../../shared/api/prediction-view.ts';
-import { isStreamingRoute } from '../../shared/api/routes.ts';
 import { sameSecret } from '../../shared/domain/constant-time.ts';
 import { PrognozError } from '../../shared/domain/errors.ts';
 import { parsePredictionId } from '../../shared/domain/ids.ts';
 import type { Prediction } from '../../shared/domain/prediction.ts';
 import { callerGone } from './caller.ts';
 import { httpHandler } from './pipeline.ts';
+import { streamingModeOf } from './streaming.ts';
 
 /** How often a stream looks at its prediction: each look is one consistent read. */
 const LOOK_EVERY_MS = 500;
@@ -69,5 +68,5 @@ export const handler = httpHandler(
       body: Readable.from(events()) as unknown as string,
     };
   },
-  { streaming: isStreamingRoute('stream-prediction') ? executionModeStreamifyResponse : null, authenticated: false },
+  { streaming: streamingModeOf('stream-prediction'), authenticated: false },
 );
