@@ -34,9 +34,9 @@ export const hasNvidiaGpu = async (): Promise<boolean> => {
 /**
  * Predictions at once for a GPU predictor run on a CPU (the local runtime runs the repository's
  * Whisper so, in int8): its own CPU rule (models/transcribe/decoding.py, CPU_CONCURRENCY), since
- * what its cog.yaml says is for its fleet's GPU, and a CPU gains nothing from more at once.
+ * what its cog.yaml says is for its fleet's GPU, and a CPU's passes gain little past eight.
  */
-export const CPU_CONCURRENCY = 2;
+export const CPU_CONCURRENCY = 8;
 
 /** What a model server takes at once on this machine: its cog.yaml's, but for a GPU predictor on a machine without one. */
 export const localConcurrencyOf = async (

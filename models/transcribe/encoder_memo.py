@@ -1,9 +1,15 @@
-"""One Whisper encoder pass per window, however many times the window is asked for.
+"""One Whisper encoder pass per window, however many times and in whatever company it is asked for.
 
 Hearing a stretch's language (WhisperModel.detect_language), transcribing it and translating it
 each encode the same 30 s window: the encoder does not depend on the task or the language. On a
 CPU one encoder pass of Whisper base costs about as much as decoding a short sentence, so doing it
 once rather than three times is what keeps per-stretch languages at the raw engine's speed.
+
+Outputs are kept a window at a time, not a pass at a time: the languages of sixteen stretches are
+heard in one pass, but a clip that switches language decodes them in passes of one language each,
+and the predictions in flight share passes in other groupings than the ones their languages were
+heard in. A pass asks for its windows in any order and company; only the windows never encoded
+are encoded, together, and the stack handed back is made of the kept outputs.
 
 An output is kept for the predictions whose pass made or used it, until each has released it (a
 prediction releases its outputs once it has its stretches' text and English): it never serves a
@@ -19,20 +25,39 @@ from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
+import ctranslate2
 import numpy as np
 
 
-class EncoderMemo:
-    """Wraps WhisperModel.encode: the encoder outputs of the windows still in use, by their features
-    (at most `size` of them, the least recently used dropped first)."""
+def _key(window: np.ndarray) -> bytes:
+    contiguous = np.ascontiguousarray(window)
+    return hashlib.blake2b(contiguous.tobytes(), digest_size=16, person=str(contiguous.shape).encode()[:16]).digest()
 
-    def __init__(self, encode: Callable[[np.ndarray], Any], size: int = 4) -> None:
+
+def _host_rows(encoded: Any) -> np.ndarray:
+    """An encoder output (a StorageView on the model's device) as a host array, a window a row.
+    CTranslate2 moves a host output back to the model's device, in its type, when it is used."""
+    if isinstance(encoded, ctranslate2.StorageView):
+        if encoded.device != "cpu":
+            encoded = encoded.to_device(ctranslate2.Device.cpu)
+        if encoded.dtype not in (ctranslate2.DataType.float32, ctranslate2.DataType.float16):
+            encoded = encoded.to(ctranslate2.DataType.float32)  # numpy has no bfloat16
+    return np.asarray(encoded)
+
+
+class EncoderMemo:
+    """Wraps WhisperModel.encode: the encoder output of each window still in use, by its features
+    (at most `size` windows, the least recently used dropped first)."""
+
+    def __init__(self, encode: Callable[[np.ndarray], Any], size: int = 64) -> None:
         self._encode = encode
         self._size = size
-        self._outputs: OrderedDict[bytes, tuple[Any, set[Any]]] = OrderedDict()
+        self._outputs: OrderedDict[bytes, tuple[np.ndarray, set[Any]]] = OrderedDict()
         self._serving: Collection[Any] = ()
         self._lock = threading.Lock()
+        #: Encoder passes made, and the windows they encoded.
         self.passes = 0
+        self.windows = 0
 
     @contextlib.contextmanager
     def serving(self, owners: Collection[Any]) -> Iterator[None]:
@@ -44,21 +69,34 @@ class EncoderMemo:
             self._serving = ()
 
     def __call__(self, features: np.ndarray) -> Any:
-        contiguous = np.ascontiguousarray(features)
-        key = hashlib.blake2b(contiguous.tobytes(), digest_size=16, person=str(contiguous.shape).encode()[:16]).digest()
+        """The encoder output of a window (mels × frames) or a stack of them, as one stack."""
+        windows = features[None] if features.ndim == 2 else features
+        keys = [_key(window) for window in windows]
+        kept: dict[bytes, np.ndarray] = {}
         with self._lock:
-            if key in self._outputs:
-                self._outputs.move_to_end(key)
-                output, owners = self._outputs[key]
-                owners.update(self._serving)
-                return output
-        output = self._encode(features)
+            for key in keys:
+                if key in self._outputs:
+                    self._outputs.move_to_end(key)
+                    output, owners = self._outputs[key]
+                    owners.update(self._serving)
+                    kept[key] = output
+        missing = list(dict.fromkeys(key for key in keys if key not in kept))
+        if not missing:
+            return _stacked([kept[key] for key in keys])
+        first = {key: at for at, key in reversed(list(enumerate(keys)))}
+        encoded = self._encode(np.stack([windows[first[key]] for key in missing]))
+        rows = _host_rows(encoded)
         with self._lock:
             self.passes += 1
-            self._outputs[key] = (output, set(self._serving))
+            self.windows += len(missing)
+            for key, row in zip(missing, rows, strict=True):
+                self._outputs[key] = (np.array(row), set(self._serving))
             while len(self._outputs) > self._size:
                 self._outputs.popitem(last=False)
-        return output
+        if len(missing) == len(keys):
+            return encoded  # every window new and once: the encoder's own output, on its device
+        kept.update(zip(missing, rows, strict=True))
+        return _stacked([kept[key] for key in keys])
 
     def release(self, owner: Any) -> None:
         """Drops the outputs no owner but this one still holds."""
@@ -71,3 +109,7 @@ class EncoderMemo:
     def clear(self) -> None:
         with self._lock:
             self._outputs.clear()
+
+
+def _stacked(rows: list[np.ndarray]) -> ctranslate2.StorageView:
+    return ctranslate2.StorageView.from_array(np.ascontiguousarray(np.stack(rows)))

@@ -41,6 +41,11 @@ class LanguageBatches(Generic[Item, Result]):
             self._run(oldest)
         yield from self._ready()
 
+    @property
+    def waiting(self) -> bool:
+        """Whether any item waits for its language's batch."""
+        return bool(self._waiting)
+
     def finish(self) -> Iterator[Result]:
         """Decodes what is still waiting, oldest first; yields the rest of the results in order."""
         while self._waiting:

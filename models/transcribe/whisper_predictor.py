@@ -31,7 +31,7 @@ from faster_whisper import WhisperModel
 import transcript
 from audio_stream import UndecodableAudio, audio_blocks, duration_of
 from decode_scheduler import DecodeScheduler, Session
-from decoding import BatchedDecoder, Decoder, SequentialDecoder, shifted
+from decoding import BATCH_SIZE, BatchedDecoder, Decoder, SequentialDecoder, shifted
 from diarize import cluster, embed_words
 from encoder_memo import EncoderMemo
 from hallucinations import clean
@@ -49,9 +49,10 @@ _DONE = object()
 LANGUAGE_CONFIDENCE = 0.5
 #: How long a producer's consumer waits for its next item at a time.
 _POLL_SECONDS = 0.05
-#: Encoder outputs kept at most (EncoderMemo): a few per prediction in flight; each is released
-#: as soon as its predictions have their text.
-MEMO_SIZE = 16
+#: Windows whose encoder outputs are kept at most (EncoderMemo): those of the passes in flight,
+#: a languages pass ahead of the decode passes that use it; each is released as soon as its
+#: predictions have their text. Whisper base: 3 MB a window in float32.
+MEMO_SIZE = 4 * BATCH_SIZE
 
 Progress = Callable[[float], None]
 
@@ -153,8 +154,13 @@ class Transcriber:
         self.compute_type = (
             compute_type or os.environ.get("WHISPER_COMPUTE_TYPE") or ("float16" if self.device == "cuda" else "int8")
         )
-        # A GPU decodes a batch of stretches for little more than one; a CPU does not.
-        self.batched = (self.device == "cuda") if batched is None else batched
+        # Batched on any device (decoding.py): a CPU's pass too costs less a stretch with more in it.
+        self.batched = True if batched is None else batched
+        # Stretches a prediction gathers before it asks for a pass. A GPU's pass of sixteen costs
+        # little more than one's, so a prediction fills one. A CPU's costs nearly in proportion to
+        # its stretches, so a prediction hands each on as it is found (its progress and its cancel a
+        # stretch at a time, as alone) and the passes fill from the predictions in flight.
+        self.gathers = BATCH_SIZE if self.batched and self.device == "cuda" else 1
         self.model: WhisperModel | None = None
         self.decoder: Decoder | None = None
         self.scheduler: DecodeScheduler | None = None
@@ -297,7 +303,7 @@ class Transcriber:
         """Each stretch of speech as heard, in order."""
         assert self.decoder is not None
         batches: LanguageBatches[Stretch, Heard] = LanguageBatches(
-            self.decoder.batch,
+            self.gathers,
             lambda language, stretches: self._hear_batch(session, stretches, language, words, diarize, translate),
         )
         previous = forced
@@ -310,18 +316,23 @@ class Transcriber:
         # The CPU waits while the GPU decodes a batch: there the VAD finds the next stretches
         # meanwhile, in a thread of its own (on a CPU the two would only take turns on its cores).
         found = (
-            _cancelable(lambda: speech_stretches(counted()), self._track, ahead=2 * self.decoder.batch)
-            if self.batched
+            _cancelable(lambda: speech_stretches(counted()), self._track, ahead=2 * self.gathers)
+            if self.device == "cuda"
             else speech_stretches(counted())
         )
         with contextlib.closing(found):
             # Languages are heard a decode batch at a time: one encoder pass for them all.
-            for group in _groups(found, self.decoder.batch):
+            for group in _groups(found, self.gathers):
                 session.check()
                 languages = [forced] * len(group) if forced else self._languages_of(session, group, previous)
                 previous = languages[-1]
                 for stretch, language in zip(group, languages, strict=True):
                     yield from batches.add(stretch, language)
+                if not batches.waiting:
+                    # Every stretch whose language it has heard has its text and English: none of
+                    # the encoder outputs its passes made is needed again (a stretch still waiting
+                    # for a pass of its language needs its own; the memo keeps windows, not passes).
+                    self.scheduler.release(session)
         yield from batches.finish()
 
     def _hear_batch(
@@ -336,9 +347,6 @@ class Transcriber:
             if translate and language != transcript.ENGLISH
             else None
         )
-        # A window's encoder output serves its language, text and English, never a later batch or
-        # prediction: the same clip again is decoded again.
-        self.scheduler.release(session)
         heard = []
         for k, stretch in enumerate(stretches):
             kept = [

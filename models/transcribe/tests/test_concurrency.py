@@ -12,9 +12,9 @@ from decoding import BATCH_SIZE, CPU_CONCURRENCY, concurrency_for
 REPO = Path(__file__).resolve().parents[3]
 
 
-def test_a_gpu_takes_a_batch_of_predictions_and_a_cpu_two() -> None:
+def test_a_gpu_takes_a_batch_of_predictions_and_a_cpu_eight() -> None:
     assert concurrency_for(1) == BATCH_SIZE == 16
-    assert concurrency_for(0) == CPU_CONCURRENCY == 2
+    assert concurrency_for(0) == CPU_CONCURRENCY == 8
 
 
 def test_each_whisper_folder_takes_as_many_at_once_as_its_fleets_hardware_says() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import tracemalloc
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pytest
@@ -122,21 +123,42 @@ def test_clean_drops_invented_and_repeated_segments() -> None:
 
 
 def test_the_encoder_memo_encodes_a_window_once() -> None:
-    calls: list[int] = []
+    encoded: list[int] = []
 
-    def encode(features: np.ndarray) -> str:
-        calls.append(1)
-        return f"encoded {features.sum():.0f}"
+    def encode(features: np.ndarray) -> np.ndarray:
+        encoded.append(len(features))
+        return features.sum(axis=(1, 2), keepdims=True)  # a window's "output": its sum
+
+    def sums(output: Any) -> list[float]:
+        return [float(x) for x in np.asarray(output).ravel()]
 
     memo = EncoderMemo(encode, size=2)
     a, b, c = np.ones((80, 3000), np.float32), np.zeros((80, 3000), np.float32), np.full((80, 3000), 2, np.float32)
-    assert memo(a) == memo(a.copy()) == "encoded 240000"
-    assert memo(b) == "encoded 0" and memo(c) == "encoded 480000"
-    assert memo(a) == "encoded 240000"  # pushed out by b and c
-    assert memo.passes == len(calls) == 4
+    assert sums(memo(a)) == sums(memo(a.copy())) == [240000]
+    assert sums(memo(b)) == [0] and sums(memo(c)) == [480000]
+    assert sums(memo(a)) == [240000]  # pushed out by b and c
+    assert memo.passes == len(encoded) == 4
     memo.clear()
     memo(c)
     assert memo.passes == 5
+
+
+def test_the_encoder_memo_keeps_windows_not_passes() -> None:
+    """A stack whose languages were heard in one pass is decoded in other groupings (a language a
+    pass, other predictions' stretches beside): only the windows never encoded are encoded."""
+    encoded: list[int] = []
+
+    def encode(features: np.ndarray) -> np.ndarray:
+        encoded.append(len(features))
+        return features.sum(axis=(1, 2), keepdims=True)
+
+    a, b, c, d = (np.full((80, 3000), value, np.float32) for value in (1, 2, 3, 4))
+    memo = EncoderMemo(encode, size=8)
+    memo(np.stack([a, b, c]))
+    assert [float(x) for x in np.asarray(memo(np.stack([c, a]))).ravel()] == [720000, 240000]
+    assert [float(x) for x in np.asarray(memo(np.stack([d, b, d]))).ravel()] == [960000, 480000, 960000]
+    assert encoded == [3, 1]  # d alone, once
+    assert (memo.passes, memo.windows) == (2, 4)
 
 
 def test_non_speech_has_no_stretches() -> None:

@@ -331,7 +331,7 @@ def test_coglet_transcribes_a_local_file_and_fails_clearly(tmp_path: Path) -> No
     try:
         with Coglet(FOLDER, tmp_path, ready_timeout=120) as coglet:
             setup_logs = coglet.health()["setup"]["logs"]
-            assert "loading Whisper base" in setup_logs and "(cpu, int8, one stretch at a time)" in setup_logs
+            assert "loading Whisper base" in setup_logs and "(cpu, int8, batched)" in setup_logs
             status, _ = coglet.start("jfk", {"audio": str(AUDIO / "jfk.flac"), "word_timestamp": True}, webhooks.url)
             assert status == 202
             done, _ = webhooks.until("jfk", "succeeded", timeout=120)
