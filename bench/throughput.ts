@@ -20,9 +20,12 @@ export interface ThroughputResult {
   readonly repeats: number;
   /** Audio seconds transcribed per wall second, medians over the repeats. */
   readonly atOnce: number;
+  /** All at once with `translate: false`: no English of the German stretches, as the pipeline makes none. */
+  readonly atOnceUntranslated: number;
   readonly oneAtATime: number;
   readonly pipeline: number;
   readonly atOnceOverPipeline: number;
+  readonly atOnceUntranslatedOverPipeline: number;
   readonly atOnceOverOneAtATime: number;
   readonly pipelineOverOneAtATime: number;
   /** The largest word error rate of a clip's transcript at once against the same clip's one at a time. */
@@ -66,7 +69,12 @@ export const measureThroughput = async (
     if (!first) throw new Error('no clips');
     await transcribeThroughService(target, files.urlOf(first.file), completions); // warm-ups, not counted
     await direct.ask({ op: 'batched', files: [first.file], batch_size: PIPELINE_BATCH });
-    const rates = { atOnce: [] as number[], oneAtATime: [] as number[], pipeline: [] as number[] };
+    const rates = {
+      atOnce: [] as number[],
+      atOnceUntranslated: [] as number[],
+      oneAtATime: [] as number[],
+      pipeline: [] as number[],
+    };
     let atOnceRuns: ServiceRun[] = [];
     let aloneRuns: ServiceRun[] = [];
     const sides: (() => Promise<void>)[] = [
@@ -76,6 +84,15 @@ export const measureThroughput = async (
           clips.map((clip) => transcribeThroughService(target, files.urlOf(clip.file), completions)),
         );
         rates.atOnce.push(audioSeconds / ((performance.now() - started) / 1000));
+      },
+      async () => {
+        const started = performance.now();
+        await Promise.all(
+          clips.map((clip) =>
+            transcribeThroughService(target, files.urlOf(clip.file), completions, { translate: false }),
+          ),
+        );
+        rates.atOnceUntranslated.push(audioSeconds / ((performance.now() - started) / 1000));
       },
       async () => {
         const started = performance.now();
@@ -97,20 +114,27 @@ export const measureThroughput = async (
     for (let repeat = 0; repeat < repeats; repeat++) {
       for (let i = 0; i < sides.length; i++) await sides[(i + repeat) % sides.length]?.();
       log(
-        `  repeat ${repeat + 1}/${repeats}: at once ${rates.atOnce.at(-1)?.toFixed(1)}, one at a time ${rates.oneAtATime.at(-1)?.toFixed(1)}, batched pipeline ${rates.pipeline.at(-1)?.toFixed(1)} audio s / s`,
+        `  repeat ${repeat + 1}/${repeats}: at once ${rates.atOnce.at(-1)?.toFixed(1)} (untranslated ${rates.atOnceUntranslated.at(-1)?.toFixed(1)}), one at a time ${rates.oneAtATime.at(-1)?.toFixed(1)}, batched pipeline ${rates.pipeline.at(-1)?.toFixed(1)} audio s / s`,
       );
     }
     const [together, alone] = [textOf(atOnceRuns), textOf(aloneRuns)];
     const maxWer = Math.max(...alone.map((reference, i) => wordErrorRate(reference, together[i] ?? '')));
-    const [atOnce, oneAtATime, pipeline] = [median(rates.atOnce), median(rates.oneAtATime), median(rates.pipeline)];
+    const [atOnce, atOnceUntranslated, oneAtATime, pipeline] = [
+      median(rates.atOnce),
+      median(rates.atOnceUntranslated),
+      median(rates.oneAtATime),
+      median(rates.pipeline),
+    ];
     return {
       clips: clips.length,
       clipSeconds: first.seconds,
       repeats,
       atOnce,
+      atOnceUntranslated,
       oneAtATime,
       pipeline,
       atOnceOverPipeline: atOnce / pipeline,
+      atOnceUntranslatedOverPipeline: atOnceUntranslated / pipeline,
       atOnceOverOneAtATime: atOnce / oneAtATime,
       pipelineOverOneAtATime: pipeline / oneAtATime,
       maxWerAtOnceVsAlone: maxWer,
@@ -128,16 +152,21 @@ export const measureThroughput = async (
 export const renderThroughput = (t: ThroughputResult): string[] => [
   `## 9. Throughput — ${t.clips} transcriptions of ${t.clipSeconds} s arriving at once, \`openai/whisper-base\``,
   '',
-  `Audio seconds transcribed per wall second (median of ${t.repeats}), interleaved: the ${t.clips} predictions created together through the service (each end learnt by its completion webhook), the same clips through the service one at a time, and faster-whisper's batched pipeline (BatchedInferencePipeline, 16 stretches a pass) over all of them in one call. The service does more than that pipeline: each stretch's own language, and the English of the whole clip.`,
+  `Audio seconds transcribed per wall second (median of ${t.repeats}), interleaved: the ${t.clips} predictions created together through the service (each end learnt by its completion webhook), the same created together with \`translate: false\`, the same clips through the service one at a time, and faster-whisper's batched pipeline (BatchedInferencePipeline, 16 stretches a pass) over all of them in one call. The service does more than that pipeline: each stretch's own language and its word times, and (unless \`translate: false\`) the English of the whole clip.`,
   '',
   table(
     ['', 'audio s / s', '÷ one at a time'],
     [
       ['the service, all at once', n(t.atOnce), `${n(t.atOnceOverOneAtATime)}×`],
+      [
+        'the service, all at once, `translate: false`',
+        n(t.atOnceUntranslated),
+        `${n(t.atOnceUntranslated / t.oneAtATime)}×`,
+      ],
       ['the service, one at a time', n(t.oneAtATime), '1×'],
       ["faster-whisper's batched pipeline, one call", n(t.pipeline), `${n(t.pipelineOverOneAtATime)}×`],
     ],
   ),
   '',
-  `At once ÷ the batched pipeline: **${n(t.atOnceOverPipeline)}×**. Largest word error rate of a clip at once against the same clip one at a time: ${n(t.maxWerAtOnceVsAlone)}. Model seconds a prediction was billed (median): ${n(t.runtimeAtOnce)} s at once, ${n(t.runtimeAlone)} s alone.`,
+  `At once ÷ the batched pipeline: **${n(t.atOnceOverPipeline)}×**, and ${n(t.atOnceUntranslatedOverPipeline)}× with \`translate: false\`. Largest word error rate of a clip at once against the same clip one at a time: ${n(t.maxWerAtOnceVsAlone)}. Model seconds a prediction was billed (median): ${n(t.runtimeAtOnce)} s at once, ${n(t.runtimeAlone)} s alone.`,
 ];

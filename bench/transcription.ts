@@ -133,8 +133,13 @@ export interface ServiceRun {
   readonly segments: Segment[];
 }
 
-const createTranscription = async (target: ApiTarget, audioUrl: string, headers: Record<string, string> = {}) => {
-  const created = await apiCall<PredictionView>(target, MODEL, { body: { audio: audioUrl }, headers });
+const createTranscription = async (
+  target: ApiTarget,
+  audioUrl: string,
+  headers: Record<string, string> = {},
+  input: Record<string, unknown> = {},
+) => {
+  const created = await apiCall<PredictionView>(target, MODEL, { body: { audio: audioUrl, ...input }, headers });
   if (created.status !== 201) throw new Error(`create answered ${created.status}: ${JSON.stringify(created.json)}`);
   return created.json;
 };
@@ -160,9 +165,10 @@ export const transcribeThroughService = async (
   target: ApiTarget,
   audioUrl: string,
   completions: Completions,
+  input: Record<string, unknown> = {},
 ): Promise<ServiceRun> => {
   const started = performance.now();
-  const created = await createTranscription(target, audioUrl, { 'webhook-url': completions.url });
+  const created = await createTranscription(target, audioUrl, { 'webhook-url': completions.url }, input);
   return ended(await completions.ended(created.id, 30 * 60_000), started);
 };
 
