@@ -1,6 +1,6 @@
 import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { refusedAddress, type AddressPolicy } from '../domain/addresses.ts';
+import { refusedAddresses, type AddressPolicy } from '../domain/addresses.ts';
 
 /**
  * Resolves like dns.lookup, but refuses a host whose address is not public, so the check holds
@@ -12,7 +12,10 @@ export const guardedLookup =
   (hostname, options, callback) => {
     const answer = (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => {
       if (error) return callback(error, '', 0);
-      const refused = addresses.map((a) => refusedAddress(a.address, policy)).find((reason) => reason !== null);
+      const refused = refusedAddresses(
+        addresses.map((a) => a.address),
+        policy,
+      );
       if (refused)
         return callback(Object.assign(new Error(`${hostname}: ${refused}`), { code: 'EADDRNOTALLOWED' }), '', 0);
       const [first] = addresses;

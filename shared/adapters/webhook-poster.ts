@@ -2,7 +2,7 @@ import type { LookupAddress } from 'node:dns';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import { refusedAddress, type AddressPolicy } from '../domain/addresses.ts';
+import { refusedAddress, refusedAddresses, type AddressPolicy } from '../domain/addresses.ts';
 import { guardedLookup } from './guarded-lookup.ts';
 import type { WebhookPoster } from '../ports/webhook-poster.ts';
 
@@ -51,5 +51,8 @@ export const checkWebhookHost = async (url: string, policy: AddressPolicy): Prom
     lookup(host, { all: true }, (error, found) => resolve(error ?? found)),
   );
   if (addresses instanceof Error) return `${host} does not resolve`;
-  return addresses.map((a) => refusedAddress(a.address, policy)).find((reason) => reason !== null) ?? null;
+  return refusedAddresses(
+    addresses.map((a) => a.address),
+    policy,
+  );
 };

@@ -124,3 +124,15 @@ export const refusedAddress = (address: string, policy: AddressPolicy): string |
   if (verdict === 'public' || (verdict === 'loopback' && policy.allowLoopback)) return null;
   return `${address} is a private, loopback or link-local address`;
 };
+
+/**
+ * Why a host may not be reached, from every address it resolves to (the first refused one), or
+ * null when all may: a host that resolves to one private address among public ones is refused.
+ */
+export const refusedAddresses = (addresses: readonly string[], policy: AddressPolicy): string | null => {
+  for (const address of addresses) {
+    const refused = refusedAddress(address, policy);
+    if (refused !== null) return refused;
+  }
+  return null;
+};

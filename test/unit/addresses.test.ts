@@ -6,6 +6,7 @@ import {
   isLoopbackAddress,
   isPublicAddress,
   refusedAddress,
+  refusedAddresses,
   type AddressVerdict,
 } from '../../shared/domain/addresses.ts';
 import fixture from '../fixtures/address-cases.json' with { type: 'json' };
@@ -37,6 +38,13 @@ describe('address verdicts, shared with the Python fetcher', () => {
     expect(refusedAddress('::1', { allowLoopback: true })).toBeNull();
     expect(refusedAddress('10.0.0.1', { allowLoopback: true })).toContain('10.0.0.1');
     expect(refusedAddress('127.0.0.1', { allowLoopback: false })).not.toBeNull();
+  });
+
+  it('refuses a host by the first of its addresses that is refused, however many are public', () => {
+    const cloud = { allowLoopback: false };
+    expect(refusedAddresses(['93.184.216.34', '2606:2800:220:1::1'], cloud)).toBeNull();
+    expect(refusedAddresses(['93.184.216.34', '10.0.0.1', '127.0.0.1'], cloud)).toContain('10.0.0.1');
+    expect(refusedAddresses([], cloud)).toBeNull();
   });
 });
 
