@@ -56,9 +56,15 @@ def bench_model(name: str, clips: dict[str, Any], rounds: int) -> dict[str, Any]
     assert decoder is not None
     product_batch = decoder.batch
 
+    def at_batch(batch: int) -> None:
+        # What a prediction gathers, what a pass takes and what the decoder is told, alike.
+        decoder.batch = transcriber.gathers = batch
+        assert transcriber.scheduler is not None
+        transcriber.scheduler.batch = batch
+
     def pipeline(file: str, batch: int = product_batch) -> Callable[[], list[dict[str, Any]]]:
         def run() -> list[dict[str, Any]]:
-            decoder.batch = batch
+            at_batch(batch)
             return transcriber.transcribe(file)["segments"]
 
         return run
@@ -118,7 +124,7 @@ def bench_model(name: str, clips: dict[str, Any], rounds: int) -> dict[str, Any]
             hour_times[side].append(seconds)
             if side == f"prognoz b{product_batch}":
                 passes = model.encode.passes - before
-    decoder.batch = product_batch
+    at_batch(product_batch)
     raw_seconds, _ = _timed(raw(long_file))
     long = {
         side: {"seconds": statistics.median(t), "rtf": statistics.median(t) / long_seconds, "runs": t}
