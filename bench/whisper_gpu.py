@@ -135,8 +135,8 @@ def bench_model(name: str, clips: dict[str, Any], rounds: int) -> dict[str, Any]
         "model": name,
         "device": transcriber.device,
         "compute_type": transcriber.compute_type,
-        "batched": transcriber.batched,
         "batch": product_batch,
+        "gathers": transcriber.gathers,
     }
     return {
         "settings": settings,

@@ -1,16 +1,16 @@
-"""Whisper over stretches of speech: many in one batch with faster-whisper's batched pipeline (what
-every device runs), or one at a time with Whisper's own long-form decoding (the reference the tests
-hold the batched decoder to).
+"""Whisper over stretches of speech: many in one batch with faster-whisper's batched pipeline, on a
+GPU and on a CPU alike.
 
-The batched decoder is the faster on a CPU too, one stretch at a time or many (measured on 2 cores,
-Whisper base int8, 8 clips of 30 s half in German: 4.3 audio s/s one after another against 2.2
-with the long-form decoding, whose fallbacks to higher temperatures decode a stretch again; 5.9–6.2
-at once). A CPU's pass costs nearly in proportion to its stretches (the decoder 28 ms a token
-alone, 16 for each of 4, 13 for each of 8), a GPU's little more for sixteen than for one.
+On a CPU it replaced Whisper's own long-form decoding a stretch at a time, which it beats one clip
+after another as well as many at once (measured on 2 cores, Whisper base int8, 8 clips of 30 s
+half in German: 4.3 audio s/s one after another against 2.2, whose fallbacks to higher
+temperatures decode a stretch again; 5.9–6.2 at once). A CPU's pass costs nearly in proportion to
+its stretches (the decoder 28 ms a token alone, 16 for each of 4, 13 for each of 8), a GPU's little
+more for sixteen than for one.
 
-Both hear each stretch's language from the encoder pass their decoding of the same stretches reuses
-(EncoderMemo: the windows are cut and stacked exactly as the decode cuts and stacks them), and
-answer, per stretch, the decoded segments with times from the stretch's start.
+It hears each stretch's language from the encoder pass its decoding of the same stretches reuses
+(EncoderMemo: the windows are cut exactly as the decode cuts them), and answers, per stretch, the
+decoded segments with times from the stretch's start.
 """
 
 from __future__ import annotations
@@ -28,9 +28,6 @@ from speech import Stretch
 #: Decoding settings of every pass (faster-whisper's own default beam, stated: the benchmark's raw
 #: faster-whisper side runs with the defaults).
 DECODE_OPTIONS: dict[str, Any] = {"beam_size": 5}
-#: Each stretch is decoded on its own: the text of the stretch before (perhaps in another
-#: language) must not steer it, and a loop cannot carry over.
-_STRETCH_OPTIONS: dict[str, Any] = {"condition_on_previous_text": False, "vad_filter": False, **DECODE_OPTIONS}
 #: Stretches decoded together by the batched pipeline.
 BATCH_SIZE = 16
 #: Predictions one model server takes at once on a CPU: enough to fill passes of about eight
@@ -63,29 +60,6 @@ class Decoder(Protocol):
     def languages(self, stretches: list[Stretch]) -> list[Detected]: ...
 
     def decode(self, stretches: list[Stretch], language: str, task: str, words: bool) -> list[list[Any]]: ...
-
-
-class SequentialDecoder:
-    batch = 1
-    # Word timestamps move where faster-whisper seeks next, so they change the text too.
-    always_aligns = False
-
-    def __init__(self, model: WhisperModel) -> None:
-        self.model = model
-
-    def languages(self, stretches: list[Stretch]) -> list[Detected]:
-        # One window at a time, as transcribe() encodes its windows.
-        return [_detected(self.model, _window(self.model, stretch))[0] for stretch in stretches]
-
-    def decode(self, stretches: list[Stretch], language: str, task: str, words: bool) -> list[list[Any]]:
-        return [
-            list(
-                self.model.transcribe(
-                    stretch.audio, language=language, task=task, word_timestamps=words, **_STRETCH_OPTIONS
-                )[0]
-            )
-            for stretch in stretches
-        ]
 
 
 class BatchedDecoder:

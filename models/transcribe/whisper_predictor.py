@@ -31,7 +31,7 @@ from faster_whisper import WhisperModel
 import transcript
 from audio_stream import UndecodableAudio, audio_blocks, duration_of
 from decode_scheduler import DecodeScheduler, Session
-from decoding import BATCH_SIZE, BatchedDecoder, Decoder, SequentialDecoder, shifted
+from decoding import BATCH_SIZE, BatchedDecoder, Decoder, shifted
 from diarize import cluster, embed_words
 from encoder_memo import EncoderMemo
 from hallucinations import clean
@@ -146,7 +146,6 @@ class Transcriber:
         model: str | None = None,
         device: str | None = None,
         compute_type: str | None = None,
-        batched: bool | None = None,
     ) -> None:
         self.model_name = model or os.environ.get("WHISPER_MODEL", "base")
         self.device = device or default_device()
@@ -154,13 +153,11 @@ class Transcriber:
         self.compute_type = (
             compute_type or os.environ.get("WHISPER_COMPUTE_TYPE") or ("float16" if self.device == "cuda" else "int8")
         )
-        # Batched on any device (decoding.py): a CPU's pass too costs less a stretch with more in it.
-        self.batched = True if batched is None else batched
         # Stretches a prediction gathers before it asks for a pass. A GPU's pass of sixteen costs
         # little more than one's, so a prediction fills one. A CPU's costs nearly in proportion to
         # its stretches, so a prediction hands each on as it is found (its progress and its cancel a
         # stretch at a time, as alone) and the passes fill from the predictions in flight.
-        self.gathers = BATCH_SIZE if self.batched and self.device == "cuda" else 1
+        self.gathers = BATCH_SIZE if self.device == "cuda" else 1
         self.model: WhisperModel | None = None
         self.decoder: Decoder | None = None
         self.scheduler: DecodeScheduler | None = None
@@ -172,12 +169,11 @@ class Transcriber:
         """Loads the model once per process: every prediction finds it warm."""
         threads = int(os.environ.get("WHISPER_CPU_THREADS", "0"))
         source = resolve_model(self.model_name)
-        mode = "batched" if self.batched else "one stretch at a time"
-        log(f"loading Whisper {self.model_name} from {source} ({self.device}, {self.compute_type}, {mode})")
+        log(f"loading Whisper {self.model_name} from {source} ({self.device}, {self.compute_type})")
         self.model = WhisperModel(source, device=self.device, compute_type=self.compute_type, cpu_threads=threads)
         memo = EncoderMemo(self.model.encode, size=MEMO_SIZE)
         self.model.encode = memo  # type: ignore[method-assign]
-        self.decoder = BatchedDecoder(self.model) if self.batched else SequentialDecoder(self.model)
+        self.decoder = BatchedDecoder(self.model)
         self.scheduler = DecodeScheduler(self.decoder, memo)
         self.speakers = SpeakerEncoder()
 

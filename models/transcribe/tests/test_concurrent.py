@@ -1,7 +1,7 @@
 """Concurrent predictions share the model: several at once, each with its own inputs, progress,
-logs and cancel, hear what they hear one at a time. On this CPU the decoder takes a stretch at a
-time (its passes are the predictions' in turn); the GPU's batched decoder, whose passes gather the
-stretches of every prediction in flight, is run here on the CPU too."""
+logs and cancel, hear what they hear one at a time. The decoder's passes gather the stretches of
+every prediction in flight; on this CPU a prediction hands each stretch on as it is found, and a
+GPU's way, where a prediction gathers a batch of its own first, is run here too."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import pytest
 
 from audio_stream import duration_of
 from clips import AUDIO, german_half, long_clip, two_speakers
+from decoding import BATCH_SIZE
 from references import wer
 from running import CogletMetrics, CogletStdout, predicted_as, run
 from transcribe.predict import ModelError, Predictor
@@ -157,9 +158,11 @@ def test_a_bad_file_fails_its_prediction_only(
 
 
 def test_the_batched_decoder_gathers_the_stretches_of_the_predictions_in_flight(clips: Clips) -> None:
-    """The GPU's way: passes of up to 16 stretches, from whichever predictions have them waiting."""
-    transcriber = Transcriber(batched=True)
+    """A GPU's way: passes of up to 16 stretches, each prediction's gathered first, from whichever
+    predictions have them waiting."""
+    transcriber = Transcriber()
     transcriber.setup()
+    transcriber.gathers = BATCH_SIZE
     assert transcriber.scheduler is not None
     runs = {name: clips[name] for name in ("jfk", "german", "speakers")}
     runs["jfk, plain"] = (clips["jfk"][0], {})

@@ -26,6 +26,7 @@ from clips import (
     two_speakers,
     write_wav,
 )
+from decoding import BATCH_SIZE
 from prognoz_cog.testing import Coglet, Webhooks
 from references import ENGLISH, ENGLISH_HALF, GERMAN, JFK, LEFT, RIGHT, shared_vocabulary, wer, words
 from running import predicted, run
@@ -178,15 +179,16 @@ def test_one_encoder_pass_per_window_for_language_transcription_and_translation(
     before = encode.passes
     out = run(predictor, german_half(folder))
     assert out["detected_language"] == "de" and out["translation"]
-    # One 29 s stretch: its language, German text and English from the window's one pass, and
-    # perhaps one more for a last window where Whisper's timestamps stopped short of the end.
+    # One 29 s stretch: its language, German text and English from the window's one pass (two
+    # windows where the VAD cuts it at a pause).
     assert encode.passes - before <= 2
 
 
 def test_the_batched_pipeline_hears_the_same(folder: Path) -> None:
-    """The GPU's way (faster-whisper's batched pipeline over many stretches), run here on the CPU."""
-    transcriber = Transcriber(batched=True)
+    """A GPU's way, run here on the CPU: a prediction gathers a batch of its own stretches."""
+    transcriber = Transcriber()
     transcriber.setup()
+    transcriber.gathers = BATCH_SIZE
     encode = transcriber.model.encode
     before = encode.passes
     transcriber.transcribe(AUDIO / "jfk.flac")
@@ -331,7 +333,7 @@ def test_coglet_transcribes_a_local_file_and_fails_clearly(tmp_path: Path) -> No
     try:
         with Coglet(FOLDER, tmp_path, ready_timeout=120) as coglet:
             setup_logs = coglet.health()["setup"]["logs"]
-            assert "loading Whisper base" in setup_logs and "(cpu, int8, batched)" in setup_logs
+            assert "loading Whisper base" in setup_logs and "(cpu, int8)" in setup_logs
             status, _ = coglet.start("jfk", {"audio": str(AUDIO / "jfk.flac"), "word_timestamp": True}, webhooks.url)
             assert status == 202
             done, _ = webhooks.until("jfk", "succeeded", timeout=120)
