@@ -34,7 +34,7 @@ export const hasNvidiaGpu = async (): Promise<boolean> => {
 /**
  * Predictions at once for a GPU predictor run on a CPU (the local runtime runs the repository's
  * Whisper so, in int8): its own CPU rule (models/transcribe/decoding.py, CPU_CONCURRENCY), since
- * what its cog.yaml says is for its fleet's GPU, and a CPU's passes gain little past eight.
+ * what its cog.yaml says is for its fleet's GPU, and a CPU's passes gain less from more at once.
  */
 export const CPU_CONCURRENCY = 8;
 

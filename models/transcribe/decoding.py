@@ -30,8 +30,9 @@ from speech import Stretch
 DECODE_OPTIONS: dict[str, Any] = {"beam_size": 5}
 #: Stretches decoded together by the batched pipeline.
 BATCH_SIZE = 16
-#: Predictions one model server takes at once on a CPU: enough to fill passes of about eight
-#: stretches, past which a CPU's pass gains little a stretch; more at once would only share its cores.
+#: Predictions one model server takes at once on a CPU. More fill its passes better, but each
+#: waits longer (and is billed its wait): 16 clips of 30 s, 2 cores, at most 4, 8 or 16 at once,
+#: 5.3-5.4, 5.8-5.9 and 6.2 audio s/s.
 CPU_CONCURRENCY = 8
 #: What ends a sentence, in the scripts Whisper writes.
 SENTENCE_ENDS = (".", "?", "!", "。", "？", "！", "…")
@@ -42,7 +43,7 @@ def concurrency_for(gpus: int) -> int:
     (models/manifest.json): on a GPU a batch, since the predictions in flight share its passes
     (decode_scheduler.py) and a short clip brings one or two stretches at a time, so it takes
     about a batch of them to fill one; on a CPU, CPU_CONCURRENCY (its passes fill from the
-    predictions in flight too, but gain little past eight stretches)."""
+    predictions in flight too, but gain less a stretch: 6 % from 8 at once to 16)."""
     return BATCH_SIZE if gpus > 0 else CPU_CONCURRENCY
 
 
