@@ -9,7 +9,8 @@ Outputs are kept a window at a time, not a pass at a time: the languages of sixt
 heard in one pass, but a clip that switches language decodes them in passes of one language each,
 and the predictions in flight share passes in other groupings than the ones their languages were
 heard in. A pass asks for its windows in any order and company; only the windows never encoded
-are encoded, together, and the stack handed back is made of the kept outputs.
+are encoded, together. A pass asked for again as it was made gets its output as the encoder gave
+it; windows in other company are copied to the host once and stacked there.
 
 An output is kept for the predictions whose pass made or used it, until each has released it (a
 prediction releases its outputs once it has its stretches' text and English): it never serves a
@@ -45,6 +46,21 @@ def _host_rows(encoded: Any) -> np.ndarray:
     return np.asarray(encoded)
 
 
+class _Pass:
+    """One encoder pass: its output as the encoder gave it (on the model's device), and, made the
+    first time a window of it is asked for in other company, its rows on the host."""
+
+    def __init__(self, output: Any, keys: list[bytes]) -> None:
+        self.output = output
+        self.keys = keys
+        self._rows: np.ndarray | None = None
+
+    def row(self, at: int) -> np.ndarray:
+        if self._rows is None:
+            self._rows = _host_rows(self.output)
+        return self._rows[at]
+
+
 class EncoderMemo:
     """Wraps WhisperModel.encode: the encoder output of each window still in use, by its features
     (at most `size` windows, the least recently used dropped first)."""
@@ -52,7 +68,8 @@ class EncoderMemo:
     def __init__(self, encode: Callable[[np.ndarray], Any], size: int = 64) -> None:
         self._encode = encode
         self._size = size
-        self._outputs: OrderedDict[bytes, tuple[np.ndarray, set[Any]]] = OrderedDict()
+        #: Each window's pass and its row in it, and the owners holding it.
+        self._outputs: OrderedDict[bytes, tuple[_Pass, int, set[Any]]] = OrderedDict()
         self._serving: Collection[Any] = ()
         self._lock = threading.Lock()
         #: Encoder passes made, and the windows they encoded.
@@ -72,36 +89,37 @@ class EncoderMemo:
         """The encoder output of a window (mels × frames) or a stack of them, as one stack."""
         windows = features[None] if features.ndim == 2 else features
         keys = [_key(window) for window in windows]
-        kept: dict[bytes, np.ndarray] = {}
+        kept: dict[bytes, tuple[_Pass, int]] = {}
         with self._lock:
             for key in keys:
                 if key in self._outputs:
                     self._outputs.move_to_end(key)
-                    output, owners = self._outputs[key]
+                    made, at, owners = self._outputs[key]
                     owners.update(self._serving)
-                    kept[key] = output
+                    kept[key] = (made, at)
         missing = list(dict.fromkeys(key for key in keys if key not in kept))
-        if not missing:
-            return _stacked([kept[key] for key in keys])
-        first = {key: at for at, key in reversed(list(enumerate(keys)))}
-        encoded = self._encode(np.stack([windows[first[key]] for key in missing]))
-        rows = _host_rows(encoded)
-        with self._lock:
-            self.passes += 1
-            self.windows += len(missing)
-            for key, row in zip(missing, rows, strict=True):
-                self._outputs[key] = (np.array(row), set(self._serving))
-            while len(self._outputs) > self._size:
-                self._outputs.popitem(last=False)
-        if len(missing) == len(keys):
-            return encoded  # every window new and once: the encoder's own output, on its device
-        kept.update(zip(missing, rows, strict=True))
-        return _stacked([kept[key] for key in keys])
+        if missing:
+            first = {key: at for at, key in reversed(list(enumerate(keys)))}
+            made = _Pass(self._encode(np.stack([windows[first[key]] for key in missing])), missing)
+            with self._lock:
+                self.passes += 1
+                self.windows += len(missing)
+                for at, key in enumerate(missing):
+                    self._outputs[key] = (made, at, set(self._serving))
+                    kept[key] = (made, at)
+                while len(self._outputs) > self._size:
+                    self._outputs.popitem(last=False)
+        passes = {id(made) for made, _ in kept.values()}
+        whole = kept[keys[0]][0]
+        if len(passes) == 1 and whole.keys == keys:
+            # The windows of one pass, as it was made: its output as it is, on the model's device.
+            return whole.output
+        return _stacked([made.row(at) for made, at in (kept[key] for key in keys)])
 
     def release(self, owner: Any) -> None:
         """Drops the outputs no owner but this one still holds."""
         with self._lock:
-            for key, (_, owners) in list(self._outputs.items()):
+            for key, (_, _, owners) in list(self._outputs.items()):
                 owners.discard(owner)
                 if not owners:
                     del self._outputs[key]

@@ -154,7 +154,8 @@ def test_the_encoder_memo_keeps_windows_not_passes() -> None:
 
     a, b, c, d = (np.full((80, 3000), value, np.float32) for value in (1, 2, 3, 4))
     memo = EncoderMemo(encode, size=8)
-    memo(np.stack([a, b, c]))
+    heard = memo(np.stack([a, b, c]))
+    assert memo(np.stack([a, b, c])) is heard  # asked again as it was made: the encoder's own output
     assert [float(x) for x in np.asarray(memo(np.stack([c, a]))).ravel()] == [720000, 240000]
     assert [float(x) for x in np.asarray(memo(np.stack([d, b, d]))).ravel()] == [960000, 480000, 960000]
     assert encoded == [3, 1]  # d alone, once
