@@ -118,8 +118,8 @@ class BatchedDecoder:
 
 
 def _window(model: WhisperModel, stretch: Stretch) -> np.ndarray:
-    """A stretch's first 30 s of features, cut as transcribe() and the batched pipeline cut a
-    window (the last frame dropped, padded or trimmed to 30 s)."""
+    """A stretch's first 30 s of features, cut as the batched pipeline cuts a window (the last
+    frame dropped, padded or trimmed to 30 s)."""
     return pad_or_trim(model.feature_extractor(stretch.audio)[..., :-1])
 
 

@@ -109,9 +109,8 @@ class EncoderMemo:
                     kept[key] = (made, at)
                 while len(self._outputs) > self._size:
                     self._outputs.popitem(last=False)
-        passes = {id(made) for made, _ in kept.values()}
         whole = kept[keys[0]][0]
-        if len(passes) == 1 and whole.keys == keys:
+        if whole.keys == keys and all(kept[key][0] is whole for key in keys):
             # The windows of one pass, as it was made: its output as it is, on the model's device.
             return whole.output
         return _stacked([made.row(at) for made, at in (kept[key] for key in keys)])

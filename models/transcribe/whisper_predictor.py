@@ -50,8 +50,8 @@ LANGUAGE_CONFIDENCE = 0.5
 #: How long a producer's consumer waits for its next item at a time.
 _POLL_SECONDS = 0.05
 #: Windows whose encoder outputs are kept at most (EncoderMemo): those of the passes in flight,
-#: a languages pass ahead of the decode passes that use it; each is released as soon as its
-#: predictions have their text. Whisper base: 3 MB a window in float32.
+#: a languages pass ahead of the decode passes that use it; each is released once no stretch of
+#: its predictions waits for a pass. Whisper base: 3 MB a window in float32.
 MEMO_SIZE = 4 * BATCH_SIZE
 
 Progress = Callable[[float], None]
@@ -317,7 +317,7 @@ class Transcriber:
             else speech_stretches(counted())
         )
         with contextlib.closing(found):
-            # Languages are heard a decode batch at a time: one encoder pass for them all.
+            # Languages are heard a gathering at a time: one encoder pass for them all.
             for group in _groups(found, self.gathers):
                 session.check()
                 languages = [forced] * len(group) if forced else self._languages_of(session, group, previous)
