@@ -1,4 +1,4 @@
-import { build } from 'esbuild';
+import { build, type BuildOptions } from 'esbuild';
 import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { bundleBreakdown, type BundleBreakdown } from './bundle-breakdown.ts';
@@ -45,28 +45,40 @@ export const lambdaFunctions = (template: CfnTemplate = synthesizeTemplate()) =>
   return [...byEntry.values()].sort((a, b) => a.entry.localeCompare(b.entry));
 };
 
-/** One entry bundled exactly as the CDK app bundles a Lambda (esbuild, ESM, minified, source maps, AWS SDK v3 bundled with environment credentials). */
+/** esbuild's options for one entry as the CDK app bundles a Lambda (ESM, minified, source maps, AWS SDK v3 bundled with environment credentials). */
+const buildOptionsOf = (entry: string, way: Partial<FloorWay> = {}): BuildOptions & { metafile: true } => ({
+  absWorkingDir: REPO_ROOT,
+  entryPoints: [path.join(REPO_ROOT, entry)],
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: LAMBDA_BUNDLING.target,
+  minify: LAMBDA_BUNDLING.minify,
+  sourcemap: true,
+  sourcesContent: LAMBDA_BUNDLING.sourcesContent,
+  external: [...(way.external ?? LAMBDA_BUNDLING.externalModules)],
+  mainFields: [...LAMBDA_BUNDLING.mainFields],
+  alias: way.alias ?? LAMBDA_BUNDLING.alias,
+  banner: { js: LAMBDA_BUNDLING.banner },
+  logLevel: 'error',
+  metafile: true,
+});
+
+/** One entry bundled exactly as the CDK app bundles a Lambda. */
 const bundleEntry = async (entry: string, outDir: string, way: Partial<FloorWay> = {}) => {
   const file = path.join(outDir, `${way.name ?? ''}${entry.replaceAll('/', '_').replace(/\.ts$/, '')}.mjs`);
-  const { metafile } = await build({
-    absWorkingDir: REPO_ROOT,
-    entryPoints: [path.join(REPO_ROOT, entry)],
-    outfile: file,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: LAMBDA_BUNDLING.target,
-    minify: LAMBDA_BUNDLING.minify,
-    sourcemap: true,
-    sourcesContent: LAMBDA_BUNDLING.sourcesContent,
-    external: [...(way.external ?? LAMBDA_BUNDLING.externalModules)],
-    mainFields: [...LAMBDA_BUNDLING.mainFields],
-    alias: way.alias ?? LAMBDA_BUNDLING.alias,
-    banner: { js: LAMBDA_BUNDLING.banner },
-    logLevel: 'error',
-    metafile: true,
-  });
+  const { metafile } = await build({ ...buildOptionsOf(entry, way), outfile: file });
   return { file, bytes: statSync(file).size, breakdown: bundleBreakdown(metafile) };
+};
+
+/** The files (repository-relative) whose code one entry's bundle holds, bundled as deployed; nothing is written. */
+export const bundledFiles = async (entry: string): Promise<string[]> => {
+  const { metafile } = await build({ ...buildOptionsOf(entry), outfile: 'bundle.mjs', write: false });
+  return Object.values(metafile.outputs).flatMap((output) =>
+    Object.entries(output.inputs)
+      .filter(([, input]) => input.bytesInOutput > 0)
+      .map(([file]) => file),
+  );
 };
 
 /**

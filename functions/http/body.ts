@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import * as z from 'zod';
+import * as z from '../../shared/zod-mini.ts';
 import { PrognozError } from '../../shared/domain/errors.ts';
 
 export type ParsedBody =
@@ -10,7 +10,11 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A body its schema refuses: `code`, with zod's issues as the error's fields. */
-export const refusedBody = (code: 'invalid_body' | 'invalid_input', what: string, error: z.ZodError): PrognozError =>
+export const refusedBody = (
+  code: 'invalid_body' | 'invalid_input',
+  what: string,
+  error: z.core.$ZodError,
+): PrognozError =>
   new PrognozError(code, `the request body is not ${what}: ${z.prettifyError(error)}`, {
     fields: error.issues.map((issue) => ({ field: issue.path.join('.') || '(body)', message: issue.message })),
   });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Message, SQSClient } from '@aws-sdk/client-sqs';
-import * as z from 'zod';
+import * as z from '../zod-mini.ts';
 import { predictionIdSchema, type PredictionId } from '../domain/ids.ts';
 import { isTerminal, type TerminalPrediction } from '../domain/prediction.ts';
 import {
@@ -24,7 +24,7 @@ import { WAITER_QUEUE_NAMES } from './waiter-queue-names.ts';
 export type ReportFailure = (message: string, fields: Record<string, unknown>) => void;
 
 /** A notice: the ended prediction's id, and its item as the table has it when that is small enough. */
-const notice = z.object({ predictionId: predictionIdSchema, item: z.record(z.string(), z.unknown()).optional() });
+const notice = z.object({ predictionId: predictionIdSchema, item: z.optional(z.record(z.string(), z.unknown())) });
 
 const noticeBody = (ended: TerminalPrediction): string => {
   const item = JSON.stringify(toItem(ended));

@@ -1,6 +1,6 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from '../zod-mini.ts';
 import { formatTimestamp, parseTimestamp } from '../domain/clock.ts';
 import { asAccountId, parseFileId, type FileId } from '../domain/ids.ts';
 import { isExpired, type StoredFile } from '../domain/stored-file.ts';
@@ -18,18 +18,18 @@ export const fileObjectKey = (file: Pick<StoredFile, 'owner' | 'id'>): string =>
 /** The file's table item, parsed when read back: the table is a trust boundary. */
 const fileItem = z.object({
   id: z.custom<FileId>((raw) => typeof raw === 'string' && parseFileId(raw) !== null, 'not a file id'),
-  owner: z.string().transform(asAccountId),
+  owner: z.pipe(z.string(), z.transform(asAccountId)),
   name: z.string(),
   content_type: z.string(),
-  size: z.number().int().nonnegative(),
+  size: z.int().check(z.nonnegative()),
   sha256: z.string(),
   md5: z.string(),
   // JSON text, as a prediction's input (prediction-item.ts): any JSON a caller sends must fit, which a DynamoDB map does not.
-  metadata_json: z.string().optional(),
+  metadata_json: z.optional(z.string()),
   // Items written before metadata_json existed hold a map.
-  metadata: z.record(z.string(), z.unknown()).optional(),
+  metadata: z.optional(z.record(z.string(), z.unknown())),
   created_at: z.string(),
-  expires_at: z.number().int(),
+  expires_at: z.int(),
 });
 
 const toItem = (file: StoredFile) => ({

@@ -1,5 +1,5 @@
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from '../zod-mini.ts';
 import { predictionIdSchema, type AccountId, type PredictionId } from '../domain/ids.ts';
 import type { IdempotencyClaim, PriorClaim } from '../domain/idempotency.ts';
 import { idempotencyKey } from './table-keys.ts';

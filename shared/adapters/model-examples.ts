@@ -1,5 +1,5 @@
 import { DeleteCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from '../zod-mini.ts';
 import type { ModelExamples } from '../ports/model-examples.ts';
 import { dynamo } from './aws-clients.ts';
 import { keysetPage } from './keyset-page.ts';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod-mini.ts';
 import { predictionIdSchema, type AccountId } from '../domain/ids.ts';
 import {
   SIDE_EFFECTS,
@@ -15,57 +15,58 @@ import { ownerIndexKey, predictionKey, sweepIndexKey } from './table-keys.ts';
  * Input and inline output are kept as JSON text: a DynamoDB number holds no magnitude below 1e-130
  * or above 1e126 and a map nests at most 32 deep, and any JSON a caller or a model sends must fit.
  */
+const count = () => z.int().check(z.nonnegative());
 const base = {
   id: predictionIdSchema,
   model: z.string(),
   owner: z.string(),
-  input_json: z.string().optional(),
+  input_json: z.optional(z.string()),
   // Items written before input_json existed hold the input as a map.
-  input: z.record(z.string(), z.unknown()).optional(),
+  input: z.optional(z.record(z.string(), z.unknown())),
   // A large input is in the outputs bucket, and the item holds its key.
-  input_key: z.string().optional(),
-  input_bytes: z.number().int().nonnegative().optional(),
-  webhook: z.string().nullable(),
+  input_key: z.optional(z.string()),
+  input_bytes: z.optional(count()),
+  webhook: z.nullable(z.string()),
   source: z.literal('api'),
   created_at: z.string(),
-  hold_kopecks: z.number().int().nonnegative(),
+  hold_kopecks: count(),
   hold_month: z.string(),
   // Items written before attempts and sweeping existed have neither.
-  attempts: z.number().int().nonnegative().default(0),
-  sweep_at: z.number().int().nullish(),
+  attempts: z._default(count(), 0),
+  sweep_at: z.nullish(z.int()),
   // Items written before the Replicate-compatible fields existed have none of these.
-  webhook_events: z.array(z.enum(WEBHOOK_EVENTS)).nullish(),
-  api_base: z.string().nullish(),
-  stream_key: z.string().nullish(),
+  webhook_events: z.nullish(z.array(z.enum(WEBHOOK_EVENTS))),
+  api_base: z.nullish(z.string()),
+  stream_key: z.nullish(z.string()),
   // Only where a request waited for its end (Prefer: wait): absent otherwise, which keeps the item small.
-  waiter: z.string().optional(),
-  deadline_at: z.string().nullish(),
-  logs: z.string().default(''),
+  waiter: z.optional(z.string()),
+  deadline_at: z.nullish(z.string()),
+  logs: z._default(z.string(), ''),
 };
-const streamedField = z.array(z.string()).nullish();
+const streamedField = z.nullish(z.array(z.string()));
 const finishedFields = {
-  started_at: z.string().nullable(),
-  completed_at: z.string().nullable(),
-  runtime_ms: z.number().int().nullable(),
-  cost_kopecks: z.number().int(),
-  effects: z.array(z.enum(SIDE_EFFECTS)).default([]),
-  predict_time_ms: z.number().int().nullish(),
+  started_at: z.nullable(z.string()),
+  completed_at: z.nullable(z.string()),
+  runtime_ms: z.nullable(z.int()),
+  cost_kopecks: z.int(),
+  effects: z._default(z.array(z.enum(SIDE_EFFECTS)), []),
+  predict_time_ms: z.nullish(z.int()),
   /** The model's own metrics, as JSON: a map would keep neither 1.0 from 1 nor an empty map apart. */
-  model_metrics_json: z.string().nullish(),
+  model_metrics_json: z.nullish(z.string()),
   streamed: streamedField,
-  data_removed: z.boolean().default(false),
+  data_removed: z._default(z.boolean(), false),
 };
 
 const predictionItem = z.discriminatedUnion('status', [
   z.object({ ...base, status: z.enum(['pending', 'starting']) }),
   // A queued item from before queued_at existed counts its wait from its creation.
-  z.object({ ...base, status: z.literal('queued'), queued_at: z.string().nullish() }),
+  z.object({ ...base, status: z.literal('queued'), queued_at: z.nullish(z.string()) }),
   z.object({
     ...base,
     status: z.literal('processing'),
     started_at: z.string(),
-    claim: z.string().default('legacy'),
-    progress: z.number().min(0).max(1).nullish(),
+    claim: z._default(z.string(), 'legacy'),
+    progress: z.nullish(z.number().check(z.minimum(0), z.maximum(1))),
     streamed: streamedField,
   }),
   z.object({
@@ -73,14 +74,14 @@ const predictionItem = z.discriminatedUnion('status', [
     ...finishedFields,
     status: z.literal('succeeded'),
     // Both absent when the output is in the outputs bucket; `output` (a map) in items written before output_json.
-    output_json: z.string().optional(),
-    output: z.unknown().optional(),
-    output_key: z.string().nullish(),
-    output_bytes: z.number().int().nonnegative().nullish(),
-    runtime_ms: z.number().int(),
+    output_json: z.optional(z.string()),
+    output: z.optional(z.unknown()),
+    output_key: z.nullish(z.string()),
+    output_bytes: z.nullish(count()),
+    runtime_ms: z.int(),
   }),
   z.object({ ...base, ...finishedFields, status: z.literal('failed'), error: z.string() }),
-  z.object({ ...base, ...finishedFields, status: z.literal('canceled'), error: z.string().nullish() }),
+  z.object({ ...base, ...finishedFields, status: z.literal('canceled'), error: z.nullish(z.string()) }),
 ]);
 
 const outputFields = (output: StoredOutput): Record<string, unknown> =>

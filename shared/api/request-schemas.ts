@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod-mini.ts';
 import { WEBHOOK_EVENTS } from '../domain/prediction.ts';
 
 /**
@@ -13,34 +13,43 @@ export const QUOTED_IDEMPOTENCY_KEY = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\
 
 const webhookField = z
   .string()
-  .describe('An https URL to POST the prediction to as it changes. Also as the `Webhook-URL` header.');
+  .check(z.describe('An https URL to POST the prediction to as it changes. Also as the `Webhook-URL` header.'));
 
-/** `POST /models/{company}/{model}/predictions` (Replicate's). */
-export const modelCreateBodySchema = z
-  .object({
-    input: z
-      .record(z.string(), z.unknown())
-      .default({})
-      .describe("The model's input (see the model's `…Input` component)."),
-    webhook: webhookField.optional(),
-    webhook_events_filter: z
-      .array(z.enum(WEBHOOK_EVENTS))
-      .min(1)
-      .nullish()
-      .describe(
+const createFields = {
+  input: z
+    ._default(z.record(z.string(), z.unknown()), {})
+    .check(z.describe("The model's input (see the model's `…Input` component).")),
+  webhook: z.optional(webhookField),
+  webhook_events_filter: z
+    .nullish(z.array(z.enum(WEBHOOK_EVENTS)).check(z.minLength(1)))
+    .check(
+      z.describe(
         'Which events are delivered: `completed` is the end; `start`, `output` and `logs` come while it runs. Default: every status change.',
       ),
-  })
-  .meta({
+    ),
+};
+
+/** `POST /models/{company}/{model}/predictions` (Replicate's). */
+export const modelCreateBodySchema = z.object(createFields).check(
+  z.meta({
     id: 'CreatePredictionRequest',
     examples: [
       { input: { text: 'hello' }, webhook: 'https://example.com/hooks/prognoz', webhook_events_filter: ['completed'] },
     ],
-  });
+  }),
+);
 
 /** `POST /predictions` (Replicate's): the model named as the version. */
-export const versionCreateBodySchema = modelCreateBodySchema
-  .extend({
-    version: z.string().regex(MODEL_ID).describe('The model as `company/model` (each model has one version).'),
+export const versionCreateBodySchema = z
+  .object({
+    ...createFields,
+    version: z
+      .string()
+      .check(z.regex(MODEL_ID), z.describe('The model as `company/model` (each model has one version).')),
   })
-  .meta({ id: 'CreatePredictionByVersionRequest', examples: [{ version: 'prognoz/echo', input: { text: 'hello' } }] });
+  .check(
+    z.meta({
+      id: 'CreatePredictionByVersionRequest',
+      examples: [{ version: 'prognoz/echo', input: { text: 'hello' } }],
+    }),
+  );

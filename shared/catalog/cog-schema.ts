@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod-mini.ts';
 import type { FileInput, ModelContract } from './definition.ts';
 import { httpUrl } from './fields.ts';
 
@@ -75,13 +75,13 @@ const jsPattern = (pattern: string): RegExp =>
     'u',
   );
 
-const enumOf = (values: readonly (string | number)[], where: string): z.ZodType => {
+const enumOf = (values: readonly (string | number)[], where: string): z.ZodMiniType => {
   if (values.length === 0) throw new Error(`${where}: an enumeration without values`);
   if (values.every((value) => typeof value === 'string')) return z.enum(values as [string, ...string[]]);
   return z.literal(values as [string | number, ...(string | number)[]]);
 };
 
-const primitiveOf = (property: CogProperty, where: string): z.ZodType => {
+const primitiveOf = (property: CogProperty, where: string): z.ZodMiniType => {
   if (property.anyOf !== undefined) {
     // Each of its types as Cog validates it, the value passed on as it came (no coercion).
     const [first, second, ...rest] = property.anyOf.map((variant, index) => primitiveOf(variant, `${where}|${index}`));
@@ -91,28 +91,31 @@ const primitiveOf = (property: CogProperty, where: string): z.ZodType => {
   switch (property.type) {
     case 'string': {
       if (isFile(property)) return httpUrl();
-      let schema = z.string();
-      if (property.minLength !== undefined) schema = schema.min(property.minLength);
-      if (property.maxLength !== undefined) schema = schema.max(property.maxLength);
+      const checks: z.core.$ZodCheck<string>[] = [];
+      if (property.minLength !== undefined) checks.push(z.minLength(property.minLength));
+      if (property.maxLength !== undefined) checks.push(z.maxLength(property.maxLength));
       if (property.pattern !== undefined)
-        schema = schema.regex(jsPattern(property.pattern), `must match ${property.pattern}`);
-      return isSecret(property) ? schema.meta({ format: 'password', writeOnly: true, 'x-cog-secret': true }) : schema;
+        checks.push(z.regex(jsPattern(property.pattern), `must match ${property.pattern}`));
+      if (isSecret(property)) checks.push(z.meta({ format: 'password', writeOnly: true, 'x-cog-secret': true }));
+      return checks.length === 0 ? z.string() : z.string().check(...checks);
     }
     case 'integer':
     case 'number': {
-      let schema = property.type === 'integer' ? z.number().int() : z.number();
-      if (property.minimum !== undefined) schema = schema.min(property.minimum);
-      if (property.maximum !== undefined) schema = schema.max(property.maximum);
-      return schema;
+      const checks: z.core.$ZodCheck<number>[] = [];
+      if (property.minimum !== undefined) checks.push(z.minimum(property.minimum));
+      if (property.maximum !== undefined) checks.push(z.maximum(property.maximum));
+      const schema = property.type === 'integer' ? z.int() : z.number();
+      return checks.length === 0 ? schema : schema.check(...checks);
     }
     case 'boolean':
       return z.boolean();
     case 'array': {
       if (!property.items) throw new Error(`${where}: an array without items`);
-      let schema = z.array(primitiveOf(property.items, `${where}[]`));
-      if (property.minLength !== undefined) schema = schema.min(property.minLength);
-      if (property.maxLength !== undefined) schema = schema.max(property.maxLength);
-      return schema;
+      const checks: z.core.$ZodCheck<unknown[]>[] = [];
+      if (property.minLength !== undefined) checks.push(z.minLength(property.minLength));
+      if (property.maxLength !== undefined) checks.push(z.maxLength(property.maxLength));
+      const schema = z.array(primitiveOf(property.items, `${where}[]`));
+      return checks.length === 0 ? schema : schema.check(...checks);
     }
     case 'object':
       return z.record(z.string(), z.unknown());
@@ -133,7 +136,7 @@ export const inputOf = (
   const entries = Object.entries(cog.properties ?? {}).sort(
     ([, a], [, b]) => (a['x-order'] ?? 0) - (b['x-order'] ?? 0),
   );
-  const shape: Record<string, z.ZodType> = {};
+  const shape: Record<string, z.ZodMiniType> = {};
   const files: FileInput[] = [];
   const secrets: string[] = [];
   const nullWhenOmitted: string[] = [];
@@ -149,12 +152,12 @@ export const inputOf = (
     const meta: Record<string, unknown> = { 'x-order': resolved['x-order'] ?? 0 };
     if (resolved.title !== undefined) meta.title = resolved.title;
     if (resolved.deprecated) meta.deprecated = true;
-    field = field.meta(meta);
-    if (resolved.description !== undefined) field = field.describe(resolved.description);
-    if (resolved.nullable) field = field.nullable();
-    if (resolved.default !== undefined) field = field.default(resolved.default as never);
+    field = field.check(z.meta(meta));
+    if (resolved.description !== undefined) field = field.check(z.describe(resolved.description));
+    if (resolved.nullable) field = z.nullable(field);
+    if (resolved.default !== undefined) field = z._default(field, resolved.default);
     else if (!required.has(name)) {
-      field = field.optional();
+      field = z.optional(field);
       if (resolved.nullable) nullWhenOmitted.push(name);
     }
     shape[name] = field;
@@ -167,15 +170,16 @@ export const inputOf = (
  * the type, as under Cog: coglet ends such a run succeeded with `output: null`.
  */
 export const checkOutput = (
-  schema: z.ZodType,
+  schema: z.ZodMiniType,
   output: unknown,
-): { readonly success: true; readonly data: unknown } | { readonly success: false; readonly error: z.ZodError } =>
+):
+  { readonly success: true; readonly data: unknown } | { readonly success: false; readonly error: z.core.$ZodError } =>
   output === null || output === undefined ? { success: true, data: null } : schema.safeParse(output);
 
 /** The output schema: what the model must answer. Objects keep fields the schema does not name. */
-export const outputOf = (cog: CogProperty, where = 'output'): z.ZodType => {
+export const outputOf = (cog: CogProperty, where = 'output'): z.ZodMiniType => {
   if (cog.enum) return enumOf(cog.enum, where);
-  let schema: z.ZodType;
+  let schema: z.ZodMiniType;
   switch (cog.type) {
     case undefined:
       schema = z.unknown();
@@ -189,7 +193,7 @@ export const outputOf = (cog: CogProperty, where = 'output'): z.ZodType => {
       const shape = Object.fromEntries(
         Object.entries(cog.properties).map(([name, property]) => {
           const field = outputOf(property, `${where}.${name}`);
-          return [name, required.has(name) ? field : field.optional()];
+          return [name, required.has(name) ? field : z.optional(field)];
         }),
       );
       schema = z.looseObject(shape);
@@ -202,7 +206,7 @@ export const outputOf = (cog: CogProperty, where = 'output'): z.ZodType => {
       schema = z.string();
       break;
     case 'integer':
-      schema = z.number().int();
+      schema = z.int();
       break;
     case 'number':
       schema = z.number();
@@ -215,7 +219,7 @@ export const outputOf = (cog: CogProperty, where = 'output'): z.ZodType => {
         `${where}: the output's type, as Cog describes it (${JSON.stringify(cog)}), is not one prognoz serves`,
       );
   }
-  return cog.nullable ? schema.nullable() : schema;
+  return cog.nullable ? z.nullable(schema) : schema;
 };
 
 /** A model's contract from what was derived from its predictor. */

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from '../zod-mini.ts';
 import type { PhaseLimits } from '../domain/prediction.ts';
 import type { PredictionPolicy } from '../domain/transition.ts';
 import { roublesToMicro } from '../domain/pricing.ts';
@@ -13,8 +13,8 @@ export interface FileInput {
 /** What a model's predictor promises (cog-schema.ts derives it from the predictor's schemas). */
 export interface ModelContract {
   /** Strict zod schema with defaults: unknown fields are rejected, defaults are echoed. */
-  readonly input: z.ZodObject;
-  readonly output: z.ZodType;
+  readonly input: z.ZodMiniObject;
+  readonly output: z.ZodMiniType;
   /** Inputs the worker fetches through the guarded fetcher before the model runs. */
   readonly files: readonly FileInput[];
   /** Inputs (`cog.Secret`) that are never shown: redacted in every view, webhook and log. */

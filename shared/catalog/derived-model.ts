@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod-mini.ts';
 
 /** What prognoz derived from a predictor (`npm run models` writes it): Cog's schemas and run settings. */
 export const derivedModel = z.strictObject({
@@ -8,11 +8,11 @@ export const derivedModel = z.strictObject({
    */
   derivedAt: z.iso.datetime(),
   predict: z.string(),
-  concurrency: z.number().int().min(1),
+  concurrency: z.int().check(z.minimum(1)),
   input: z.record(z.string(), z.unknown()),
   enums: z.record(z.string(), z.unknown()),
   output: z.record(z.string(), z.unknown()),
   /** The predictor folder's README.md (beside cog.yaml), as markdown; absent when it has none. */
-  readme: z.string().optional(),
+  readme: z.optional(z.string()),
 });
 export type DerivedModel = z.infer<typeof derivedModel>;

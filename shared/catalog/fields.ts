@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod-mini.ts';
 
 /**
  * A file input: an http(s) URL. `data:` URLs and every other scheme are rejected (interface: Requests).
@@ -6,10 +6,9 @@ import * as z from 'zod';
  * time, where the address is actually resolved.
  */
 export const httpUrl = () =>
-  z
-    .string()
-    .max(4096)
-    .superRefine((value, ctx) => {
+  z.string().check(
+    z.maxLength(4096),
+    z.superRefine((value, ctx) => {
       let url: URL;
       try {
         url = new URL(value);
@@ -27,5 +26,6 @@ export const httpUrl = () =>
       } else if (url.username !== '' || url.password !== '') {
         ctx.addIssue({ code: 'custom', message: 'URLs with credentials are not accepted' });
       }
-    })
-    .meta({ format: 'uri', description: 'An http(s) URL the model fetches. Data URLs are not supported.' });
+    }),
+    z.meta({ format: 'uri', description: 'An http(s) URL the model fetches. Data URLs are not supported.' }),
+  );

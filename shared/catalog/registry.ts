@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod-mini.ts';
 import type { FieldIssue } from '../domain/errors.ts';
 import { err, ok, type Result } from '../domain/result.ts';
 import type { ModelDefinition } from './definition.ts';

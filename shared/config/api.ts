@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod-mini.ts';
 import type { AddressPolicy } from '../domain/addresses.ts';
 import type { ModelCatalog } from '../catalog/model-catalog.ts';
 import {
@@ -29,7 +29,7 @@ export const apiEnvironment = defineEnvironment('API function', {
   /** Requests a second per token unless the account has its own rate (the account as a whole gets twice that). */
   ratePerSecond: variable(
     'PROGNOZ_RATE_LIMIT_PER_SECOND',
-    VALUES.decimal.pipe(z.number().positive()).default(DEFAULT_RATE_PER_SECOND),
+    z._default(z.pipe(VALUES.decimal, z.number().check(z.positive())), DEFAULT_RATE_PER_SECOND),
   ),
   /**
    * The start of every fleet's cluster name (`fleetClusterName`): given to the routes that read

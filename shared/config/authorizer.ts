@@ -1,14 +1,15 @@
+import * as z from '../zod-mini.ts';
 import { defineEnvironment, SHARED, variable, VALUES, type Environment } from './environment.ts';
 
 /** The environment of the API's authorizer (functions/authorizer.ts). */
 export const authorizerEnvironment = defineEnvironment('authorizer', {
   tableName: SHARED.tableName,
   /** The owners' user pool's issuer: owners' access tokens from it are accepted beside API tokens. */
-  ownerIssuer: variable('PROGNOZ_OWNER_ISSUER', VALUES.url.optional()),
+  ownerIssuer: variable('PROGNOZ_OWNER_ISSUER', z.optional(VALUES.url)),
   /** The console's app client of that pool. */
-  ownerClientId: variable('PROGNOZ_OWNER_CLIENT_ID', VALUES.name.optional()),
+  ownerClientId: variable('PROGNOZ_OWNER_CLIENT_ID', z.optional(VALUES.name)),
   /** Where Cognito is reached, when not at AWS (the local runtime's emulator): the SDK's own variable. */
-  cognitoEndpoint: variable('AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER', VALUES.url.optional()),
+  cognitoEndpoint: variable('AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER', z.optional(VALUES.url)),
 });
 
 export const AUTHORIZER_ENV = authorizerEnvironment.names;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod-mini.ts';
 import { MAX_WAITER_QUEUE_PREFIX } from '../adapters/waiter-queue-names.ts';
 import { DEFAULT_RETENTION_SECONDS } from '../domain/retention.ts';
 import type { ModelCatalog } from '../catalog/model-catalog.ts';
@@ -19,50 +19,55 @@ const DECIMAL = /^\d+(\.\d+)?$/;
 /** How the values of the variables are read. */
 export const VALUES = {
   /** A resource's name (a table, a bucket). */
-  name: z.string().min(1),
+  name: z.string().check(z.minLength(1)),
   url: z.url(),
-  stateMachinePrefix: z.string().regex(/^arn:[\w-]+:states:[\w-]+:\d{12}:stateMachine:[\w-]*$/),
+  stateMachinePrefix: z.string().check(z.regex(/^arn:[\w-]+:states:[\w-]+:\d{12}:stateMachine:[\w-]*$/)),
   /** The waiter queues' prefix: letters, digits, `-` and `_`, with room left for what a name adds. */
   waiterQueuePrefix: z
     .string()
-    .regex(/^[\w-]+$/, 'must be letters, digits, `-` or `_`')
-    .max(MAX_WAITER_QUEUE_PREFIX),
+    .check(z.regex(/^[\w-]+$/, 'must be letters, digits, `-` or `_`'), z.maxLength(MAX_WAITER_QUEUE_PREFIX)),
   /** `true` or `false`, false when unset. */
-  flag: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((value) => value === 'true'),
+  flag: z.pipe(
+    z._default(z.enum(['true', 'false']), 'false'),
+    z.transform((value) => value === 'true'),
+  ),
   /** A number of days, or unset. */
-  retentionDays: z.string().regex(DECIMAL, 'must be a number of days').transform(Number).optional(),
+  retentionDays: z.optional(
+    z.pipe(z.string().check(z.regex(DECIMAL, 'must be a number of days')), z.transform(Number)),
+  ),
   /** A number of zero or more, as text. */
-  decimal: z.string().regex(DECIMAL, 'must be a number').transform(Number),
+  decimal: z.pipe(z.string().check(z.regex(DECIMAL, 'must be a number')), z.transform(Number)),
   /** A whole number of zero or more, as text. */
-  whole: z.string().regex(/^\d+$/, 'must be a whole number').transform(Number),
+  whole: z.pipe(z.string().check(z.regex(/^\d+$/, 'must be a whole number')), z.transform(Number)),
 } as const;
 
 /** `schema`'s value, or null where the variable is unset. */
-export const orNull = <S extends z.ZodType>(schema: S) => schema.optional().transform((value) => value ?? null);
+export const orNull = <S extends z.ZodMiniType>(schema: S) =>
+  z.pipe(
+    z.optional(schema),
+    z.transform((value: z.output<S> | undefined) => value ?? null),
+  );
 
 /** Seconds a finished prediction is kept, from the days configured (DEFAULT_RETENTION_SECONDS when none are). */
 export const retentionSecondsOf = (days: number | undefined): number =>
   days === undefined ? DEFAULT_RETENTION_SECONDS : Math.round(days * 86_400);
 
 /** One variable of an environment: its name, and how its text is read into the configuration's value. */
-export interface Variable<N extends string = string, S extends z.ZodType = z.ZodType> {
+export interface Variable<N extends string = string, S extends z.ZodMiniType = z.ZodMiniType> {
   readonly name: N;
   readonly schema: S;
 }
 
-export const variable = <const N extends string, S extends z.ZodType>(name: N, schema: S): Variable<N, S> => ({
+export const variable = <const N extends string, S extends z.ZodMiniType>(name: N, schema: S): Variable<N, S> => ({
   name,
   schema,
 });
 
 /** The same variable, read on by `to`: for a process that wants its value in another form. */
-export const readAs = <N extends string, S extends z.ZodType, T>(
+export const readAs = <N extends string, S extends z.ZodMiniType, T>(
   { name, schema }: Variable<N, S>,
   to: (value: z.output<S>) => T,
-) => variable(name, schema.transform(to));
+) => variable(name, z.pipe(schema, z.transform(to)));
 
 type Variables = Readonly<Record<string, Variable>>;
 
@@ -84,7 +89,7 @@ type ConfigOf<V extends Variables> = { readonly [K in keyof V]: z.output<V[K]['s
 export const defineEnvironment = <V extends Variables>(kind: string, variables: V) => {
   const schema = z.object(
     Object.fromEntries(Object.values(variables).map(({ name, schema }) => [name, schema])),
-  ) as z.ZodObject<{ -readonly [K in keyof V as V[K]['name']]: V[K]['schema'] }>;
+  ) as z.ZodMiniObject<{ -readonly [K in keyof V as V[K]['name']]: V[K]['schema'] }>;
   const parse = (env: Environment): ConfigOf<V> => {
     const parsed: Readonly<Record<string, unknown>> = parseEnvironment(kind, schema, env);
     return Object.fromEntries(
@@ -105,7 +110,7 @@ export const SHARED = {
    * How long predictions (their inputs and outputs with them) and uploaded files are kept, given in
    * days; the domain's default when unset.
    */
-  retentionSeconds: variable('PROGNOZ_RETENTION_DAYS', VALUES.retentionDays.transform(retentionSecondsOf)),
+  retentionSeconds: variable('PROGNOZ_RETENTION_DAYS', z.pipe(VALUES.retentionDays, z.transform(retentionSecondsOf))),
   /** Webhooks and file inputs may go to loopback addresses (the local runtime sets it). */
   allowLoopback: variable('PROGNOZ_ALLOW_LOOPBACK', VALUES.flag),
   /** The names' prefix of the queues synchronous waits are told of their predictions' ends in (WAITER_QUEUE_NAMES). */
@@ -118,7 +123,7 @@ export const SHARED_ENV = namesOf(SHARED);
  * Parses a process's environment once, where it starts; what is missing or malformed is named in
  * the error, with the kind of process whose environment it is.
  */
-export const parseEnvironment = <T extends z.ZodObject>(kind: string, schema: T, env: Environment): z.output<T> => {
+export const parseEnvironment = <T extends z.ZodMiniObject>(kind: string, schema: T, env: Environment): z.output<T> => {
   const parsed = schema.safeParse(env);
   if (!parsed.success) throw new Error(`the ${kind}'s environment is not valid:\n${z.prettifyError(parsed.error)}`);
   return parsed.data;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod-mini.ts';
 import { apiEnvironment } from './api.ts';
 import { authorizerEnvironment } from './authorizer.ts';
 import { finalizeEnvironment } from './finalize.ts';
@@ -20,7 +20,7 @@ export const PROCESS_ENVIRONMENTS = {
   worker: workerEnvironment.schema,
   /** A function that needs nothing of the deployment (the unmatched route answers from the route table alone). */
   unconfigured: z.object({}),
-} as const satisfies Record<string, z.ZodObject>;
+} as const satisfies Record<string, z.ZodMiniObject>;
 
 export type ProcessKind = keyof typeof PROCESS_ENVIRONMENTS;
 
@@ -38,6 +38,6 @@ export const variablesOf = (kind: ProcessKind): readonly string[] => Object.keys
  * settings, which the stack need not set and which an operator may.
  */
 export const settingsOf = (kind: ProcessKind): readonly string[] =>
-  Object.entries(PROCESS_ENVIRONMENTS[kind].shape as Record<string, z.ZodType>)
+  Object.entries(PROCESS_ENVIRONMENTS[kind].shape as Record<string, z.ZodMiniType>)
     .filter(([, value]) => value.safeParse(undefined).success)
     .map(([name]) => name);

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod-mini.ts';
 import type { ModelCatalog } from '../catalog/model-catalog.ts';
 import { defineEnvironment, orNull, SHARED, variable, withStateMachineArnOf, type Environment } from './environment.ts';
 
@@ -18,7 +18,7 @@ export const sweeperEnvironment = defineEnvironment('sweeper', {
    */
   fleetsPath: variable(
     'PROGNOZ_FLEETS',
-    orNull(z.string().regex(/^(\/[\w.-]+)+$/, 'must be a Parameter Store path, such as /Prognoz/fleets')),
+    orNull(z.string().check(z.regex(/^(\/[\w.-]+)+$/, 'must be a Parameter Store path, such as /Prognoz/fleets'))),
   ),
 });
 

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod-mini.ts';
 import { RETRY_POLICY } from '../workflow/webhook-policy.ts';
 import { defineEnvironment, SHARED, variable, type Environment } from './environment.ts';
 
@@ -21,12 +21,18 @@ export const webhookSenderEnvironment = defineEnvironment('webhook sender', {
    */
   retryDelaysSeconds: variable(
     'PROGNOZ_WEBHOOK_RETRY_DELAYS',
-    z
-      .string()
-      .transform((text) => text.split(',').map(Number))
-      .pipe(z.array(z.number().int().min(0).max(MAX_DELAY_SECONDS)).length(RETRIES))
-      .optional()
-      .transform((delays): readonly number[] => delays ?? RETRY_POLICY.retryDelaysSeconds),
+    z.pipe(
+      z.optional(
+        z.pipe(
+          z.pipe(
+            z.string(),
+            z.transform((text: string) => text.split(',').map(Number)),
+          ),
+          z.array(z.int().check(z.minimum(0), z.maximum(MAX_DELAY_SECONDS))).check(z.length(RETRIES)),
+        ),
+      ),
+      z.transform((delays: number[] | undefined): readonly number[] => delays ?? RETRY_POLICY.retryDelaysSeconds),
+    ),
   ),
 });
 

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod-mini.ts';
 import { defineEnvironment, orNull, SHARED, variable, VALUES, type Environment } from './environment.ts';
 
 /** The environment of a model's worker (worker/main.ts). */
@@ -13,25 +13,28 @@ export const workerEnvironment = defineEnvironment('worker', {
   /** The model's job queue. */
   queueUrl: variable('PROGNOZ_QUEUE_URL', VALUES.url),
   /** Where the model server (coglet) answers. */
-  modelUrl: variable('PROGNOZ_MODEL_URL', VALUES.url.default('http://127.0.0.1:5000')),
+  modelUrl: variable('PROGNOZ_MODEL_URL', z._default(VALUES.url, 'http://127.0.0.1:5000')),
   /** The port of this worker coglet sends the runs' webhooks to (0: any free one). */
-  callbackPort: variable('PROGNOZ_CALLBACK_PORT', VALUES.whole.pipe(z.number().max(65_535)).default(0)),
+  callbackPort: variable(
+    'PROGNOZ_CALLBACK_PORT',
+    z._default(z.pipe(VALUES.whole, z.number().check(z.maximum(65_535))), 0),
+  ),
   /** The address coglet reaches the worker at; `auto`: this container's own (an ECS task on Docker's bridge). */
-  callbackHost: variable('PROGNOZ_CALLBACK_HOST', z.string().min(1).default('127.0.0.1')),
+  callbackHost: variable('PROGNOZ_CALLBACK_HOST', z._default(VALUES.name, '127.0.0.1')),
   /**
    * Where file inputs are fetched to: a folder the model server sees at the same path; null: a
    * folder of the worker's own under the system's temporary folder.
    */
-  inputsDir: variable('PROGNOZ_INPUTS_DIR', orNull(z.string().min(1))),
+  inputsDir: variable('PROGNOZ_INPUTS_DIR', orNull(VALUES.name)),
   /**
    * Predictions the model server takes at once when it is not what its predictor says: a local run
    * of a GPU predictor on a machine without one (local/model-machine.ts). null: the predictor's.
    */
-  slots: variable('PROGNOZ_MODEL_SLOTS', orNull(VALUES.whole.pipe(z.number().min(1)))),
+  slots: variable('PROGNOZ_MODEL_SLOTS', orNull(z.pipe(VALUES.whole, z.number().check(z.minimum(1))))),
   /** How often a running prediction is checked for a cancel (ms). */
-  checkMs: variable('PROGNOZ_CHECK_MS', VALUES.whole.pipe(z.number().positive()).default(1000)),
+  checkMs: variable('PROGNOZ_CHECK_MS', z._default(z.pipe(VALUES.whole, z.number().check(z.positive())), 1000)),
   /** After SIGTERM, how long running jobs may go on before they are handed back to the queue (s). */
-  drainSeconds: variable('PROGNOZ_DRAIN_SECONDS', VALUES.decimal.default(100)),
+  drainSeconds: variable('PROGNOZ_DRAIN_SECONDS', z._default(VALUES.decimal, 100)),
   /**
    * S3's buckets are addressed by path, not by host name: the local runtime's emulator serves
    * them all on one host and port. Unset on AWS.

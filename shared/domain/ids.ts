@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod';
+import * as z from '../zod-mini.ts';
 
 declare const predictionIdBrand: unique symbol;
 /** A UUID-shaped prediction id. Only `parsePredictionId` and id generators make one. */
@@ -24,11 +24,10 @@ export const asAccountId = (raw: string): AccountId => raw as AccountId;
  * A prediction id where a message or an item is parsed: the id is branded there, once, and every
  * hop after it carries a PredictionId rather than casting a string.
  */
-export const predictionIdSchema = z.string().transform((raw, context) => {
-  const id = parsePredictionId(raw);
-  if (id === null) context.addIssue({ code: 'custom', message: 'not a prediction id' });
-  return id ?? z.NEVER;
-});
+export const predictionIdSchema = z.pipe(
+  z.string(),
+  z.custom<PredictionId>((raw) => typeof raw === 'string' && parsePredictionId(raw) !== null, 'not a prediction id'),
+);
 
 export type IdGenerator = () => string;
 export const randomIds: IdGenerator = () => randomUUID();

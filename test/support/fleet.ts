@@ -6,7 +6,7 @@ import { Vpc } from 'aws-cdk-lib/aws-ec2';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { DefinitionBody, Pass, StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
-import * as z from 'zod';
+import * as z from '../../shared/zod-mini.ts';
 import { ModelFleet } from '../../infra/constructs/model-fleet.ts';
 import { WaiterQueues } from '../../infra/constructs/waiter-queues.ts';
 import type { ModelDefinition } from '../../shared/catalog/registry.ts';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import * as z from '../../shared/zod-mini.ts';
 import { configureS3, s3 } from '../../shared/adapters/s3-client.ts';
 import { API_ENV, apiConfigFromEnv } from '../../shared/config/api.ts';
 import {
@@ -18,7 +19,7 @@ const example = defineEnvironment('example', {
   tableName: SHARED.tableName,
   retentionSeconds: SHARED.retentionSeconds,
   loopback: readAs(SHARED.allowLoopback, (allowLoopback) => ({ allowLoopback })),
-  port: variable('PROGNOZ_EXAMPLE_PORT', VALUES.whole.default(8080)),
+  port: variable('PROGNOZ_EXAMPLE_PORT', z._default(VALUES.whole, 8080)),
   folder: variable('PROGNOZ_EXAMPLE_FOLDER', orNull(VALUES.name)),
 });
 

@@ -116,7 +116,7 @@ const modelPaths = (models: readonly ModelDefinition[]): ZodOpenApiPathsObject =
   Object.fromEntries(
     models.map((model) => {
       const name = componentNameOf(model.id);
-      const input = model.input.meta({ id: `${name}Input`, description: `The input of ${model.id}.` });
+      const input = model.input.check(z.meta({ id: `${name}Input`, description: `The input of ${model.id}.` }));
       const createSpec = OPERATIONS['POST /api/v1/{company}/{model}'];
       const getSpec = OPERATIONS['GET /api/v1/{company}/{model}'];
       return [

@@ -86,7 +86,7 @@ const CREATE_ERRORS: readonly ErrorCode[] = [
   'idempotency_key_reused',
 ];
 
-const jsonBody = (schema: z.ZodType, description: string): ZodOpenApiRequestBodyObject => ({
+const jsonBody = (schema: z.core.$ZodType, description: string): ZodOpenApiRequestBodyObject => ({
   required: true,
   description,
   content: { 'application/json': { schema } },
@@ -94,7 +94,7 @@ const jsonBody = (schema: z.ZodType, description: string): ZodOpenApiRequestBody
 
 /** A model's input as the spec's create takes it: the body itself, plus `webhook`. */
 export const specCreateBody = (
-  input: z.ZodType,
+  input: z.core.$ZodType,
   example?: Readonly<Record<string, unknown>>,
 ): ZodOpenApiRequestBodyObject => ({
   required: true,

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { bundledFiles } from '../../bench/bundles.ts';
+import * as z from '../../shared/zod-mini.ts';
+
+/**
+ * The functions a first request after idle starts: the authorizer, then its route (issue 58). Each
+ * is bundled as deployed; what the bundle holds is what the cold start compiles and runs.
+ */
+const FIRST_REQUEST = [
+  'functions/authorizer.ts',
+  'functions/http/create-prediction.ts',
+  'functions/http/get-prediction.ts',
+  'functions/http/stream-prediction.ts',
+];
+
+describe('what a first request after idle loads', () => {
+  it.each(FIRST_REQUEST)(
+    "%s builds its schemas with zod's mini API, with its English messages: not the classic API the OpenAPI document is written in, nor zod's other locales",
+    async (entry) => {
+      const zod = (await bundledFiles(entry)).filter((file) => file.startsWith('node_modules/zod/'));
+      expect(zod.some((file) => file.startsWith('node_modules/zod/v4/mini/'))).toBe(true);
+      expect(zod).toContain('node_modules/zod/v4/locales/en.js');
+      expect(zod.filter((file) => /^node_modules\/zod\/v4\/(classic\/|locales\/(?!en\.js))/.test(file))).toEqual([]);
+    },
+  );
+
+  it("tells what is wrong in English where only zod's mini API is loaded, as where the classic one is", () => {
+    // This file loads no module of the classic API, which would set the messages itself.
+    const parsed = z.object({ seed: z.int() }).safeParse({ seed: 'one' });
+    if (parsed.success) throw new Error('a word taken for a whole number');
+    expect(z.prettifyError(parsed.error)).toContain('Invalid input: expected number, received string');
+  });
+});
