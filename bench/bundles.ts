@@ -71,13 +71,17 @@ const bundleEntry = async (entry: string, outDir: string, way: Partial<FloorWay>
   return { file, bytes: statSync(file).size, breakdown: bundleBreakdown(metafile) };
 };
 
-/** The files (repository-relative) whose code one entry's bundle holds, bundled as deployed; nothing is written. */
+/**
+ * The files whose code one entry's bundle holds, bundled as deployed; nothing is written. Ours are
+ * named from the repository's root, a package's from its `node_modules/` on, wherever that folder
+ * lies (a clone may link it in from elsewhere).
+ */
 export const bundledFiles = async (entry: string): Promise<string[]> => {
   const { metafile } = await build({ ...buildOptionsOf(entry), outfile: 'bundle.mjs', write: false });
   return Object.values(metafile.outputs).flatMap((output) =>
     Object.entries(output.inputs)
       .filter(([, input]) => input.bytesInOutput > 0)
-      .map(([file]) => file),
+      .map(([file]) => file.slice(Math.max(0, file.lastIndexOf('node_modules/')))),
   );
 };
 
