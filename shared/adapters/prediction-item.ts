@@ -15,44 +15,52 @@ import { ownerIndexKey, predictionKey, sweepIndexKey } from './table-keys.ts';
  * Input and inline output are kept as JSON text: a DynamoDB number holds no magnitude below 1e-130
  * or above 1e126 and a map nests at most 32 deep, and any JSON a caller or a model sends must fit.
  */
-const count = () => z.int().check(z.nonnegative());
+// Each field's schema is made once and shared between the fields and the statuses that read alike:
+// every schema made is a cold start's work (bench §4).
+const text = z.string();
+const optionalText = z.optional(text);
+const nullishText = z.nullish(text);
+const whole = z.int();
+const nullishWhole = z.nullish(whole);
+const count = z.int().check(z.nonnegative());
 const base = {
   id: predictionIdSchema,
-  model: z.string(),
-  owner: z.string(),
-  input_json: z.optional(z.string()),
+  model: text,
+  owner: text,
+  input_json: optionalText,
   // Items written before input_json existed hold the input as a map.
-  input: z.optional(z.record(z.string(), z.unknown())),
+  input: z.optional(z.record(text, z.unknown())),
   // A large input is in the outputs bucket, and the item holds its key.
-  input_key: z.optional(z.string()),
-  input_bytes: z.optional(count()),
-  webhook: z.nullable(z.string()),
+  input_key: optionalText,
+  input_bytes: z.optional(count),
+  webhook: z.nullable(text),
   source: z.literal('api'),
-  created_at: z.string(),
-  hold_kopecks: count(),
-  hold_month: z.string(),
+  created_at: text,
+  hold_kopecks: count,
+  hold_month: text,
   // Items written before attempts and sweeping existed have neither.
-  attempts: z._default(count(), 0),
-  sweep_at: z.nullish(z.int()),
+  attempts: z._default(count, 0),
+  sweep_at: nullishWhole,
   // Items written before the Replicate-compatible fields existed have none of these.
   webhook_events: z.nullish(z.array(z.enum(WEBHOOK_EVENTS))),
-  api_base: z.nullish(z.string()),
-  stream_key: z.nullish(z.string()),
+  api_base: nullishText,
+  stream_key: nullishText,
   // Only where a request waited for its end (Prefer: wait): absent otherwise, which keeps the item small.
-  waiter: z.optional(z.string()),
-  deadline_at: z.nullish(z.string()),
-  logs: z._default(z.string(), ''),
+  waiter: optionalText,
+  deadline_at: nullishText,
+  logs: z._default(text, ''),
 };
-const streamedField = z.nullish(z.array(z.string()));
+const streamedField = z.nullish(z.array(text));
+const nullableText = z.nullable(text);
 const finishedFields = {
-  started_at: z.nullable(z.string()),
-  completed_at: z.nullable(z.string()),
-  runtime_ms: z.nullable(z.int()),
-  cost_kopecks: z.int(),
+  started_at: nullableText,
+  completed_at: nullableText,
+  runtime_ms: z.nullable(whole),
+  cost_kopecks: whole,
   effects: z._default(z.array(z.enum(SIDE_EFFECTS)), []),
-  predict_time_ms: z.nullish(z.int()),
+  predict_time_ms: nullishWhole,
   /** The model's own metrics, as JSON: a map would keep neither 1.0 from 1 nor an empty map apart. */
-  model_metrics_json: z.nullish(z.string()),
+  model_metrics_json: nullishText,
   streamed: streamedField,
   data_removed: z._default(z.boolean(), false),
 };
@@ -60,12 +68,12 @@ const finishedFields = {
 const predictionItem = z.discriminatedUnion('status', [
   z.object({ ...base, status: z.enum(['pending', 'starting']) }),
   // A queued item from before queued_at existed counts its wait from its creation.
-  z.object({ ...base, status: z.literal('queued'), queued_at: z.nullish(z.string()) }),
+  z.object({ ...base, status: z.literal('queued'), queued_at: nullishText }),
   z.object({
     ...base,
     status: z.literal('processing'),
-    started_at: z.string(),
-    claim: z._default(z.string(), 'legacy'),
+    started_at: text,
+    claim: z._default(text, 'legacy'),
     progress: z.nullish(z.number().check(z.minimum(0), z.maximum(1))),
     streamed: streamedField,
   }),
@@ -74,14 +82,14 @@ const predictionItem = z.discriminatedUnion('status', [
     ...finishedFields,
     status: z.literal('succeeded'),
     // Both absent when the output is in the outputs bucket; `output` (a map) in items written before output_json.
-    output_json: z.optional(z.string()),
+    output_json: optionalText,
     output: z.optional(z.unknown()),
-    output_key: z.nullish(z.string()),
-    output_bytes: z.nullish(count()),
-    runtime_ms: z.int(),
+    output_key: nullishText,
+    output_bytes: z.nullish(count),
+    runtime_ms: whole,
   }),
-  z.object({ ...base, ...finishedFields, status: z.literal('failed'), error: z.string() }),
-  z.object({ ...base, ...finishedFields, status: z.literal('canceled'), error: z.nullish(z.string()) }),
+  z.object({ ...base, ...finishedFields, status: z.literal('failed'), error: text }),
+  z.object({ ...base, ...finishedFields, status: z.literal('canceled'), error: nullishText }),
 ]);
 
 const outputFields = (output: StoredOutput): Record<string, unknown> =>
