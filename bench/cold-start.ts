@@ -111,24 +111,25 @@ export const measureColdStarts = async (
     floorSamples.push(await runOnce(floor.file, floor.environment));
   }
   for (let i = 0; i < runs; i++) bare.push((await runOnce(null, {})).processMs);
-  const functions: ColdStart[] = [];
-  for (const bundle of bundles) {
-    const samples: { loadInitMs: number; processMs: number }[] = [];
-    const differences: number[] = [];
-    for (let i = 0; i < runs; i++) {
+  // Round by round, every function once in each: a busy spell of the host falls on all of them
+  // alike, not on the few measured during it.
+  const samples = bundles.map(() => [] as { loadInitMs: number; processMs: number }[]);
+  const differences = bundles.map(() => [] as number[]);
+  for (let i = 0; i < runs; i++) {
+    for (const [k, bundle] of bundles.entries()) {
       const before = await runOnce(floor.file, floor.environment);
       const sample = await runOnce(bundle.file, bundle.environment);
-      samples.push(sample);
-      differences.push(sample.processMs - before.processMs);
+      samples[k]?.push(sample);
+      differences[k]?.push(sample.processMs - before.processMs);
     }
-    functions.push({
-      entry: bundle.entry,
-      bundleKiB: bundle.bytes / 1024,
-      memoryMiB: bundle.memoryMiB,
-      ...loadsOf(samples),
-      aboveFloorMs: median(differences),
-    });
   }
+  const functions: ColdStart[] = bundles.map((bundle, k) => ({
+    entry: bundle.entry,
+    bundleKiB: bundle.bytes / 1024,
+    memoryMiB: bundle.memoryMiB,
+    ...loadsOf(samples[k] ?? []),
+    aboveFloorMs: median(differences[k] ?? []),
+  }));
   const largest = largestBundle(bundles);
   return {
     runs,

@@ -53,7 +53,7 @@ export const renderColdStarts = (c: ColdStartReport, node: string): string[] => 
       `**The SDK's floor.** \`${floor.entry}\` alone, bundled and loaded as a function is (${n(floor.bundleKiB)} KiB, the AWS SDK's DynamoDB ` +
         `clients in it): what every function loads as it starts, before any code of its own. In runs alternating with a bare ` +
         `process (${n(floor.bareNodeMs)} ms), its load + init takes ${n(floor.loadInitMs)} ms and its fresh process **${n(floor.processMs)} ms, ` +
-        `${n(floor.processMs / floor.bareNodeMs)}× bare Node**. "Above the floor" is a function's fresh process less the floor's, each of its runs paired with a floor run just before it (the median of the differences): what its own code costs.`,
+        `${n(floor.processMs / floor.bareNodeMs)}× bare Node**. "Above the floor" is a function's fresh process less the floor's, each of its runs paired with a floor run just before it (the median of the differences), the functions taken in turn round by round: what its own code costs.`,
       '',
     );
   }
