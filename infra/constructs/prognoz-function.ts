@@ -36,7 +36,12 @@ export const LAMBDA_BUNDLING = {
   // parse.
   externalModules: LAZY_SDK_PACKAGES,
   mainFields: ['module', 'main'],
-  alias: { '@aws-sdk/credential-provider-node': './shared/adapters/lambda-credentials.ts' },
+  // Node's web streams, which middy's streaming mode imports at its start and prognoz's answers
+  // never are, load at their first use (functions/http/lazy-web-streams.ts).
+  alias: {
+    '@aws-sdk/credential-provider-node': './shared/adapters/lambda-credentials.ts',
+    'node:stream/web': './functions/http/lazy-web-streams.ts',
+  },
   banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
 } as const;
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { Readable } from 'node:stream';
 import { bundledFiles } from '../../bench/bundles.ts';
+import { ReadableStream as LazyReadableStream } from '../../functions/http/lazy-web-streams.ts';
 import * as z from '../../shared/zod-mini.ts';
 
 /**
@@ -29,5 +31,20 @@ describe('what a first request after idle loads', () => {
     const parsed = z.object({ seed: z.int() }).safeParse({ seed: 'one' });
     if (parsed.success) throw new Error('a word taken for a whole number');
     expect(z.prettifyError(parsed.error)).toContain('Invalid input: expected number, received string');
+  });
+
+  it.each(['functions/http/create-prediction.ts', 'functions/http/stream-prediction.ts'])(
+    "%s leaves Node's web streams, which middy's streaming mode imports, to their first use",
+    async (entry) => {
+      const files = await bundledFiles(entry);
+      expect(files).toContain('node_modules/@middy/core/executionModeStreamifyResponse.js');
+      expect(files).toContain('functions/http/lazy-web-streams.ts');
+    },
+  );
+
+  it('tells a web stream from a Node stream and from text, as the web streams module would', () => {
+    expect(new globalThis.ReadableStream() instanceof LazyReadableStream).toBe(true);
+    expect(Readable.from(['a']) instanceof LazyReadableStream).toBe(false);
+    expect(Object('text') instanceof LazyReadableStream).toBe(false);
   });
 });
