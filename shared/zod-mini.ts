@@ -12,3 +12,5 @@ import english from 'zod/v4/locales/en.js';
 config(english());
 
 export * from 'zod/mini';
+// The error class by name, for `instanceof`: mini exports it only inside `z.core`.
+export { $ZodError } from 'zod/v4/core';

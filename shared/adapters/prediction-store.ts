@@ -10,8 +10,6 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as z from '../zod-mini.ts';
-// Named, not `z.core`: a use of that namespace keeps all of zod's core and its locales in a bundle.
-import { $ZodError } from 'zod/v4/core';
 import { reservationOf, reservationRefusal, settlementOf } from '../domain/billing.ts';
 import type { PredictionId } from '../domain/ids.ts';
 import type { PriorClaim } from '../domain/idempotency.ts';
@@ -336,7 +334,7 @@ export const dynamoPredictionStore = (
         try {
           predictions.push(fromItem(item));
         } catch (error) {
-          const problem = error instanceof $ZodError ? z.prettifyError(error).replace(/\n/g, ' ') : String(error);
+          const problem = error instanceof z.$ZodError ? z.prettifyError(error).replace(/\n/g, ' ') : String(error);
           unreadable.push({ key: String(item.pk ?? item.id ?? '(no key)'), problem });
         }
       }
