@@ -113,22 +113,25 @@ export const measureColdStarts = async (
   for (let i = 0; i < runs; i++) bare.push((await runOnce(null, {})).processMs);
   // Round by round, every function once in each: a busy spell of the host falls on all of them
   // alike, not on the few measured during it.
-  const samples = bundles.map(() => [] as { loadInitMs: number; processMs: number }[]);
-  const differences = bundles.map(() => [] as number[]);
+  const measured = bundles.map((bundle) => ({
+    bundle,
+    samples: [] as { loadInitMs: number; processMs: number }[],
+    differences: [] as number[],
+  }));
   for (let i = 0; i < runs; i++) {
-    for (const [k, bundle] of bundles.entries()) {
+    for (const { bundle, samples, differences } of measured) {
       const before = await runOnce(floor.file, floor.environment);
       const sample = await runOnce(bundle.file, bundle.environment);
-      samples[k]?.push(sample);
-      differences[k]?.push(sample.processMs - before.processMs);
+      samples.push(sample);
+      differences.push(sample.processMs - before.processMs);
     }
   }
-  const functions: ColdStart[] = bundles.map((bundle, k) => ({
+  const functions: ColdStart[] = measured.map(({ bundle, samples, differences }) => ({
     entry: bundle.entry,
     bundleKiB: bundle.bytes / 1024,
     memoryMiB: bundle.memoryMiB,
-    ...loadsOf(samples[k] ?? []),
-    aboveFloorMs: median(differences[k] ?? []),
+    ...loadsOf(samples),
+    aboveFloorMs: median(differences),
   }));
   const largest = largestBundle(bundles);
   return {
