@@ -45,7 +45,7 @@ export const lambdaFunctions = (template: CfnTemplate = synthesizeTemplate()) =>
   return [...byEntry.values()].sort((a, b) => a.entry.localeCompare(b.entry));
 };
 
-/** esbuild's options for one entry as the CDK app bundles a Lambda (ESM, minified, source maps, AWS SDK v3 bundled with environment credentials). */
+/** esbuild's options for one entry as the CDK app bundles a Lambda (ESM, minified, source maps read at a stack's first writing, AWS SDK v3 bundled with environment credentials). */
 const buildOptionsOf = (entry: string, way: Partial<FloorWay> = {}): BuildOptions & { metafile: true } => ({
   absWorkingDir: REPO_ROOT,
   entryPoints: [path.join(REPO_ROOT, entry)],
@@ -60,12 +60,13 @@ const buildOptionsOf = (entry: string, way: Partial<FloorWay> = {}): BuildOption
   mainFields: [...LAMBDA_BUNDLING.mainFields],
   alias: way.alias ?? LAMBDA_BUNDLING.alias,
   banner: { js: LAMBDA_BUNDLING.banner },
+  inject: [...(way.inject ?? LAMBDA_BUNDLING.inject)],
   logLevel: 'error',
   metafile: true,
 });
 
-/** One entry bundled exactly as the CDK app bundles a Lambda. */
-const bundleEntry = async (entry: string, outDir: string, way: Partial<FloorWay> = {}) => {
+/** One entry bundled exactly as the CDK app bundles a Lambda, with its source map beside it. */
+export const bundleEntry = async (entry: string, outDir: string, way: Partial<FloorWay> = {}) => {
   const file = path.join(outDir, `${way.name ?? ''}${entry.replaceAll('/', '_').replace(/\.ts$/, '')}.mjs`);
   const { metafile } = await build({ ...buildOptionsOf(entry, way), outfile: file });
   return { file, bytes: statSync(file).size, breakdown: bundleBreakdown(metafile) };
@@ -101,7 +102,7 @@ export const SDK_FLOOR_ENTRY = 'shared/adapters/aws-clients.ts';
 
 /**
  * The floor under every function's cold start: SDK_FLOOR_ENTRY bundled as a function is, with the
- * environment every function starts with (its NODE_OPTIONS included).
+ * environment every function starts with.
  */
 export const bundleSdkFloor = async (outDir: string): Promise<LoadableBundle> => {
   mkdirSync(outDir, { recursive: true });
@@ -109,42 +110,56 @@ export const bundleSdkFloor = async (outDir: string): Promise<LoadableBundle> =>
   return { entry: SDK_FLOOR_ENTRY, file, bytes, environment: { ...FUNCTION_BASE_ENVIRONMENT } };
 };
 
-/** One way of bundling the SDK's floor: what it leaves to the runtime, and what it replaces. */
+/** One way of bundling the SDK's floor: what it leaves to the runtime, what it replaces, how stacks are mapped. */
 export interface FloorWay {
   readonly name: string;
   readonly what: string;
   readonly external: readonly string[];
   readonly alias: Readonly<Record<string, string>>;
-  /** Loaded without the deployed NODE_OPTIONS (`--enable-source-maps`): what reading the source map at load costs. */
-  readonly withoutSourceMaps?: true;
+  /** What every bundle starts with: LAMBDA_BUNDLING.inject, or nothing. */
+  readonly inject: readonly string[];
+  /** Loaded with NODE_OPTIONS=--enable-source-maps: Node parses the source map as the bundle loads. */
+  readonly sourceMapsAtLoad?: true;
 }
 
 /**
  * The cuts under the SDK's floor, each measured against the way before it (bench §4): the SDK left
  * to the runtime, as functions were bundled until 2026-12-06; the DynamoDB client bundled from its
- * ES modules with the whole default credential chain; and as deployed, with the environment's
- * credentials in the chain's place (LAMBDA_BUNDLING); and that, loaded without source maps.
+ * ES modules with the whole default credential chain; with the environment's credentials in the
+ * chain's place, its source map parsed at load (as deployed until 2026-12-07); and as deployed,
+ * the map read when a stack is first written (LAMBDA_BUNDLING).
  */
 export const FLOOR_WAYS: readonly FloorWay[] = [
-  { name: 'runtime-sdk', what: 'AWS SDK left to the runtime', external: ['@aws-sdk/*'], alias: {} },
+  {
+    name: 'runtime-sdk',
+    what: 'AWS SDK left to the runtime',
+    external: ['@aws-sdk/*'],
+    alias: {},
+    inject: [],
+    sourceMapsAtLoad: true,
+  },
   {
     name: 'bundled-chain',
     what: 'DynamoDB client bundled, default credential chain',
     external: LAMBDA_BUNDLING.externalModules,
     alias: {},
+    inject: [],
+    sourceMapsAtLoad: true,
+  },
+  {
+    name: 'maps-at-load',
+    what: "DynamoDB client bundled, the environment's credentials, `--enable-source-maps`",
+    external: LAMBDA_BUNDLING.externalModules,
+    alias: LAMBDA_BUNDLING.alias,
+    inject: [],
+    sourceMapsAtLoad: true,
   },
   {
     name: 'deployed',
-    what: "DynamoDB client bundled, the environment's credentials (as deployed)",
+    what: 'the same, stacks mapped at their first writing (as deployed)',
     external: LAMBDA_BUNDLING.externalModules,
     alias: LAMBDA_BUNDLING.alias,
-  },
-  {
-    name: 'deployed-no-maps',
-    what: 'as deployed, loaded without `--enable-source-maps`',
-    external: LAMBDA_BUNDLING.externalModules,
-    alias: LAMBDA_BUNDLING.alias,
-    withoutSourceMaps: true,
+    inject: LAMBDA_BUNDLING.inject,
   },
 ];
 
@@ -159,9 +174,10 @@ export const bundleFloorWays = async (outDir: string): Promise<(LoadableBundle &
       what: way.what,
       file,
       bytes,
-      environment: way.withoutSourceMaps
-        ? Object.fromEntries(Object.entries(FUNCTION_BASE_ENVIRONMENT).filter(([name]) => name !== 'NODE_OPTIONS'))
-        : { ...FUNCTION_BASE_ENVIRONMENT },
+      environment: {
+        ...FUNCTION_BASE_ENVIRONMENT,
+        ...(way.sourceMapsAtLoad ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
+      },
     });
   }
   return bundled;

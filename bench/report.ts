@@ -43,8 +43,8 @@ const sum = (record: Record<string, number>) => Object.values(record).reduce((a,
 export const renderColdStarts = (c: ColdStartReport, node: string): string[] => {
   const out: string[] = ['## 4. Lambda cold start proxy', ''];
   out.push(
-    `Each function bundled as the CDK app bundles it (esbuild, minified ESM, source maps, the DynamoDB client bundled with the environment's credentials, the other SDK clients the runtime's), then imported in a fresh Node ${node} process with its deployed environment ` +
-      `(NODE_OPTIONS included); median of ${c.runs}. A fresh Node process that imports nothing takes **${n(c.bareNodeMs)} ms**.`,
+    `Each function bundled as the CDK app bundles it (esbuild, minified ESM, source maps read at a stack's first writing, the DynamoDB client bundled with the environment's credentials, the other SDK clients the runtime's), then imported in a fresh Node ${node} process with its deployed environment; ` +
+      `median of ${c.runs}. A fresh Node process that imports nothing takes **${n(c.bareNodeMs)} ms**.`,
     '',
   );
   const floor = c.sdkFloor;

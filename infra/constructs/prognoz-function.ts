@@ -25,9 +25,12 @@ const LAZY_SDK_PACKAGES = Object.keys(packageJson.dependencies).filter(
 export const LAMBDA_BUNDLING = {
   target: 'node24',
   minify: true,
-  // Stack traces need the mappings, not our sources: without them the map is a third of the size,
-  // and the runtime (NODE_OPTIONS=--enable-source-maps) parses it at every cold start.
+  // Stack traces need the mappings, not our sources: without them the map is a third of the size.
   sourcesContent: false,
+  // Every bundle starts by mapping error stacks to the sources at their first writing
+  // (functions/mapped-stack-traces.ts), in place of NODE_OPTIONS=--enable-source-maps, which
+  // parses the whole map at every cold start.
+  inject: ['./functions/mapped-stack-traces.ts'],
   // The DynamoDB client, which every function makes at its start, is bundled (tree-shaken from its
   // ES modules) with the default credential chain replaced by the environment's credentials
   // (shared/adapters/lambda-credentials.ts): that cuts the SDK's floor under every cold start by
@@ -50,7 +53,6 @@ export const LAMBDA_BUNDLING = {
  * grants by process-bindings.ts.
  */
 export const FUNCTION_BASE_ENVIRONMENT: Readonly<Record<string, string>> = {
-  NODE_OPTIONS: '--enable-source-maps',
   POWERTOOLS_SERVICE_NAME: 'prognoz',
 };
 
@@ -100,6 +102,7 @@ export class PrognozFunction extends Construct {
           Object.entries(LAMBDA_BUNDLING.alias).map(([name, replacement]) => [`--alias:${name}`, replacement]),
         ),
         banner: LAMBDA_BUNDLING.banner,
+        inject: [...LAMBDA_BUNDLING.inject],
       },
     });
     tag(this.fn.node.defaultChild as CfnFunction, { entry: props.entry });
