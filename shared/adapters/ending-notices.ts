@@ -23,8 +23,10 @@ import { WAITER_QUEUE_NAMES } from './waiter-queue-names.ts';
 /** Reports what went wrong where nothing may fail for it: a notice lost costs a wait latency, not correctness. */
 export type ReportFailure = (message: string, fields: Record<string, unknown>) => void;
 
-/** A notice: the ended prediction's id, and its item as the table has it when that is small enough. */
-const notice = z.object({ predictionId: predictionIdSchema, item: z.optional(z.record(z.string(), z.unknown())) });
+/** A notice: the ended prediction's id, and its item as the table has it when that is small enough (made at the first read). */
+const notice = z.lazy(() =>
+  z.object({ predictionId: predictionIdSchema, item: z.optional(z.record(z.string(), z.unknown())) }),
+);
 
 const noticeBody = (ended: TerminalPrediction): string => {
   const item = JSON.stringify(toItem(ended));

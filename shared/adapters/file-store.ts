@@ -15,22 +15,24 @@ import { accountIndexPartition, FILE_INDEX_PREFIX, fileIndexKey, fileKey, OWNER_
 /** Under its owner, so that an account's files can be found (and removed) in the bucket alone. */
 export const fileObjectKey = (file: Pick<StoredFile, 'owner' | 'id'>): string => `files/${file.owner}/${file.id}`;
 
-/** The file's table item, parsed when read back: the table is a trust boundary. */
-const fileItem = z.object({
-  id: z.custom<FileId>((raw) => typeof raw === 'string' && parseFileId(raw) !== null, 'not a file id'),
-  owner: z.pipe(z.string(), z.transform(asAccountId)),
-  name: z.string(),
-  content_type: z.string(),
-  size: z.int().check(z.nonnegative()),
-  sha256: z.string(),
-  md5: z.string(),
-  // JSON text, as a prediction's input (prediction-item.ts): any JSON a caller sends must fit, which a DynamoDB map does not.
-  metadata_json: z.optional(z.string()),
-  // Items written before metadata_json existed hold a map.
-  metadata: z.optional(z.record(z.string(), z.unknown())),
-  created_at: z.string(),
-  expires_at: z.int(),
-});
+/** The file's table item, parsed when read back (the table is a trust boundary); made at the first read. */
+const fileItem = z.lazy(() =>
+  z.object({
+    id: z.custom<FileId>((raw) => typeof raw === 'string' && parseFileId(raw) !== null, 'not a file id'),
+    owner: z.pipe(z.string(), z.transform(asAccountId)),
+    name: z.string(),
+    content_type: z.string(),
+    size: z.int().check(z.nonnegative()),
+    sha256: z.string(),
+    md5: z.string(),
+    // JSON text, as a prediction's input (prediction-item.ts): any JSON a caller sends must fit, which a DynamoDB map does not.
+    metadata_json: z.optional(z.string()),
+    // Items written before metadata_json existed hold a map.
+    metadata: z.optional(z.record(z.string(), z.unknown())),
+    created_at: z.string(),
+    expires_at: z.int(),
+  }),
+);
 
 const toItem = (file: StoredFile) => ({
   ...fileKey(file.id),

@@ -5,14 +5,16 @@ import { dynamo } from './aws-clients.ts';
 import { keysetPage } from './keyset-page.ts';
 import { EXAMPLE_PREFIX, exampleKey, examplesPartition, TABLE_KEY } from './table-keys.ts';
 
-/** The item, parsed when read back: the table is a trust boundary. */
-const exampleItem = z.object({
-  model: z.string(),
-  prediction_id: z.string(),
-  added_at: z.string(),
-  // JSON text, as a prediction's input is kept (prediction-item.ts): any JSON fits.
-  prediction_json: z.string(),
-});
+/** The item, parsed when read back (the table is a trust boundary); made at the first read. */
+const exampleItem = z.lazy(() =>
+  z.object({
+    model: z.string(),
+    prediction_id: z.string(),
+    added_at: z.string(),
+    // JSON text, as a prediction's input is kept (prediction-item.ts): any JSON fits.
+    prediction_json: z.string(),
+  }),
+);
 
 /** A model's examples in its own partition of the single table, by when they were marked. */
 export const dynamoModelExamples = (tableName: string, client: DynamoDBDocumentClient = dynamo()): ModelExamples => {

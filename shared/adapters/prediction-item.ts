@@ -15,82 +15,85 @@ import { ownerIndexKey, predictionKey, sweepIndexKey } from './table-keys.ts';
  * Input and inline output are kept as JSON text: a DynamoDB number holds no magnitude below 1e-130
  * or above 1e126 and a map nests at most 32 deep, and any JSON a caller or a model sends must fit.
  */
-// Each field's schema is made once and shared between the fields and the statuses that read alike:
-// every schema made is a cold start's work (bench §4).
-const text = z.string();
-const optionalText = z.optional(text);
-const nullishText = z.nullish(text);
-const whole = z.int();
-const nullishWhole = z.nullish(whole);
-const count = z.int().check(z.nonnegative());
-const base = {
-  id: predictionIdSchema,
-  model: text,
-  owner: text,
-  input_json: optionalText,
-  // Items written before input_json existed hold the input as a map.
-  input: z.optional(z.record(text, z.unknown())),
-  // A large input is in the outputs bucket, and the item holds its key.
-  input_key: optionalText,
-  input_bytes: z.optional(count),
-  webhook: z.nullable(text),
-  source: z.literal('api'),
-  created_at: text,
-  hold_kopecks: count,
-  hold_month: text,
-  // Items written before attempts and sweeping existed have neither.
-  attempts: z._default(count, 0),
-  sweep_at: nullishWhole,
-  // Items written before the Replicate-compatible fields existed have none of these.
-  webhook_events: z.nullish(z.array(z.enum(WEBHOOK_EVENTS))),
-  api_base: nullishText,
-  stream_key: nullishText,
-  // Only where a request waited for its end (Prefer: wait): absent otherwise, which keeps the item small.
-  waiter: optionalText,
-  deadline_at: nullishText,
-  logs: z._default(text, ''),
-};
-const streamedField = z.nullish(z.array(text));
-const nullableText = z.nullable(text);
-const finishedFields = {
-  started_at: nullableText,
-  completed_at: nullableText,
-  runtime_ms: z.nullable(whole),
-  cost_kopecks: whole,
-  effects: z._default(z.array(z.enum(SIDE_EFFECTS)), []),
-  predict_time_ms: nullishWhole,
-  /** The model's own metrics, as JSON: a map would keep neither 1.0 from 1 nor an empty map apart. */
-  model_metrics_json: nullishText,
-  streamed: streamedField,
-  data_removed: z._default(z.boolean(), false),
-};
-
-const predictionItem = z.discriminatedUnion('status', [
-  z.object({ ...base, status: z.enum(['pending', 'starting']) }),
-  // A queued item from before queued_at existed counts its wait from its creation.
-  z.object({ ...base, status: z.literal('queued'), queued_at: nullishText }),
-  z.object({
-    ...base,
-    status: z.literal('processing'),
-    started_at: text,
-    claim: z._default(text, 'legacy'),
-    progress: z.nullish(z.number().check(z.minimum(0), z.maximum(1))),
+// Made at the first read of an item (a create that does not wait reads none), and each field's
+// schema once, shared between the fields and the statuses that read alike: every schema made is a
+// cold start's work (bench §4).
+const predictionItem = z.lazy(() => {
+  const text = z.string();
+  const optionalText = z.optional(text);
+  const nullishText = z.nullish(text);
+  const whole = z.int();
+  const nullishWhole = z.nullish(whole);
+  const count = z.int().check(z.nonnegative());
+  const base = {
+    id: predictionIdSchema,
+    model: text,
+    owner: text,
+    input_json: optionalText,
+    // Items written before input_json existed hold the input as a map.
+    input: z.optional(z.record(text, z.unknown())),
+    // A large input is in the outputs bucket, and the item holds its key.
+    input_key: optionalText,
+    input_bytes: z.optional(count),
+    webhook: z.nullable(text),
+    source: z.literal('api'),
+    created_at: text,
+    hold_kopecks: count,
+    hold_month: text,
+    // Items written before attempts and sweeping existed have neither.
+    attempts: z._default(count, 0),
+    sweep_at: nullishWhole,
+    // Items written before the Replicate-compatible fields existed have none of these.
+    webhook_events: z.nullish(z.array(z.enum(WEBHOOK_EVENTS))),
+    api_base: nullishText,
+    stream_key: nullishText,
+    // Only where a request waited for its end (Prefer: wait): absent otherwise, which keeps the item small.
+    waiter: optionalText,
+    deadline_at: nullishText,
+    logs: z._default(text, ''),
+  };
+  const streamedField = z.nullish(z.array(text));
+  const nullableText = z.nullable(text);
+  const finishedFields = {
+    started_at: nullableText,
+    completed_at: nullableText,
+    runtime_ms: z.nullable(whole),
+    cost_kopecks: whole,
+    effects: z._default(z.array(z.enum(SIDE_EFFECTS)), []),
+    predict_time_ms: nullishWhole,
+    /** The model's own metrics, as JSON: a map would keep neither 1.0 from 1 nor an empty map apart. */
+    model_metrics_json: nullishText,
     streamed: streamedField,
-  }),
-  z.object({
-    ...base,
-    ...finishedFields,
-    status: z.literal('succeeded'),
-    // Both absent when the output is in the outputs bucket; `output` (a map) in items written before output_json.
-    output_json: optionalText,
-    output: z.optional(z.unknown()),
-    output_key: nullishText,
-    output_bytes: z.nullish(count),
-    runtime_ms: whole,
-  }),
-  z.object({ ...base, ...finishedFields, status: z.literal('failed'), error: text }),
-  z.object({ ...base, ...finishedFields, status: z.literal('canceled'), error: nullishText }),
-]);
+    data_removed: z._default(z.boolean(), false),
+  };
+
+  return z.discriminatedUnion('status', [
+    z.object({ ...base, status: z.enum(['pending', 'starting']) }),
+    // A queued item from before queued_at existed counts its wait from its creation.
+    z.object({ ...base, status: z.literal('queued'), queued_at: nullishText }),
+    z.object({
+      ...base,
+      status: z.literal('processing'),
+      started_at: text,
+      claim: z._default(text, 'legacy'),
+      progress: z.nullish(z.number().check(z.minimum(0), z.maximum(1))),
+      streamed: streamedField,
+    }),
+    z.object({
+      ...base,
+      ...finishedFields,
+      status: z.literal('succeeded'),
+      // Both absent when the output is in the outputs bucket; `output` (a map) in items written before output_json.
+      output_json: optionalText,
+      output: z.optional(z.unknown()),
+      output_key: nullishText,
+      output_bytes: z.nullish(count),
+      runtime_ms: whole,
+    }),
+    z.object({ ...base, ...finishedFields, status: z.literal('failed'), error: text }),
+    z.object({ ...base, ...finishedFields, status: z.literal('canceled'), error: nullishText }),
+  ]);
+});
 
 const outputFields = (output: StoredOutput): Record<string, unknown> =>
   output.kind === 'inline'
