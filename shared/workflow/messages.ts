@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod-mini.ts';
 import { predictionIdSchema } from '../domain/ids.ts';
 import { TERMINAL_STATUSES } from '../domain/prediction.ts';
 
@@ -16,7 +16,10 @@ export const executionInput = z.strictObject({ predictionId: predictionIdSchema 
 export type ExecutionInput = z.infer<typeof executionInput>;
 
 /** The message Dispatch puts on the model queue. */
-export const dispatchMessage = z.strictObject({ predictionId: predictionIdSchema, taskToken: z.string().min(1) });
+export const dispatchMessage = z.strictObject({
+  predictionId: predictionIdSchema,
+  taskToken: z.string().check(z.minLength(1)),
+});
 export type DispatchMessage = z.infer<typeof dispatchMessage>;
 
 /** What the worker sends with SendTaskSuccess once it has ended the prediction itself. */
@@ -33,7 +36,7 @@ export type FinalizeOutput = z.infer<typeof finalizeOutput>;
  */
 export const webhookMessage = z.union([
   z.strictObject({ predictionId: predictionIdSchema, status: z.enum(TERMINAL_STATUSES) }),
-  z.strictObject({ predictionId: predictionIdSchema, event: z.enum(RUN_EVENTS), atMs: z.number().int().nonnegative() }),
+  z.strictObject({ predictionId: predictionIdSchema, event: z.enum(RUN_EVENTS), atMs: z.int().check(z.nonnegative()) }),
 ]);
 export type WebhookMessage = z.infer<typeof webhookMessage>;
 
@@ -44,6 +47,6 @@ export const webhookEventOf = (message: WebhookMessage): string =>
 /** Finalize's input: the execution input plus the error Dispatch was caught with. */
 export const finalizeInput = z.object({
   predictionId: predictionIdSchema,
-  error: z.object({ Error: z.string(), Cause: z.string().nullish() }).optional(),
+  error: z.optional(z.object({ Error: z.string(), Cause: z.nullish(z.string()) })),
 });
 export type FinalizeInput = z.infer<typeof finalizeInput>;

@@ -14,9 +14,11 @@ const FIRST_REQUEST = [
   'functions/http/get-prediction.ts',
   'functions/http/stream-prediction.ts',
 ];
+/** And the function that sends a webhook, which the first prediction to end after idle starts. */
+const FIRST_WEBHOOK = 'functions/webhooks/send-webhooks.ts';
 
 describe('what a first request after idle loads', () => {
-  it.each(FIRST_REQUEST)(
+  it.each([...FIRST_REQUEST, FIRST_WEBHOOK])(
     "%s builds its schemas with zod's mini API, with its English messages: not the classic API the OpenAPI document is written in, nor zod's other locales",
     async (entry) => {
       const zod = (await bundledFiles(entry)).filter((file) => file.startsWith('node_modules/zod/'));
