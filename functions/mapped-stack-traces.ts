@@ -1,8 +1,8 @@
 /**
  * Error stacks told in the TypeScript sources, read from the bundle's source map when a stack is
  * first written out, not as the bundle loads: Node's `--enable-source-maps` reads and parses the
- * whole map before the first line of a function runs (13–18 ms of each cold start, bench §4), for
- * the few starts that ever write a stack.
+ * whole map before the first line of a function runs (12 ms of create's cold start, 5 of the SDK's
+ * floor: bench/results/2026-12-07-cold-start.md), for the few starts that ever write a stack.
  *
  * Every Lambda bundle starts with this module (LAMBDA_BUNDLING.inject). Its frames read as Node's
  * own mapped frames do: the original file (where the map places it beside the bundle: on Lambda,
