@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { modelSummary, type modelListSchema } from '../../shared/api/model-view.ts';
+import { modelSummary } from '../../shared/api/model-view.ts';
+import type { modelListSchema } from '../../shared/api/model-view-schema.ts';
 import { httpHandler } from './pipeline.ts';
 import { apiBaseOf } from './public-url.ts';
 import { json } from './respond.ts';

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { fileListSchema, presentFile } from '../../shared/api/file-view.ts';
+import { presentFile } from '../../shared/api/file-view.ts';
+import type { fileListSchema } from '../../shared/api/file-view-schema.ts';
 import { pageLinks, pageRequestOf } from '../../shared/api/page-links.ts';
 import { PrognozError } from '../../shared/domain/errors.ts';
 import { TIMED_POSITION } from '../../shared/domain/page.ts';

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { Collection } from '../catalog/model-catalog.ts';
 import type { ModelHit } from '../catalog/search.ts';
-import { pageSchema } from './page-links.ts';
+import { pageSchema } from './page-schema.ts';
 import { replicateModelSchema, type ReplicateModel } from './replicate-models.ts';
 
 /**

@@ -1,41 +1,9 @@
-import * as z from 'zod';
 import { jsonSchemaOf, type ModelDefinition } from '../catalog/registry.ts';
+import type { ModelSummary, ModelView } from './model-view-schema.ts';
 
-const modelUrlsSchema = z.object({
-  model: z.url().describe("This model's page: its schema (GET)."),
-  predictions: z.url().describe('Where predictions of it are created (POST).'),
-});
+export type { ModelSummary, ModelView } from './model-view-schema.ts';
 
-/** A model as the API shows it: what it does, what it costs, where to run it. */
-export const modelSummarySchema = z
-  .object({
-    id: z.string().describe('`{company}/{model}`'),
-    description: z.string(),
-    price_per_second: z.number().nonnegative().describe('Roubles per second of model time.'),
-    currency: z.literal('RUB'),
-    urls: modelUrlsSchema,
-  })
-  .meta({ id: 'ModelSummary' });
-
-export const modelListSchema = z.object({ results: z.array(modelSummarySchema) }).meta({ id: 'ModelList' });
-
-/** One model in full: the summary and its input and output JSON Schema (derived from its predictor). */
-export const modelViewSchema = modelSummarySchema
-  .extend({
-    schema: z
-      .object({
-        input: z
-          .record(z.string(), z.unknown())
-          .describe("JSON Schema of the model's input (also in this document's components)."),
-        output: z.record(z.string(), z.unknown()).describe("JSON Schema of the model's output."),
-      })
-      .describe('JSON Schema (draft 2020-12).'),
-  })
-  .meta({ id: 'Model' });
-
-export type ModelSummary = z.infer<typeof modelSummarySchema>;
-export type ModelView = z.infer<typeof modelViewSchema>;
-
+/** A model as GET /models lists it (its shape: model-view-schema.ts). */
 export const modelSummary = (model: ModelDefinition, apiBase: string): ModelSummary => ({
   id: model.id,
   description: model.description,
@@ -44,6 +12,7 @@ export const modelSummary = (model: ModelDefinition, apiBase: string): ModelSumm
   urls: { model: `${apiBase}/${model.id}`, predictions: `${apiBase}/${model.id}` },
 });
 
+/** A model in full, as GET /models/{company}/{model} shows it. */
 export const modelView = (model: ModelDefinition, apiBase: string): ModelView => ({
   ...modelSummary(model, apiBase),
   schema: jsonSchemaOf(model),

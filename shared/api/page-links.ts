@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod-mini.ts';
 import { PrognozError } from '../domain/errors.ts';
 import type { Page, PageRequest } from '../domain/page.ts';
 
@@ -7,7 +7,10 @@ import type { Page, PageRequest } from '../domain/page.ts';
  * in Replicate's page shape: absolute addresses whose `cursor` is opaque (base64url of its JSON).
  */
 
-const cursorShape = z.strictObject({ toward: z.enum(['next', 'previous']), position: z.string().max(512) });
+const cursorShape = z.strictObject({
+  toward: z.enum(['next', 'previous']),
+  position: z.string().check(z.maxLength(512)),
+});
 
 export type PageFrom = NonNullable<PageRequest['from']>;
 
@@ -16,7 +19,7 @@ export const encodeOpaqueCursor = (cursor: unknown): string =>
   Buffer.from(JSON.stringify(cursor)).toString('base64url');
 
 /** What `encodeOpaqueCursor` made, read back and checked against `shape`; null for anything else. */
-export const decodeOpaqueCursor = <T>(raw: string, shape: z.ZodType<T>): T | null => {
+export const decodeOpaqueCursor = <T>(raw: string, shape: z.ZodMiniType<T>): T | null => {
   if (!/^[A-Za-z0-9_-]+$/.test(raw)) return null;
   let json: unknown;
   try {
@@ -61,13 +64,3 @@ export const pageLinks = (
     position === null ? null : `${address}?cursor=${encodePageCursor({ toward, position })}`;
   return { next: link('next', page.next), previous: link('previous', page.previous) };
 };
-
-/** A page of `item` in Replicate's shape, for the OpenAPI document. */
-export const pageSchema = <T extends z.ZodType>(item: T, id: string, order: string) =>
-  z
-    .object({
-      results: z.array(item).describe(order),
-      next: z.url().nullable().describe('The next page, or null at the end.'),
-      previous: z.url().nullable().describe('The page before, or null at the start.'),
-    })
-    .meta({ id });

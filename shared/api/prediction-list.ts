@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod-mini.ts';
 import { decodeOpaqueCursor, encodeOpaqueCursor, FOREIGN_CURSOR } from './page-links.ts';
 import { PrognozError } from '../domain/errors.ts';
 import { parsePredictionId } from '../domain/ids.ts';
@@ -75,7 +75,7 @@ export const parseInstant = (raw: string): string | null => {
 
 const cursorShape = z.strictObject({
   toward: z.enum(['older', 'newer']),
-  at: z.string().regex(STORED_TIMESTAMP),
+  at: z.string().check(z.regex(STORED_TIMESTAMP)),
   id: z.string(),
 });
 

@@ -22,3 +22,10 @@ export const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
 export const AWS_UPLOAD_LIMIT_NOTE =
   'through API Gateway and Lambda (on AWS) an upload can be at most about 4.5 MB of file, because Lambda takes 6 MB of request ' +
   'and base64 makes a binary body a third larger; pass a larger file to a prediction as an http(s) URL instead';
+
+/**
+ * How long a file's `urls.get` works. A URL presigned with a Lambda role's temporary credentials
+ * stops working when those credentials expire, whatever expiry it asks for, and they may have
+ * little time left; an hour is what can be promised. GET /files/{id} hands out a fresh one.
+ */
+export const DOWNLOAD_URL_SECONDS = 60 * 60;

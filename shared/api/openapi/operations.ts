@@ -3,8 +3,8 @@ import type { ZodOpenApiRequestBodyObject } from 'zod-openapi';
 import type { ErrorCode } from '../../domain/errors.ts';
 import { predictionFinishedBodySchema } from '../error-body-schema.ts';
 import { accountChangeSchema, accountViewSchema } from '../account-view.ts';
-import { fileViewSchema } from '../file-view.ts';
-import { modelListSchema, modelViewSchema } from '../model-view.ts';
+import { fileViewSchema } from '../file-view-schema.ts';
+import { modelListSchema, modelViewSchema } from '../model-view-schema.ts';
 import { predictionListBodySchema, predictionViewSchema } from '../prediction-view-schema.ts';
 import { deploymentChangeSchema, deploymentListSchema, deploymentSchema } from '../deployment-view.ts';
 import {

@@ -7,7 +7,7 @@ import {
   modelPageSchema,
   searchResultSchema,
 } from '../catalog-views.ts';
-import { fileListSchema } from '../file-view.ts';
+import { fileListSchema } from '../file-view-schema.ts';
 import { authenticatedHeadersSchema } from './request-parameters.ts';
 import type { OperationSpec, RouteKey } from './operation-spec.ts';
 import { fileId, modelPath } from './path-params.ts';
