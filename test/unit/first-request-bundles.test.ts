@@ -16,9 +16,17 @@ const FIRST_REQUEST = [
 ];
 /** And the function that sends a webhook, which the first prediction to end after idle starts. */
 const FIRST_WEBHOOK = 'functions/webhooks/send-webhooks.ts';
+/** And the routes a Replicate client may call first: models.get and .list, files.create and the file reads, predictions.list. */
+const CLIENTS_FIRST = [
+  'functions/http/get-model.ts',
+  'functions/http/list-models.ts',
+  'functions/http/upload-file.ts',
+  'functions/http/read-files.ts',
+  'functions/http/list-predictions.ts',
+];
 
 describe('what a first request after idle loads', () => {
-  it.each([...FIRST_REQUEST, FIRST_WEBHOOK])(
+  it.each([...FIRST_REQUEST, FIRST_WEBHOOK, ...CLIENTS_FIRST])(
     "%s builds its schemas with zod's mini API, with its English messages: not the classic API the OpenAPI document is written in, nor zod's other locales",
     async (entry) => {
       const zod = (await bundledFiles(entry)).filter((file) => file.startsWith('node_modules/zod/'));
