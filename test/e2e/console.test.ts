@@ -106,10 +106,13 @@ describe('the web console', () => {
     await refused.page.getByLabel('Email').fill(owner.email);
     await refused.page.getByLabel('Password').fill(`${owner.password}-wrong`);
     await refused.page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => refused.page.getByRole('alert').textContent()).toContain('Incorrect email or password');
+    // The answer comes from the Cognito emulator, a Python process (moto): on a busy host it can take seconds.
+    await expect
+      .poll(() => refused.page.getByRole('alert').textContent(), { timeout: 10_000 })
+      .toContain('Incorrect email or password');
     await refused.page.context().close();
     await signIn(page);
-    await expect.poll(() => page.locator('header').textContent()).toContain(owner.email);
+    await expect.poll(() => page.locator('header').textContent(), { timeout: 10_000 }).toContain(owner.email);
   });
 
   it('lets an owner an administrator added choose their own password at the first sign-in, then shows their account', async () => {
