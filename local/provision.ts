@@ -89,7 +89,8 @@ const projectionOf = (index: Pick<IndexDefinition, 'Projection'>): string => {
 /**
  * A table kept from an earlier run (npm start keeps its data) is brought to the template's
  * indexes as a CloudFormation update would: those added since are created, those removed since
- * are deleted, and one whose keys or projection changed is made anew.
+ * are deleted, and one whose keys or projection changed is made anew. One at a time, each settled
+ * before the next: DynamoDB makes or removes one index of a table at once.
  */
 const matchIndexes = async (
   client: DynamoDBClient,
@@ -108,10 +109,12 @@ const matchIndexes = async (
       JSON.stringify(definition.KeySchema) === JSON.stringify(index.KeySchema) &&
       projectionOf(definition) === projectionOf(index);
     if (same) existing.add(name);
-    else
+    else {
       await client.send(
         new UpdateTableCommand({ TableName: table, GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: name } }] }),
       );
+      await indexesSettled(client, table);
+    }
   }
   for (const index of indexes.filter((candidate) => !existing.has(candidate.IndexName))) {
     const names = new Set(index.KeySchema.map((key) => key.AttributeName));
@@ -130,8 +133,8 @@ const matchIndexes = async (
         ],
       }),
     );
+    await indexesSettled(client, table);
   }
-  await indexesSettled(client, table);
 };
 
 /** How long a kept table's indexes may take to be made or removed (a backfill reads every item). */
