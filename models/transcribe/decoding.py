@@ -15,6 +15,7 @@ decoded segments with times from the stretch's start.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -34,6 +35,9 @@ BATCH_SIZE = 16
 #: waits longer (and is billed its wait): 16 clips of 30 s, 2 cores, at most 4, 8 or 16 at once,
 #: 5.3-5.4, 5.8-5.9 and 6.2 audio s/s.
 CPU_CONCURRENCY = 8
+#: Fewer words a second than this in a packed stretch (speech runs at two or three) and Whisper passed
+#: over it in its pack: it is decoded again alone.
+HEARD_WORDS_PER_SECOND = 0.5
 #: What ends a sentence, in the scripts Whisper writes.
 SENTENCE_ENDS = (".", "?", "!", "。", "？", "！", "…")
 
@@ -87,6 +91,14 @@ class BatchedDecoder:
     def decode(self, stretches: list[Stretch], language: str, task: str, words: bool) -> list[list[Any]]:
         # A translation is used as text alone; a transcription needs its times.
         timed = task == "transcribe"
+        out = self._decoded(stretches, language, task, timed)
+        if not timed:
+            return out
+        self._hear_skipped_again(stretches, out, language)
+        return [segments if words else [replace(segment, words=None) for segment in segments] for segments in out]
+
+    def _decoded(self, stretches: list[Stretch], language: str, task: str, timed: bool) -> list[list[Any]]:
+        """Each stretch's segments, times from its start; timed, cut into sentences, with their words."""
         audio = np.concatenate([stretch.audio for stretch in stretches])
         bounds = np.cumsum([0] + [stretch.audio.size for stretch in stretches])
         starts = bounds / SAMPLE_RATE
@@ -113,8 +125,32 @@ class BatchedDecoder:
             middle = (segment.start + segment.end) / 2
             index = int(np.clip(np.searchsorted(starts, middle, side="right") - 1, 0, len(stretches) - 1))
             moved = shifted(segment, -float(starts[index]))
-            out[index].extend(sentences(moved, words) if timed else [moved])
+            out[index].extend(sentences(moved, stretches[index].joins) if timed else [moved])
         return out
+
+    def _hear_skipped_again(self, stretches: list[Stretch], out: list[list[Any]], language: str) -> None:
+        """Whisper, decoding stretches packed into one window, at times passes over one of them
+        whole: one with fewer words than HEARD_WORDS_PER_SECOND is decoded again in a window of its
+        own, and what it says there takes the place of what the pack gave it."""
+        skipped: list[tuple[int, float, Stretch]] = []
+        for k, stretch in enumerate(stretches):
+            if not stretch.pieces:
+                continue
+            for at, piece in zip([0.0, *stretch.joins], stretch.unpacked(), strict=True):
+                said = sum(1 for segment in out[k] for w in segment.words or [] if _within(w, at, piece.seconds))
+                if said < piece.seconds * HEARD_WORDS_PER_SECOND:
+                    skipped.append((k, at, piece))
+        if not skipped:
+            return
+        again = self._decoded([piece for _, _, piece in skipped], language, "transcribe", True)
+        for (k, at, piece), segments in zip(skipped, again, strict=True):
+            kept = [segment for segment in out[k] if not _within(segment, at, piece.seconds)]
+            out[k] = sorted([*kept, *(shifted(segment, at) for segment in segments)], key=lambda s: s.start)
+
+
+def _within(timed: Any, start: float, seconds: float) -> bool:
+    """Whether a segment's or a word's middle falls in [start, start + seconds)."""
+    return start <= (timed.start + timed.end) / 2 < start + seconds
 
 
 def _window(model: WhisperModel, stretch: Stretch) -> np.ndarray:
@@ -129,14 +165,21 @@ def _detected(model: WhisperModel, windows: np.ndarray) -> list[Detected]:
     return [(likeliest[0][0][2:-2], likeliest[0][1]) for likeliest in found]
 
 
-def sentences(segment: Any, words: bool) -> list[Any]:
-    """A segment cut after each word that ends a sentence, each piece timed by its words (which it
-    keeps where `words` is asked for). A segment without words is kept as it is."""
+def sentences(segment: Any, joins: Sequence[float] = ()) -> list[Any]:
+    """A segment cut after each word that ends a sentence, and at each of `joins` (where a packed
+    stretch begins: a pause in the whole audio), each piece timed by its words, which it keeps. A
+    segment without words is kept as it is."""
     if not segment.words:
         return [segment]
     pieces: list[list[Any]] = [[]]
+    upcoming = iter(sorted(joins))
+    join = next(upcoming, float("inf"))
     for word in segment.words:
-        if pieces[-1] and pieces[-1][-1].word.strip().endswith(SENTENCE_ENDS):
+        crossed = False
+        # By its middle: a word is aligned a frame early or late as often as not.
+        while (word.start + word.end) / 2 >= join:
+            crossed, join = True, next(upcoming, float("inf"))
+        if pieces[-1] and (crossed or pieces[-1][-1].word.strip().endswith(SENTENCE_ENDS)):
             pieces.append([])
         pieces[-1].append(word)
     return [
@@ -145,22 +188,25 @@ def sentences(segment: Any, words: bool) -> list[Any]:
             start=piece[0].start,
             end=piece[-1].end,
             text="".join(w.word for w in piece),
-            words=piece if words else None,
+            words=piece,
         )
         for piece in pieces
     ]
 
 
-def shifted(segment: Any, by: float, within: float = float("inf")) -> Any:
-    """The segment (and its words) with times kept within [0, `within`] (Whisper's last timestamp
-    can run past the audio it was given), then moved by `by` seconds."""
+def shifted(segment: Any, by: float) -> Any:
+    """The segment (and its words) moved by `by` seconds."""
+    return retimed(segment, lambda start, end: (start + by, end + by))
 
-    def moved(time: float) -> float:
-        return min(max(time, 0.0), within) + by
 
-    words = (
-        [replace(word, start=moved(word.start), end=moved(word.end)) for word in segment.words]
-        if segment.words
-        else segment.words
-    )
-    return replace(segment, start=moved(segment.start), end=moved(segment.end), words=words)
+def retimed(segment: Any, span_of: Callable[[float, float], tuple[float, float]]) -> Any:
+    """The segment with its words' spans, and its own, replaced by `span_of(start, end)`; a segment
+    with words spans them."""
+    if not segment.words:
+        start, end = span_of(segment.start, segment.end)
+        return replace(segment, start=start, end=end)
+    words = []
+    for word in segment.words:
+        start, end = span_of(word.start, word.end)
+        words.append(replace(word, start=start, end=end))
+    return replace(segment, start=words[0].start, end=words[-1].end, words=words)

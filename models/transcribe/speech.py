@@ -4,10 +4,14 @@ for one Whisper window, cut at pauses so that each can be heard in its own langu
 Silence, noise and music between stretches are never given to Whisper, which is where it invents
 text ("Thank you.", loops of one phrase). Audio comes a block at a time (audio_stream.py); a
 stretch that runs into the end of a block is held back and found again whole in the next.
+
+Where the caller gives the language, no stretch needs hearing on its own: consecutive stretches are
+packed into one window, as faster-whisper's batched pipeline packs its speech (packed()).
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -31,11 +35,16 @@ VAD = VadOptions(
 
 @dataclass(frozen=True)
 class Stretch:
-    """A stretch of speech: samples [start, end) of the whole audio, and those samples."""
+    """A stretch of speech: samples [start, end) of the whole audio, and those samples; or several
+    stretches packed into one (packed()), their samples one after another without the pauses
+    between them."""
 
     start: int
     end: int
     audio: np.ndarray
+    #: Where each packed stretch begins: (in `audio`, in the whole audio), in samples. Empty for one
+    #: stretch, whose `audio` is the whole audio's [start, end).
+    pieces: tuple[tuple[int, int], ...] = ()
 
     @property
     def start_seconds(self) -> float:
@@ -47,7 +56,36 @@ class Stretch:
 
     @property
     def seconds(self) -> float:
-        return (self.end - self.start) / SAMPLE_RATE
+        """How long `audio` is."""
+        return self.audio.size / SAMPLE_RATE
+
+    @property
+    def joins(self) -> list[float]:
+        """Where in `audio` (seconds) each packed stretch after the first begins."""
+        return [at / SAMPLE_RATE for at, _ in self.pieces[1:]]
+
+    def unpacked(self) -> list[Stretch]:
+        """The stretches packed into this one, in order (itself alone if it is one stretch)."""
+        if not self.pieces:
+            return [self]
+        ends = [at for at, _ in self.pieces[1:]] + [self.audio.size]
+        return [
+            Stretch(whole, whole + end - at, self.audio[at:end])
+            for (at, whole), end in zip(self.pieces, ends, strict=True)
+        ]
+
+    def whole_span(self, start: float, end: float) -> tuple[float, float]:
+        """A span of `audio` (seconds from its start, kept within it: Whisper's last times can run
+        past the audio it was given) as a span of the whole audio. In a pack, the span is kept
+        within the stretch its middle falls in: a word aligned across a join stays on one side."""
+        first, last = (min(max(time, 0.0), self.seconds) * SAMPLE_RATE for time in (start, end))
+        if not self.pieces:
+            return (self.start + first) / SAMPLE_RATE, (self.start + last) / SAMPLE_RATE
+        index = max(bisect_right([at for at, _ in self.pieces], (first + last) / 2) - 1, 0)
+        at, whole = self.pieces[index]
+        ends = self.pieces[index + 1][0] if index + 1 < len(self.pieces) else self.audio.size
+        first, last = (min(max(sample, at), ends) for sample in (first, last))
+        return (whole + first - at) / SAMPLE_RATE, (whole + last - at) / SAMPLE_RATE
 
 
 def group(chunks: Iterable[tuple[int, int]], max_span: int, split_pause: int) -> list[tuple[int, int]]:
@@ -89,3 +127,32 @@ def speech_stretches(blocks: Iterable[np.ndarray]) -> Iterator[Stretch]:
         carried = audio[keep_from:].copy() if following is not None else np.zeros(0, dtype=np.float32)
         offset += keep_from
         block = following
+
+
+def packed(stretches: Iterable[Stretch], max_seconds: float = MAX_STRETCH_SECONDS) -> Iterator[Stretch]:
+    """Consecutive stretches packed into one while their audio, laid end to end, fits in
+    `max_seconds` (faster-whisper's collect_chunks' rule); a stretch that fits with no other is
+    yielded as it is. A pack is yielded once the stretch after it is found (or the audio ends)."""
+    pack: list[Stretch] = []
+    size = 0
+    limit = int(max_seconds * SAMPLE_RATE)
+    for stretch in stretches:
+        if pack and size + stretch.audio.size > limit:
+            yield _pack(pack)
+            pack, size = [], 0
+        pack.append(stretch)
+        size += stretch.audio.size
+    if pack:
+        yield _pack(pack)
+
+
+def _pack(stretches: list[Stretch]) -> Stretch:
+    if len(stretches) == 1:
+        return stretches[0]
+    starts = np.cumsum([0] + [stretch.audio.size for stretch in stretches[:-1]])
+    return Stretch(
+        stretches[0].start,
+        stretches[-1].end,
+        np.concatenate([stretch.audio for stretch in stretches]),
+        tuple((int(at), stretch.start) for at, stretch in zip(starts, stretches, strict=True)),
+    )

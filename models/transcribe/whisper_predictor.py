@@ -31,13 +31,13 @@ from faster_whisper import WhisperModel
 import transcript
 from audio_stream import UndecodableAudio, audio_blocks, duration_of
 from decode_scheduler import DecodeScheduler, Session
-from decoding import BATCH_SIZE, BatchedDecoder, Decoder, shifted
+from decoding import BATCH_SIZE, BatchedDecoder, Decoder, retimed
 from diarize import cluster, embed_words
 from encoder_memo import EncoderMemo
 from hallucinations import clean
 from language_batches import LanguageBatches
 from speaker_encoder import SpeakerEncoder
-from speech import Stretch, speech_stretches
+from speech import Stretch, packed, speech_stretches
 from transcript import Heard
 from weights import resolve_model
 
@@ -309,13 +309,17 @@ class Transcriber:
                 decoded[0] += block.size
                 yield block
 
+        def stretches() -> Iterator[Stretch]:
+            # A language given holds for every stretch: none is heard alone, and fewer windows are
+            # encoded and decoded for the same speech. Not where the stretches are translated too:
+            # that pass needs each stretch's own window (its words untimed, a stretch it passed over
+            # in a pack could not be told).
+            found = speech_stretches(counted())
+            return packed(found) if forced and (forced == transcript.ENGLISH or not translate) else found
+
         # The CPU waits while the GPU decodes a batch: there the VAD finds the next stretches
         # meanwhile, in a thread of its own (on a CPU the two would only take turns on its cores).
-        found = (
-            _cancelable(lambda: speech_stretches(counted()), self._track, ahead=2 * self.gathers)
-            if self.device == "cuda"
-            else speech_stretches(counted())
-        )
+        found = _cancelable(stretches, self._track, ahead=2 * self.gathers) if self.device == "cuda" else stretches()
         with contextlib.closing(found):
             # Languages are heard a gathering at a time: one encoder pass for them all.
             for group in _groups(found, self.gathers):
@@ -345,17 +349,13 @@ class Transcriber:
         )
         heard = []
         for k, stretch in enumerate(stretches):
-            kept = [
-                (shifted(segment, stretch.start_seconds, stretch.seconds), text) for segment, text in clean(decoded[k])
-            ]
+            # Times from the stretch's audio (diarization reads its words there), then in the whole audio.
+            local = clean(decoded[k])
+            kept = [(retimed(segment, stretch.whole_span), text) for segment, text in local]
             english = " ".join(text for _, text in clean(translated[k])) if translated is not None else None
             heard.append(Heard(stretch.start_seconds, stretch.end_seconds, language, kept, english))
             if diarize and self.speakers is not None:
-                times = [
-                    (w.start - stretch.start_seconds, w.end - stretch.start_seconds)
-                    for segment, _ in kept
-                    for w in segment.words or []
-                ]
+                times = [(w.start, w.end) for segment, _ in local for w in segment.words or []]
                 heard[-1].speaker_embeddings = embed_words(self.speakers, stretch.audio, times)
         return heard
 

@@ -71,8 +71,9 @@ def german_half(folder: Path) -> Path:
     return path
 
 
-def two_speakers(folder: Path) -> tuple[Path, float]:
-    """stereo_diarization.wav mixed to mono one channel after the other, and where the second starts.
+def two_speakers(folder: Path, pause_seconds: float = 0.5) -> tuple[Path, float]:
+    """stereo_diarization.wav mixed to mono one channel after the other, `pause_seconds` apart, and
+    where the second starts.
 
     The two channels speak at the same time; summed, the quieter voice is lost to any transcriber,
     so the channels are mixed to mono in sequence: a two-speaker clip.
@@ -84,7 +85,7 @@ def two_speakers(folder: Path) -> tuple[Path, float]:
         return channel[: loud[-1] + 1600] if loud.size else channel
 
     left, right = voiced(left), voiced(right)
-    gap = np.zeros(RATE // 2, dtype=np.float32)
+    gap = np.zeros(int(RATE * pause_seconds), dtype=np.float32)
     path = folder / "two-speakers.wav"
     write_wav(path, np.concatenate([left, gap, right]))
     return path, (len(left) + len(gap) / 2) / RATE
@@ -131,6 +132,25 @@ def speech_amid_noise(folder: Path) -> tuple[Path, list[tuple[float, float]]]:
     write_wav(path, np.concatenate([jfk, middle, jfk]))
     second = (jfk.size + middle.size) / RATE
     return path, [(0.0, jfk.size / RATE), (second, second + jfk.size / RATE)]
+
+
+#: Where multilingual.mp3's English reading ends and the German begins (a 1.6 s pause from 29.3 s).
+MULTILINGUAL_SWITCH = 30.0
+
+
+def readings(english: bool = False) -> np.ndarray:
+    """multilingual.mp3 (or its English half) and jfk.flac read one after another, a second apart."""
+    gap = np.zeros(RATE, dtype=np.float32)
+    multilingual = decode_audio(str(AUDIO / "multilingual.mp3"))
+    if english:
+        multilingual = multilingual[: int(MULTILINGUAL_SWITCH * RATE)]
+    return np.concatenate([multilingual, gap, decode_audio(str(AUDIO / "jfk.flac")), gap])
+
+
+def cut(reading: np.ndarray, start_seconds: float, seconds: float) -> np.ndarray:
+    """`seconds` of the reading read over and over, from `start_seconds`."""
+    start, length = int(start_seconds * RATE), int(seconds * RATE)
+    return np.tile(reading, (start + length) // reading.size + 1)[start : start + length]
 
 
 def long_clip(folder: Path, times: int = 4) -> Path:

@@ -1,14 +1,20 @@
-"""How stretches are batched for decoding (by language, in order) and how a stretch decoded whole
-by the batched pipeline is cut into sentences."""
+"""How stretches are batched for decoding (by language, in order), how a stretch decoded whole by
+the batched pipeline is cut into sentences, and how a packed stretch Whisper passed over is heard
+again."""
 
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
+import numpy as np
+import pytest
 from faster_whisper.transcribe import Segment, Word
 
-from decoding import sentences
+from audio_stream import SAMPLE_RATE
+from decoding import BatchedDecoder, sentences
 from language_batches import LanguageBatches
+from speech import Stretch, packed
 
 
 def batches_of(batch: int, languages: list[str]) -> tuple[list[tuple[str, list[int]]], list[int]]:
@@ -69,13 +75,91 @@ def test_a_stretch_decoded_whole_is_cut_into_sentences_timed_by_their_words() ->
         words=words,
         temperature=0.0,
     )
-    pieces = sentences(whole, words=False)
+    pieces = sentences(whole)
     assert [(p.start, p.end, p.text) for p in pieces] == [
         (0.0, 0.9, " And so."),
         (1.2, 2.0, " Ask not?"),
         (2.4, 3.3, " Wir gehen"),
     ]
-    assert all(p.words is None and p.avg_logprob == -0.2 for p in pieces)
-    assert [len(p.words or []) for p in sentences(whole, words=True)] == [2, 2, 2]
+    assert all(p.avg_logprob == -0.2 for p in pieces) and [len(p.words or []) for p in pieces] == [2, 2, 2]
+    # A packed stretch's joins cut too, by the words' middles ("Ask" 1.2-1.5 is past 1.3, "Wir" is not past 2.8).
+    assert [p.text for p in sentences(whole, joins=[1.3, 2.8])] == [" And so.", " Ask not?", " Wir", " gehen"]
+    assert [p.text for p in sentences(whole, joins=[0.3])] == [" And", " so.", " Ask not?", " Wir gehen"]
     unspoken = dataclasses.replace(whole, words=None, text="")
-    assert sentences(unspoken, words=False) == [unspoken]
+    assert sentences(unspoken) == [unspoken]
+
+
+def _said(start: float, text: str, seconds_a_word: float = 0.5) -> Segment:
+    words = [
+        Word(start=start + i * seconds_a_word, end=start + (i + 1) * seconds_a_word, word=f" {w}", probability=0.9)
+        for i, w in enumerate(text.split())
+    ]
+    return Segment(
+        id=0,
+        seek=0,
+        start=words[0].start,
+        end=words[-1].end,
+        text=text,
+        tokens=[1],
+        avg_logprob=-0.2,
+        compression_ratio=1.2,
+        no_speech_prob=0.01,
+        words=words,
+        temperature=0.0,
+    )
+
+
+class _Pipeline:
+    """The batched pipeline's answers, one list of segments per call (times in the audio it is given)."""
+
+    def __init__(self, answers: list[list[Segment]]) -> None:
+        self.answers = answers
+        self.calls: list[list[tuple[float, float]]] = []
+
+    def transcribe(self, audio: np.ndarray, **options: Any) -> tuple[list[Segment], None]:
+        self.calls.append([(clip["start"], clip["end"]) for clip in options["clip_timestamps"]])
+        return self.answers[len(self.calls) - 1], None
+
+
+def test_a_packed_stretch_whisper_passed_over_is_decoded_again_alone() -> None:
+    second = SAMPLE_RATE
+
+    def stretch(start: float, seconds: float) -> Stretch:
+        return Stretch(
+            int(start * second), int((start + seconds) * second), np.zeros(int(seconds * second), np.float32)
+        )
+
+    # A pack of a 10 s stretch (from 0 s) and a 6 s one (from 20 s), then an 8 s stretch alone.
+    pack = next(packed([stretch(0, 10), stretch(20, 6)]))
+    alone = stretch(40, 8)
+    pipeline = _Pipeline(
+        [
+            # The pack's window heard only its second stretch; the stretch alone is heard.
+            [_said(10.5, "Ask not what your country can do."), _said(17, "Hello there my friend.")],
+            # The first stretch, in a window of its own.
+            [_said(0.5, "And so my fellow Americans.")],
+        ]
+    )
+    decoder = BatchedDecoder.__new__(BatchedDecoder)
+    decoder.batch, decoder.pipeline = 16, pipeline
+
+    out = decoder.decode([pack, alone], "en", "transcribe", words=True)
+
+    assert len(pipeline.calls) == 2 and len(pipeline.calls[1]) == 1  # the skipped stretch alone, once
+    assert pipeline.calls[1][0][1] == pytest.approx(10, abs=0.001)
+    assert [(s.start, s.text) for s in out[0]] == [
+        (0.5, " And so my fellow Americans."),
+        (10.5, " Ask not what your country can do."),
+    ]
+    assert [pack.whole_span(s.start, s.end) for s in out[0]] == [(0.5, 3.0), (20.5, 24.0)]
+    assert [(s.start, s.text) for s in out[1]] == [(1.0, " Hello there my friend.")]
+
+    # Both heard: nothing decoded again, and the words go where they were not asked for.
+    decoder.pipeline = _Pipeline([[_said(1, "And so my fellow Americans."), _said(10.5, "Ask not what your country.")]])
+    out = decoder.decode([pack], "en", "transcribe", words=False)
+    assert len(decoder.pipeline.calls) == 1 and [s.start for s in out[0]] == [1, 10.5]
+    assert all(s.words is None for s in out[0])
+    # A translation has no words to count: it is never decoded again.
+    decoder.pipeline = _Pipeline([[_said(11, "Ask not.")]])
+    translated = decoder.decode([pack], "de", "translate", words=False)
+    assert len(decoder.pipeline.calls) == 1 and [s.text for s in translated[0]] == ["Ask not."]

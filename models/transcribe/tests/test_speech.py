@@ -16,7 +16,7 @@ from audio_stream import SAMPLE_RATE, UndecodableAudio, audio_blocks, duration_o
 from clips import AUDIO, RATE, german_reading, non_speech, write_wav
 from encoder_memo import EncoderMemo
 from hallucinations import clean, collapse_loops, is_invented
-from speech import MAX_STRETCH_SECONDS, group, speech_stretches
+from speech import MAX_STRETCH_SECONDS, Stretch, group, packed, speech_stretches
 
 
 def test_blocks_are_the_whole_audio_as_faster_whisper_decodes_it() -> None:
@@ -49,6 +49,30 @@ def test_chunks_join_into_stretches_at_short_pauses_within_one_window() -> None:
         (9 * second + 100, 40 * second),
     ]
     assert group([], max_span=30 * second, split_pause=second) == []
+
+
+def test_stretches_pack_end_to_end_into_a_window_and_their_times_map_back() -> None:
+    second = SAMPLE_RATE
+
+    def stretch(start: float, end: float) -> Stretch:
+        samples = np.arange(int(start * second), int(end * second), dtype=np.float32)
+        return Stretch(int(start * second), int(end * second), samples)
+
+    stretches = [stretch(0, 10), stretch(12, 20), stretch(25, 36), stretch(40, 70), stretch(71, 72)]
+    packs = list(packed(stretches, max_seconds=MAX_STRETCH_SECONDS))
+    # 10 + 8 + 11 s fit one window; the 30 s stretch fills one alone; the last is left alone.
+    assert [(p.start_seconds, p.end_seconds, p.seconds) for p in packs] == [(0, 36, 29), (40, 70, 30), (71, 72, 1)]
+    first = packs[0]
+    # The pauses are gone: each piece's samples follow the one before's.
+    assert np.array_equal(first.audio, np.concatenate([s.audio for s in stretches[:3]]))
+    assert first.joins == [10, 18]
+    assert first.whole_span(0, 9.5) == (0, 9.5) and first.whole_span(10, 17.5) == (12, 19.5)
+    assert first.whole_span(18, 29) == (25, 36)
+    assert first.whole_span(-0.2, 0.5) == (0, 0.5) and first.whole_span(28.5, 31) == (35.5, 36)  # within the audio
+    # A span across a join is kept within the stretch its middle falls in.
+    assert first.whole_span(9.5, 10.2) == (9.5, 10) and first.whole_span(9.8, 10.6) == (12, 12.6)
+    assert packs[1] is stretches[3] and packs[1].whole_span(5, 31) == (45, 70) and packs[1].joins == []
+    assert list(packed([])) == []
 
 
 def test_stretches_are_the_same_whatever_the_blocks(tmp_path: Path) -> None:

@@ -17,11 +17,13 @@ import yaml
 import whisper_predictor
 from clips import (
     AUDIO,
+    cut,
     encoded,
     german_half,
     language_switches,
     long_clip,
     non_speech,
+    readings,
     speech_amid_noise,
     two_speakers,
     write_wav,
@@ -217,6 +219,64 @@ def test_forced_language(predictor: Predictor) -> None:
     out = run(predictor, AUDIO / "jfk.flac", language="en")
     assert out["detected_language"] == "en"
     assert wer(JFK, out["transcription"]) <= 0.10
+
+
+def test_a_given_language_packs_the_stretches_into_fewer_windows(predictor: Predictor, folder: Path) -> None:
+    """JFK twice, 40 s of noise, music, silence and a tone apart: two stretches, heard in one window
+    where the language is given, their times those of the whole audio."""
+    path, speech = speech_amid_noise(folder)
+    encode = predictor.transcriber.model.encode
+    before = encode.passes
+    heard = run(predictor, path)
+    windows = encode.passes - before
+    assert windows >= 2  # each stretch's own window: its language is heard there
+    before = encode.passes
+    run(predictor, path, language="de")  # translated too: the translate pass takes each stretch's window
+    assert encode.passes - before == windows
+    before = encode.passes
+    run(predictor, path, language="de", translate=False)
+    assert encode.passes - before == 1
+    before = encode.passes
+    given = run(predictor, path, language="en", word_timestamp=True)
+    assert encode.passes - before == 1
+    assert {segment["language"] for segment in given["segments"]} == {"en"}
+    for segment in given["segments"]:
+        assert any(start - 0.5 <= segment["start"] and segment["end"] <= end + 0.5 for start, end in speech), segment
+        assert all(segment["start"] - 0.01 <= w["start"] < w["end"] <= segment["end"] + 0.01 for w in segment["words"])
+    second = [segment for segment in given["segments"] if segment["start"] >= speech[1][0] - 0.5]
+    assert wer(JFK, " ".join(segment["text"] for segment in second)) <= 0.1
+    assert wer(heard["transcription"], given["transcription"]) <= 0.05
+
+
+@pytest.mark.parametrize("start", [7, 119, 133])
+def test_every_packed_stretch_is_heard(predictor: Predictor, folder: Path, start: int) -> None:
+    """30 s of the English readings one after another, from where Whisper base (int8, on this
+    repository's x86 CPU) passed over a whole stretch of the pack: the end of JFK's sentence, or
+    the licence's 25 s before it. Given `en`, each stretch is heard as it is heard alone."""
+    path = folder / f"english-from-{start}.wav"
+    write_wav(path, cut(readings(english=True), start, 30))
+    heard, given = run(predictor, path), run(predictor, path, language="en")
+    assert heard["transcription"] and wer(heard["transcription"], given["transcription"]) <= 0.05
+    for segment in heard["segments"]:  # every stretch's speech is somewhere in what was given
+        assert any(s["start"] < segment["end"] and segment["start"] < s["end"] for s in given["segments"]), segment
+
+
+def test_two_speakers_told_apart_in_one_packed_window(predictor: Predictor, tmp_path: Path) -> None:
+    # Two seconds apart: two stretches, packed where the language is given; the words' voices are
+    # read at their places in the pack.
+    path, boundary = two_speakers(tmp_path, pause_seconds=2.0)
+    encode = predictor.transcriber.model.encode
+    before = encode.passes
+    out = run(predictor, path, language="en", diarize=True, speakers=2, word_timestamp=True)
+    assert encode.passes - before == 1
+    labelled = [(w["start"], segment["speaker"]) for segment in out["segments"] for w in segment["words"]]
+    first = [speaker for start, speaker in labelled if start < boundary]
+    second = [speaker for start, speaker in labelled if start >= boundary]
+    assert len(first) >= len(words(LEFT)) * 0.8 and len(second) >= len(words(RIGHT)) * 0.8
+    label_first, label_second = max(set(first), key=first.count), max(set(second), key=second.count)
+    assert label_first != label_second
+    assert first.count(label_first) / len(first) >= 0.85 and second.count(label_second) / len(second) >= 0.85
+    assert not any(boundary - 0.8 < start < boundary + 0.8 for start, _ in labelled)  # nothing in the pause
 
 
 def test_two_speakers(predictor: Predictor, folder: Path) -> None:
