@@ -168,7 +168,7 @@ try {
   );
 
   log(
-    `throughput: ${settings.throughputClips} transcriptions of 30 s at once, one at a time, and faster-whisper's batched pipeline, interleaved…`,
+    `throughput: ${settings.throughputClips} transcriptions of 30 s at once, one at a time, and faster-whisper's batched pipeline, then as many of English alone, interleaved…`,
   );
   const throughputClips = await makeThroughputClips(
     python,

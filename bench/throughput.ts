@@ -30,9 +30,26 @@ export interface ThroughputResult {
   readonly pipelineOverOneAtATime: number;
   /** The largest word error rate of a clip's transcript at once against the same clip's one at a time. */
   readonly maxWerAtOnceVsAlone: number;
+  /** The same measures over clips of English alone: each stretch's language heard, and `language: en` given (stretches packed into windows). */
+  readonly english: {
+    readonly atOnce: number;
+    readonly atOnceGiven: number;
+    /** The batched pipeline over them in one call, told `en`. */
+    readonly pipeline: number;
+    readonly atOnceOverPipeline: number;
+    readonly atOnceGivenOverPipeline: number;
+    /** The largest word error rate of a clip given `en` against the same clip heard stretch by stretch (both at once). */
+    readonly maxWerGivenVsHeard: number;
+  };
   /** Model seconds (`runtime`) a prediction was billed at once, median, against one at a time. */
   readonly runtimeAtOnce: number;
   readonly runtimeAlone: number;
+}
+
+export interface ThroughputClips {
+  /** English and German read one after another. */
+  readonly mixed: readonly ThroughputClip[];
+  readonly english: readonly ThroughputClip[];
 }
 
 export const makeThroughputClips = async (
@@ -40,9 +57,12 @@ export const makeThroughputClips = async (
   folder: string,
   count: number,
   seconds: number,
-): Promise<ThroughputClip[]> => {
-  const { stdout } = await run(python, [DIRECT_SCRIPT, 'throughput-clips', folder, String(count), String(seconds)]);
-  return JSON.parse(stdout) as ThroughputClip[];
+): Promise<ThroughputClips> => {
+  const made = async (...language: string[]) => {
+    const args = [DIRECT_SCRIPT, 'throughput-clips', folder, String(count), String(seconds), ...language];
+    return JSON.parse((await run(python, args)).stdout) as ThroughputClip[];
+  };
+  return { mixed: await made(), english: await made('english') };
 };
 
 const textOf = (runs: readonly ServiceRun[]) => runs.map((r) => r.segments.map((s) => s.text).join(' '));
@@ -50,17 +70,18 @@ const textOf = (runs: readonly ServiceRun[]) => runs.map((r) => r.segments.map((
 /**
  * The throughput section: `clips` arrive at once through the service (every create sent together,
  * each end learnt by its completion webhook); the same clips through the service one at a time; and
- * faster-whisper's batched pipeline over all of them in one call. Interleaved, the order turned
- * each repeat, so that slow spells of this shared machine fall on all three.
+ * faster-whisper's batched pipeline over all of them in one call. Then the English clips at once,
+ * with and without their language given, and the pipeline over them. Interleaved, the order turned
+ * each repeat, so that slow spells of this shared machine fall on every side.
  */
 export const measureThroughput = async (
   target: ApiTarget,
   python: string,
-  clips: readonly ThroughputClip[],
+  { mixed: clips, english }: ThroughputClips,
   repeats: number,
   log: (line: string) => void,
 ): Promise<ThroughputResult> => {
-  const files = await serveFiles(clips.map((clip) => clip.file));
+  const files = await serveFiles([...clips, ...english].map((clip) => clip.file));
   const completions: Completions = await receiveCompletions();
   const direct = await startDirect(python);
   const audioSeconds = clips.reduce((sum, clip) => sum + clip.seconds, 0);
@@ -74,25 +95,29 @@ export const measureThroughput = async (
       atOnceUntranslated: [] as number[],
       oneAtATime: [] as number[],
       pipeline: [] as number[],
+      englishAtOnce: [] as number[],
+      englishAtOnceGiven: [] as number[],
+      englishPipeline: [] as number[],
     };
     let atOnceRuns: ServiceRun[] = [];
     let aloneRuns: ServiceRun[] = [];
+    let heardRuns: ServiceRun[] = [];
+    let givenRuns: ServiceRun[] = [];
+    const englishSeconds = english.reduce((sum, clip) => sum + clip.seconds, 0);
+    const allAtOnce = async (of: readonly ThroughputClip[], input: Record<string, unknown>, rate: number[]) => {
+      const started = performance.now();
+      const runs = await Promise.all(
+        of.map((clip) => transcribeThroughService(target, files.urlOf(clip.file), completions, input)),
+      );
+      rate.push(of.reduce((sum, clip) => sum + clip.seconds, 0) / ((performance.now() - started) / 1000));
+      return runs;
+    };
     const sides: (() => Promise<void>)[] = [
       async () => {
-        const started = performance.now();
-        atOnceRuns = await Promise.all(
-          clips.map((clip) => transcribeThroughService(target, files.urlOf(clip.file), completions)),
-        );
-        rates.atOnce.push(audioSeconds / ((performance.now() - started) / 1000));
+        atOnceRuns = await allAtOnce(clips, {}, rates.atOnce);
       },
       async () => {
-        const started = performance.now();
-        await Promise.all(
-          clips.map((clip) =>
-            transcribeThroughService(target, files.urlOf(clip.file), completions, { translate: false }),
-          ),
-        );
-        rates.atOnceUntranslated.push(audioSeconds / ((performance.now() - started) / 1000));
+        await allAtOnce(clips, { translate: false }, rates.atOnceUntranslated);
       },
       async () => {
         const started = performance.now();
@@ -110,15 +135,32 @@ export const measureThroughput = async (
         // Its rate counts the clips' audio, not the silences put between them.
         rates.pipeline.push(audioSeconds / answer.seconds);
       },
+      async () => {
+        heardRuns = await allAtOnce(english, {}, rates.englishAtOnce);
+      },
+      async () => {
+        givenRuns = await allAtOnce(english, { language: 'en' }, rates.englishAtOnceGiven);
+      },
+      async () => {
+        const answer = await direct.ask<{ audio_seconds: number }>({
+          op: 'batched',
+          files: english.map((clip) => clip.file),
+          batch_size: PIPELINE_BATCH,
+          language: 'en',
+        });
+        rates.englishPipeline.push(englishSeconds / answer.seconds);
+      },
     ];
     for (let repeat = 0; repeat < repeats; repeat++) {
       for (let i = 0; i < sides.length; i++) await sides[(i + repeat) % sides.length]?.();
       log(
-        `  repeat ${repeat + 1}/${repeats}: at once ${rates.atOnce.at(-1)?.toFixed(1)} (untranslated ${rates.atOnceUntranslated.at(-1)?.toFixed(1)}), one at a time ${rates.oneAtATime.at(-1)?.toFixed(1)}, batched pipeline ${rates.pipeline.at(-1)?.toFixed(1)} audio s / s`,
+        `  repeat ${repeat + 1}/${repeats}: at once ${rates.atOnce.at(-1)?.toFixed(1)} (untranslated ${rates.atOnceUntranslated.at(-1)?.toFixed(1)}), one at a time ${rates.oneAtATime.at(-1)?.toFixed(1)}, batched pipeline ${rates.pipeline.at(-1)?.toFixed(1)}; English at once ${rates.englishAtOnce.at(-1)?.toFixed(1)} (given en ${rates.englishAtOnceGiven.at(-1)?.toFixed(1)}), batched pipeline ${rates.englishPipeline.at(-1)?.toFixed(1)} audio s / s`,
       );
     }
     const [together, alone] = [textOf(atOnceRuns), textOf(aloneRuns)];
     const maxWer = Math.max(...alone.map((reference, i) => wordErrorRate(reference, together[i] ?? '')));
+    const [heard, given] = [textOf(heardRuns), textOf(givenRuns)];
+    const englishPipeline = median(rates.englishPipeline);
     const [atOnce, atOnceUntranslated, oneAtATime, pipeline] = [
       median(rates.atOnce),
       median(rates.atOnceUntranslated),
@@ -138,6 +180,14 @@ export const measureThroughput = async (
       atOnceOverOneAtATime: atOnce / oneAtATime,
       pipelineOverOneAtATime: pipeline / oneAtATime,
       maxWerAtOnceVsAlone: maxWer,
+      english: {
+        atOnce: median(rates.englishAtOnce),
+        atOnceGiven: median(rates.englishAtOnceGiven),
+        pipeline: englishPipeline,
+        atOnceOverPipeline: median(rates.englishAtOnce) / englishPipeline,
+        atOnceGivenOverPipeline: median(rates.englishAtOnceGiven) / englishPipeline,
+        maxWerGivenVsHeard: Math.max(...heard.map((reference, i) => wordErrorRate(reference, given[i] ?? ''))),
+      },
       runtimeAtOnce: median(atOnceRuns.map((r) => r.runtimeSeconds)),
       runtimeAlone: median(aloneRuns.map((r) => r.runtimeSeconds)),
     };
@@ -169,4 +219,21 @@ export const renderThroughput = (t: ThroughputResult): string[] => [
   ),
   '',
   `At once ÷ the batched pipeline: **${n(t.atOnceOverPipeline)}×**, and ${n(t.atOnceUntranslatedOverPipeline)}× with \`translate: false\`. Largest word error rate of a clip at once against the same clip one at a time: ${n(t.maxWerAtOnceVsAlone)}. Model seconds a prediction was billed (median): ${n(t.runtimeAtOnce)} s at once, ${n(t.runtimeAlone)} s alone.`,
+  '',
+  `The same number of clips of English alone, all at once: each stretch's language heard, or \`language: "en"\` given, where no stretch is heard alone and a prediction's stretches are packed into windows of 30 s, as the pipeline packs its speech; the pipeline told \`en\`.`,
+  '',
+  table(
+    ['English clips', 'audio s / s', '÷ the batched pipeline'],
+    [
+      ['the service, all at once', n(t.english.atOnce), `${n(t.english.atOnceOverPipeline)}×`],
+      [
+        'the service, all at once, `language: "en"`',
+        n(t.english.atOnceGiven),
+        `**${n(t.english.atOnceGivenOverPipeline)}×**`,
+      ],
+      ["faster-whisper's batched pipeline, one call", n(t.english.pipeline), '1×'],
+    ],
+  ),
+  '',
+  `Largest word error rate of a clip given \`en\` against the same clip heard stretch by stretch: ${n(t.english.maxWerGivenVsHeard)}.`,
 ];

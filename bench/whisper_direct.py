@@ -2,7 +2,8 @@
 directly, and word error rates.
 
     python bench/whisper_direct.py clips DIR [HOUR_MINUTES]   writes the clips, prints them as JSON
-    python bench/whisper_direct.py throughput-clips DIR N S   writes N clips of S seconds of speech, prints them
+    python bench/whisper_direct.py throughput-clips DIR N S [english]
+                                    writes N clips of S seconds of speech (English alone), prints them
     python bench/whisper_direct.py serve                      answers JSON lines on stdin
 
 `serve` loads Whisper once, exactly as the model server does (Transcriber.setup: same model, device,
@@ -14,9 +15,10 @@ compute type and threads), then answers one JSON line per request line:
                                    default settings (one language for the whole file, no VAD)
     {"op": "score", "clip": C, "segments": [...]}  word error rates of those segments: the whole clip's,
                                                    and part by part
-    {"op": "batched", "files": [F, ...], "batch_size": B}  faster-whisper's batched pipeline
-                                   (BatchedInferencePipeline) over the files in one call: their audio
-                                   one after another, a second of silence between, B stretches a pass
+    {"op": "batched", "files": [F, ...], "batch_size": B, "language": L}  faster-whisper's batched
+                                   pipeline (BatchedInferencePipeline) over the files in one call: their
+                                   audio one after another, a second of silence between, B stretches a
+                                   pass, in language L (optional: the one it hears first)
 
 The benchmark interleaves these with runs through the service, so both sides meet the same machine.
 """
@@ -36,12 +38,9 @@ sys.path[:0] = [str(ROOT / "models" / "transcribe"), str(ROOT / "models" / "tran
 import numpy as np  # noqa: E402
 from faster_whisper import decode_audio  # noqa: E402
 
-from clips import AUDIO, RATE, german_reading, write_wav  # noqa: E402
+from clips import AUDIO, MULTILINGUAL_SWITCH, RATE, cut, german_reading, readings, write_wav  # noqa: E402
 from references import ENGLISH_HALF, GERMAN, JFK, wer  # noqa: E402
 from whisper_predictor import Transcriber  # noqa: E402
-
-#: Where multilingual.mp3's English reading ends and the German begins (a 1.6 s pause from 29.3 s).
-MULTILINGUAL_SWITCH = 30.0
 
 
 def _clip(name: str, file: Path, parts: list[tuple[str, float, float, str]]) -> dict[str, Any]:
@@ -84,32 +83,28 @@ def make_clips(folder: Path, hour_minutes: float) -> dict[str, Any]:
     return {"clips": clips, "long": {"file": str(long), "seconds": hour_minutes * 60}}
 
 
-def throughput_clips(folder: Path, count: int, seconds: float) -> list[dict[str, Any]]:
+def throughput_clips(folder: Path, count: int, seconds: float, english: bool = False) -> list[dict[str, Any]]:
     """`count` clips of `seconds` each, cut from the test audio read one after another (English and
-    German, with pauses) at offsets that differ, so that no two are the same."""
+    German, with pauses; or the English alone) at offsets that differ, so that no two are the same."""
     folder.mkdir(parents=True, exist_ok=True)
-    gap = np.zeros(RATE, dtype=np.float32)
-    reading = np.concatenate(
-        [decode_audio(str(AUDIO / "multilingual.mp3")), gap, decode_audio(str(AUDIO / "jfk.flac")), gap]
-    )
-    length = int(seconds * RATE)
-    tiled = np.tile(reading, int((length + count * 7 * RATE) / reading.size) + 2)
+    reading = readings(english)
     clips = []
     for n in range(count):
-        path = folder / f"clip-{n:02d}.wav"
-        write_wav(path, tiled[n * 7 * RATE : n * 7 * RATE + length])
+        path = folder / f"{'english' if english else 'clip'}-{n:02d}.wav"
+        write_wav(path, cut(reading, n * 7, seconds))
         clips.append({"file": str(path), "seconds": seconds})
     return clips
 
 
-def batched(model: Any, files: list[str], batch_size: int) -> dict[str, Any]:
-    """The files' audio in one call of faster-whisper's batched pipeline, its segments consumed."""
+def batched(model: Any, files: list[str], batch_size: int, language: str | None = None) -> dict[str, Any]:
+    """The files' audio in one call of faster-whisper's batched pipeline (in `language`, or the one
+    it hears first), its segments consumed."""
     from faster_whisper import BatchedInferencePipeline
 
     gap = np.zeros(RATE, dtype=np.float32)
     audio = np.concatenate([part for file in files for part in (decode_audio(file, sampling_rate=RATE), gap)])
     model.encode.clear()  # nothing carried over from the pipeline's windows
-    segments, _info = BatchedInferencePipeline(model).transcribe(audio, batch_size=batch_size)
+    segments, _info = BatchedInferencePipeline(model).transcribe(audio, batch_size=batch_size, language=language)
     words = sum(len(segment.text.split()) for segment in segments)
     model.encode.clear()
     return {"words": words, "audio_seconds": audio.size / RATE}
@@ -162,7 +157,7 @@ def serve() -> None:
                 ]
             }
         elif request["op"] == "batched":
-            answer = batched(model, request["files"], request["batch_size"])
+            answer = batched(model, request["files"], request["batch_size"], request.get("language"))
         else:
             answer = score(request["clip"], request["segments"])
         answer["seconds"] = time.perf_counter() - started
@@ -175,7 +170,8 @@ if __name__ == "__main__":
     if command == "clips":
         print(json.dumps(make_clips(Path(sys.argv[2]), float(sys.argv[3]) if len(sys.argv) > 3 else 60)))
     elif command == "throughput-clips":
-        print(json.dumps(throughput_clips(Path(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]))))
+        english = sys.argv[5:6] == ["english"]
+        print(json.dumps(throughput_clips(Path(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), english)))
     elif command == "serve":
         serve()
     else:
