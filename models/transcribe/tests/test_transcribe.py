@@ -261,7 +261,7 @@ def test_every_packed_stretch_is_heard(predictor: Predictor, folder: Path, start
         assert any(s["start"] < segment["end"] and segment["start"] < s["end"] for s in given["segments"]), segment
 
 
-def test_two_speakers_told_apart_in_one_packed_window(predictor: Predictor, tmp_path: Path) -> None:
+def test_a_packed_window_tells_two_speakers_apart(predictor: Predictor, tmp_path: Path) -> None:
     # Two seconds apart: two stretches, packed where the language is given; the words' voices are
     # read at their places in the pack.
     path, boundary = two_speakers(tmp_path, pause_seconds=2.0)
