@@ -77,9 +77,8 @@ def make_clips(folder: Path, hour_minutes: float) -> dict[str, Any]:
         path = folder / (name.split(" ")[0] + ".wav")
         write_wav(path, np.concatenate(audio))
         clips.append(_clip(name, path, parts))
-    reading = np.concatenate([decode_audio(str(AUDIO / "multilingual.mp3")), gap, jfk, gap])
     long = folder / "long.wav"
-    write_wav(long, np.tile(reading, int(hour_minutes * 60 * RATE / reading.size) + 1)[: int(hour_minutes * 60 * RATE)])
+    write_wav(long, cut(readings(), 0, hour_minutes * 60))
     return {"clips": clips, "long": {"file": str(long), "seconds": hour_minutes * 60}}
 
 
