@@ -20,8 +20,10 @@ from faster_whisper.vad import VadOptions, get_speech_timestamps
 
 from audio_stream import SAMPLE_RATE
 
-#: A stretch is at most one Whisper window (30 s) long.
-MAX_STRETCH_SECONDS = 30.0
+#: A stretch is at most this long: the last half-second of its Whisper window (30 s) is silence.
+#: Whisper base heard 2 words in a 30-s stretch of speech that filled its window, and 73 in the
+#: same speech cut at 29.5 s.
+MAX_STRETCH_SECONDS = 29.5
 #: Speech closer than this to the one before joins its stretch; a longer pause starts a new one
 #: (and a language may change there).
 SPLIT_PAUSE_SECONDS = 1.0

@@ -9,10 +9,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+from faster_whisper.feature_extractor import FeatureExtractor
 from faster_whisper.transcribe import Segment, Word
 
 from audio_stream import SAMPLE_RATE
-from decoding import BatchedDecoder, sentences
+from decoding import WINDOW_SAMPLES, BatchedDecoder, SilencePadded, sentences
 from language_batches import LanguageBatches
 from speech import Stretch, packed
 
@@ -50,6 +51,21 @@ def test_a_rare_language_is_decoded_within_two_batches_and_results_stay_in_order
     # The German stretch waits at most 2 × 4 stretches, so the English ones behind it are not held longer.
     assert calls[:3] == [("en", [1, 2, 3, 4]), ("en", [5, 6, 7, 8]), ("de", [0])]
     assert handed == list(range(21))
+
+
+def test_a_short_window_is_padded_with_silence_before_its_features_are_taken() -> None:
+    extractor = FeatureExtractor()
+    padded = SilencePadded(extractor)
+    speech = np.random.default_rng(1).normal(0, 0.1, 7 * SAMPLE_RATE).astype(np.float32)
+    features = padded(speech)[..., :-1]  # the last frame dropped, as the batched pipeline drops it
+    assert features.shape[-1] == 3000  # one window: nothing left for zero features to fill
+    silence = np.zeros(WINDOW_SAMPLES - speech.size, dtype=np.float32)
+    assert np.array_equal(features, extractor(np.concatenate([speech, silence]))[..., :-1])
+    # The silence, to Whisper, is the quietest the features go, far below a zero feature.
+    assert features[:, 1000:].max() < -0.5
+    whole = np.tile(speech, 5)[:WINDOW_SAMPLES]
+    assert np.array_equal(padded(whole), extractor(whole))  # a full window is as it was
+    assert padded.sampling_rate == extractor.sampling_rate  # the rest of it is the extractor's
 
 
 def test_a_stretch_decoded_whole_is_cut_into_sentences_timed_by_their_words() -> None:
@@ -110,15 +126,25 @@ def _said(start: float, text: str, seconds_a_word: float = 0.5) -> Segment:
 
 
 class _Pipeline:
-    """The batched pipeline's answers, one list of segments per call (times in the audio it is given)."""
+    """The batched pipeline's answers, one list of segments per call (times in the audio it is
+    given), and whether each call's windows were padded with silence."""
 
-    def __init__(self, answers: list[list[Segment]]) -> None:
+    def __init__(self, answers: list[list[Segment]], padding: SilencePadded | None = None) -> None:
         self.answers = answers
+        self.padding = padding or SilencePadded(FeatureExtractor())
         self.calls: list[list[tuple[float, float]]] = []
+        self.silence: list[bool] = []
 
     def transcribe(self, audio: np.ndarray, **options: Any) -> tuple[list[Segment], None]:
         self.calls.append([(clip["start"], clip["end"]) for clip in options["clip_timestamps"]])
+        self.silence.append(self.padding.silence)
         return self.answers[len(self.calls) - 1], None
+
+
+def _decoder(pipeline: _Pipeline) -> BatchedDecoder:
+    decoder = BatchedDecoder.__new__(BatchedDecoder)
+    decoder.batch, decoder.pipeline, decoder.padding = 16, pipeline, pipeline.padding
+    return decoder
 
 
 def test_a_packed_stretch_whisper_passed_over_is_decoded_again_alone() -> None:
@@ -140,13 +166,13 @@ def test_a_packed_stretch_whisper_passed_over_is_decoded_again_alone() -> None:
             [_said(0.5, "And so my fellow Americans.")],
         ]
     )
-    decoder = BatchedDecoder.__new__(BatchedDecoder)
-    decoder.batch, decoder.pipeline = 16, pipeline
+    decoder = _decoder(pipeline)
 
     out = decoder.decode([pack, alone], "en", "transcribe", words=True)
 
     assert len(pipeline.calls) == 2 and len(pipeline.calls[1]) == 1  # the skipped stretch alone, once
     assert pipeline.calls[1][0][1] == pytest.approx(10, abs=0.001)
+    assert pipeline.silence == [True, False] and pipeline.padding.silence  # padded the other way, then back
     assert [(s.start, s.text) for s in out[0]] == [
         (0.5, " And so my fellow Americans."),
         (10.5, " Ask not what your country can do."),
@@ -155,11 +181,31 @@ def test_a_packed_stretch_whisper_passed_over_is_decoded_again_alone() -> None:
     assert [(s.start, s.text) for s in out[1]] == [(1.0, " Hello there my friend.")]
 
     # Both heard: nothing decoded again, and the words go where they were not asked for.
-    decoder.pipeline = _Pipeline([[_said(1, "And so my fellow Americans."), _said(10.5, "Ask not what your country.")]])
+    decoder = _decoder(
+        _Pipeline([[_said(1, "And so my fellow Americans."), _said(10.5, "Ask not what your country.")]])
+    )
     out = decoder.decode([pack], "en", "transcribe", words=False)
     assert len(decoder.pipeline.calls) == 1 and [s.start for s in out[0]] == [1, 10.5]
     assert all(s.words is None for s in out[0])
     # A translation has no words to count: it is never decoded again.
-    decoder.pipeline = _Pipeline([[_said(11, "Ask not.")]])
+    decoder = _decoder(_Pipeline([[_said(11, "Ask not.")]]))
     translated = decoder.decode([pack], "de", "translate", words=False)
     assert len(decoder.pipeline.calls) == 1 and [s.text for s in translated[0]] == ["Ask not."]
+
+
+def test_a_stretch_whisper_passed_over_is_decoded_again_and_the_fuller_decode_kept() -> None:
+    # Two 8 s stretches alone: Whisper heard one word of the first, nothing of the second.
+    first = Stretch(0, 8 * SAMPLE_RATE, np.zeros(8 * SAMPLE_RATE, np.float32))
+    second = Stretch(10 * SAMPLE_RATE, 18 * SAMPLE_RATE, np.zeros(8 * SAMPLE_RATE, np.float32))
+    pipeline = _Pipeline(
+        [
+            [_said(3, "So.")],
+            # Again, each alone: the first heard whole, the second (noise, say) no better.
+            [_said(0.5, "And so my fellow Americans, ask not."), _said(8.5, "Um.")],
+        ]
+    )
+    out = _decoder(pipeline).decode([first, second], "en", "transcribe", words=True)
+    assert pipeline.calls[1] == [pytest.approx((0, 8), abs=0.001), pytest.approx((8, 16), abs=0.001)]
+    assert pipeline.silence == [True, False]
+    assert [(s.start, s.text) for s in out[0]] == [(0.5, " And so my fellow Americans, ask not.")]
+    assert [s.text for s in out[1]] == [" Um."]  # one word against none: the fuller decode
