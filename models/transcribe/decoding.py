@@ -139,9 +139,9 @@ class BatchedDecoder:
         (or a packed one) with fewer words than HEARD_WORDS_PER_SECOND is decoded again in a window
         of its own, padded the other way (SilencePadded.as_faster_whisper); what it says there takes
         the place of the first decode's if it has more words and hears the stretch (at that rate
-        itself: a phrase Whisper invents over noise, "Thank you.", does not). Over 73 stretches of English, each in a window of its own, Whisper base
-        passed over 1 padded with silence and none padded with zero features; packed into 32
-        windows, 4 of them against 11."""
+        itself: a phrase Whisper invents over noise, "Thank you.", does not). Over 73 stretches of
+        English, each in a window of its own, Whisper base passed over 1 padded with silence and
+        none padded with zero features; packed into 32 windows, 4 of them against 11."""
         skipped: list[tuple[int, float, Stretch, int]] = []
         for k, stretch in enumerate(stretches):
             for at, piece in zip([0.0, *stretch.joins], stretch.unpacked(), strict=True):
@@ -165,9 +165,9 @@ class SilencePadded:
     before its log-Mel features are taken, as Whisper was trained (and openai-whisper pads), rather
     than its features padded with zeros afterwards, as faster-whisper pads a short window: a zero
     feature is a log-Mel power of 10⁻⁴, where silence is held 8 decades below the loudest frame's
-    (a sound, to Whisper, not a pause). Padded with zeros, Whisper base passed over a
-    whole stretch in 11 of 73 stretches packed into 32 windows of English (`language: en`); padded
-    with silence, in 4."""
+    (a sound, to Whisper, not a pause). Padded with zeros, Whisper base passed over a whole stretch
+    in 11 of 73 stretches packed into 32 windows of English (`language: en`); padded with silence,
+    in 4."""
 
     def __init__(self, extractor: Any) -> None:
         self.extractor = extractor
