@@ -9,6 +9,11 @@ few stretches of concurrent short clips share its passes; with a batch of one (a
 serves the predictions in turn. Every model call is made in the loop's thread: the model's
 encoder memo (EncoderMemo) is one thread's.
 
+On a CPU a pass of one stretch costs nearly twice as much a stretch as a pass of eight, so there a
+pass waits a moment (`fill_wait`) for the predictions still reading their audio toward their next
+ask: those that arrived together share their passes, rather than the first to find speech taking
+a pass alone while the others queue behind it.
+
 A canceled session's stretches still queued are dropped (a pass already under way finishes, its
 results unused). A pass that fails is run again a prediction at a time, so that only the
 prediction whose audio makes it fail fails.
@@ -20,6 +25,8 @@ import collections
 import contextlib
 import dataclasses
 import threading
+import time
+import weakref
 from typing import Any
 
 from decoding import Decoder, Detected
@@ -64,6 +71,7 @@ class _Request:
     left: int = 0
     error: BaseException | None = None
     done: threading.Event = dataclasses.field(default_factory=threading.Event)
+    asked_at: float = dataclasses.field(default_factory=time.monotonic)
 
 
 #: A share of a pass: a request and the range of its stretches the pass decodes.
@@ -80,12 +88,17 @@ class Pass:
 
 
 class DecodeScheduler:
-    def __init__(self, decoder: Decoder, memo: EncoderMemo | None = None) -> None:
+    def __init__(self, decoder: Decoder, memo: EncoderMemo | None = None, fill_wait: float = 0.0) -> None:
+        """`fill_wait`: seconds at most that a pass not yet full waits, from its oldest ask, for the
+        sessions that have not asked (none: a pass takes what is queued at once)."""
         self.decoder = decoder
         self.batch = decoder.batch
+        self.fill_wait = fill_wait
         self._memo = memo
         self._lock = threading.Condition()
         self._queue: list[_Request] = []
+        #: Sessions that may still ask (weakly held: one dropped without end() stops counting).
+        self._live: weakref.WeakSet[Session] = weakref.WeakSet()
         self._closed = False
         #: The latest passes, oldest first.
         self.passes: collections.deque[Pass] = collections.deque(maxlen=1000)
@@ -93,7 +106,18 @@ class DecodeScheduler:
         self._thread.start()
 
     def session(self) -> Session:
-        return Session(self)
+        session = Session(self)
+        with self._lock:
+            self._live.add(session)
+        return session
+
+    def end(self, session: Session) -> None:
+        """The session will ask for nothing more: no pass waits for it, and none of the encoder
+        outputs its passes made is needed any more."""
+        self.release(session)
+        with self._lock:
+            self._live.discard(session)
+            self._lock.notify()
 
     def languages(self, session: Session, stretches: list[Stretch]) -> list[Detected]:
         return self._ask(session, LANGUAGES, stretches, False)
@@ -114,6 +138,8 @@ class DecodeScheduler:
             self._queue = [request for request in self._queue if request.session is not session]
             for request in session.pending:
                 self._fail(request, Canceled())
+            self._live.discard(session)
+            self._lock.notify()
 
     def close(self) -> None:
         """Stops the loop after its pass under way; what is still queued fails."""
@@ -148,12 +174,31 @@ class DecodeScheduler:
     def _loop(self) -> None:
         while True:
             with self._lock:
-                while not self._queue and not self._closed:
-                    self._lock.wait()
+                while not self._closed:
+                    if not self._queue:
+                        self._lock.wait()
+                        continue
+                    wait = self._fill_wait_left()
+                    if wait <= 0:
+                        break
+                    self._lock.wait(wait)
                 if self._closed:
                     return
                 shares = self._take()
             self._run(shares)
+
+    def _fill_wait_left(self) -> float:
+        """Seconds the next pass waits on for more asks: none once it would be full, once every live
+        session has asked, or once its oldest ask has waited `fill_wait`."""
+        if self.fill_wait <= 0:
+            return 0.0
+        key = self._queue[0].key
+        if sum(len(r.stretches) - r.taken for r in self._queue if r.key == key) >= self.batch:
+            return 0.0
+        asking = {request.session for request in self._queue}
+        if all(session in asking for session in self._live):
+            return 0.0
+        return self._queue[0].asked_at + self.fill_wait - time.monotonic()
 
     def _take(self) -> list[_Share]:
         """The oldest request's kind, from the requests of that kind in the order they came, up to

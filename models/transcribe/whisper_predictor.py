@@ -47,6 +47,11 @@ _DONE = object()
 #: A stretch whose language Whisper hears with less confidence than this (a short one, mostly)
 #: takes the language of the stretch before it.
 LANGUAGE_CONFIDENCE = 0.5
+#: On a CPU, how long a pass not yet full waits for the predictions in flight that are still reading
+#: their audio (DecodeScheduler.fill_wait): their VAD takes ~60 ms for 30 s of audio alone, several
+#: times that when eight start together, and a pass of one stretch costs nearly twice as much a
+#: stretch as a pass of eight. On a GPU a prediction gathers a batch before it asks: no wait.
+CPU_FILL_WAIT_SECONDS = 0.5
 #: How long a producer's consumer waits for its next item at a time.
 _POLL_SECONDS = 0.05
 #: Windows whose encoder outputs are kept at most (EncoderMemo): those of the passes in flight,
@@ -174,7 +179,9 @@ class Transcriber:
         memo = EncoderMemo(self.model.encode, size=MEMO_SIZE)
         self.model.encode = memo  # type: ignore[method-assign]
         self.decoder = BatchedDecoder(self.model)
-        self.scheduler = DecodeScheduler(self.decoder, memo)
+        self.scheduler = DecodeScheduler(
+            self.decoder, memo, fill_wait=CPU_FILL_WAIT_SECONDS if self.gathers == 1 else 0.0
+        )
         self.speakers = SpeakerEncoder()
 
     def close(self, timeout: float = 120.0) -> None:
@@ -257,13 +264,13 @@ class Transcriber:
         )
         session = session or self.scheduler.session()
         report = progress or (lambda _: None)
-        path = self._checked(os.fspath(audio_path))
-        duration = duration_of(path)
-        log(f"transcribing {duration:.1f} s of audio" if duration else "transcribing audio of unknown length")
         forced = None if language == "auto" else language
         heard: list[Heard] = []
         decoded = [0]
         try:
+            path = self._checked(os.fspath(audio_path))
+            duration = duration_of(path)
+            log(f"transcribing {duration:.1f} s of audio" if duration else "transcribing audio of unknown length")
             for stretch in self._hear(path, forced, word_timestamp or diarize, diarize, translate, decoded, session):
                 heard.append(stretch)
                 if duration:
@@ -271,7 +278,8 @@ class Transcriber:
         except UndecodableAudio as error:
             raise ModelError(f"the audio file is not audio that can be decoded ({error})") from None
         finally:
-            self.scheduler.release(session)
+            # Asked for all it will: no pass waits for it.
+            self.scheduler.end(session)
         if decoded[0] == 0:
             raise ModelError("the audio file holds no audio")
         if not any(stretch.segments for stretch in heard):

@@ -164,6 +164,7 @@ def test_the_batched_decoder_gathers_the_stretches_of_the_predictions_in_flight(
     transcriber.setup()
     transcriber.gathers = BATCH_SIZE
     assert transcriber.scheduler is not None
+    transcriber.scheduler.fill_wait = 0  # as on a GPU
     runs = {name: clips[name] for name in ("jfk", "german", "speakers")}
     runs["jfk, plain"] = (clips["jfk"][0], {})
     one_at_a_time = {name: transcriber.transcribe(path, **inputs) for name, (path, inputs) in runs.items()}
@@ -178,3 +179,19 @@ def test_the_batched_decoder_gathers_the_stretches_of_the_predictions_in_flight(
     assert shared, transcriber.scheduler.passes
     # With and without word times in one pass: the batched pipeline times words in every transcription.
     assert any(each.key[:3] == ("decode", "en", "transcribe") and each.predictions >= 2 for each in shared)
+
+
+def test_on_a_cpu_predictions_that_arrive_together_share_their_first_pass(predictor: Predictor) -> None:
+    """The first to find its speech does not take a pass alone while the others read their audio."""
+    transcriber = predictor.transcriber
+    assert transcriber.scheduler is not None and transcriber.gathers == 1
+    transcriber.scheduler.passes.clear()
+
+    async def together() -> list[dict[str, Any]]:
+        return await asyncio.gather(
+            *(transcriber.transcribe_async(AUDIO / "jfk.flac", language="en") for _ in range(3))
+        )
+
+    outputs = asyncio.run(together())
+    assert len({output["transcription"] for output in outputs}) == 1 and outputs[0]["transcription"]
+    assert [(each.key[:2], each.predictions) for each in transcriber.scheduler.passes] == [(("decode", "en"), 3)]

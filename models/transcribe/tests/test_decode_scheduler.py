@@ -4,6 +4,7 @@ how a cancel or a failure stays with its own prediction."""
 from __future__ import annotations
 
 import dataclasses
+import gc
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -202,3 +203,80 @@ def test_closing_ends_the_pass_under_way_and_fails_what_is_still_queued(decoder:
     )
     assert texts(results[0]) == ["a1"]
     assert isinstance(results[1], RuntimeError) and str(results[1]) == "the decoder has closed"
+
+
+@pytest.fixture
+def filling(decoder: StandIn) -> Iterator[DecodeScheduler]:
+    """A CPU's scheduler: a pass waits for the sessions that have not asked, here for up to a minute
+    (so that only an ask, an end or a cancel can let it go within a test's time)."""
+    decoder.go.set()
+    instance = DecodeScheduler(decoder, fill_wait=60)  # type: ignore[arg-type]
+    yield instance
+    instance.close()
+
+
+def test_a_pass_waits_for_the_predictions_still_reading_their_audio(decoder: StandIn, filling: DecodeScheduler) -> None:
+    a, b, c = (filling.session() for _ in range(3))
+    # c asks last, 0.05 s after b: the first pass waits for it, and all three share it.
+    results = at_once(
+        lambda: filling.decode(a, [stretch("a1")], "en", "transcribe", False),
+        lambda: filling.decode(b, [stretch("b1")], "en", "transcribe", False),
+        lambda: filling.decode(c, [stretch("c1")], "en", "transcribe", False),
+    )
+    assert decoder.passes == [("en transcribe", ["a1", "b1", "c1"])]
+    assert [texts(found) for found in results] == [["a1"], ["b1"], ["c1"]]
+
+
+def test_a_pass_does_not_wait_for_a_prediction_that_ended_or_was_canceled(
+    decoder: StandIn, filling: DecodeScheduler
+) -> None:
+    a, b, c = (filling.session() for _ in range(3))
+    with ThreadPoolExecutor(1) as pool:
+        asked = pool.submit(filling.decode, a, [stretch("a1")], "en", "transcribe", False)
+        threading.Event().wait(0.2)
+        assert not asked.done() and decoder.passes == []  # b and c have not asked yet
+        filling.end(b)
+        threading.Event().wait(0.2)
+        assert not asked.done()  # c still may
+        c.cancel()
+        assert texts(asked.result(timeout=10)) == ["a1"]
+    assert decoder.passes == [("en transcribe", ["a1"])]
+
+
+def test_a_full_pass_and_a_prediction_alone_do_not_wait(decoder: StandIn, filling: DecodeScheduler) -> None:
+    a = filling.session()
+    assert texts(filling.decode(a, [stretch("a1")], "en", "transcribe", False)) == ["a1"]
+    b = filling.session()
+    found = filling.decode(a, [stretch(f"a{k}") for k in range(2, 6)], "en", "transcribe", False)
+    assert texts(found) == ["a2", "a3", "a4", "a5"]  # a batch of 4: b not waited for
+    filling.end(a)
+    assert texts(filling.decode(b, [stretch("b1")], "en", "transcribe", False)) == ["b1"]  # alone now
+
+
+def test_a_pass_waits_no_longer_than_its_fill_wait(decoder: StandIn) -> None:
+    decoder.go.set()
+    scheduler = DecodeScheduler(decoder, fill_wait=0.5)  # type: ignore[arg-type]
+    try:
+        a, _never_asks = scheduler.session(), scheduler.session()
+        with ThreadPoolExecutor(1) as pool:
+            asked = pool.submit(scheduler.decode, a, [stretch("a1")], "en", "transcribe", False)
+            threading.Event().wait(0.2)
+            assert not asked.done()
+            assert texts(asked.result(timeout=10)) == ["a1"]
+    finally:
+        scheduler.close()
+
+
+def test_a_session_left_without_an_end_is_not_waited_for_once_it_is_gone(decoder: StandIn) -> None:
+    decoder.go.set()
+    scheduler = DecodeScheduler(decoder, fill_wait=60)  # type: ignore[arg-type]
+    try:
+        a = scheduler.session()
+        scheduler.session()  # dropped at once, never ended
+        gc.collect()
+        with ThreadPoolExecutor(1) as pool:
+            assert texts(pool.submit(scheduler.decode, a, [stretch("a1")], "en", "transcribe", False).result(10)) == [
+                "a1"
+            ]
+    finally:
+        scheduler.close()
