@@ -5,8 +5,9 @@ Silence, noise and music between stretches are never given to Whisper, which is 
 text ("Thank you.", loops of one phrase). Audio comes a block at a time (audio_stream.py); a
 stretch that runs into the end of a block is held back and found again whole in the next.
 
-Where the caller gives the language, no stretch needs hearing on its own: consecutive stretches are
-packed into one window, as faster-whisper's batched pipeline packs its speech (packed()).
+Consecutive stretches are packed into one window, as faster-whisper's batched pipeline packs its
+speech (packed()): decoded whole in the caller's language, or in the one heard where Whisper is
+sure it is English; else each is heard on its own (whisper_predictor.py).
 """
 
 from __future__ import annotations

@@ -47,6 +47,13 @@ _DONE = object()
 #: A stretch whose language Whisper hears with less confidence than this (a short one, mostly)
 #: takes the language of the stretch before it.
 LANGUAGE_CONFIDENCE = 0.5
+#: A pack of stretches (speech.packed) whose language is heard is decoded whole only where Whisper
+#: hears English in it with at least this confidence; else each of its stretches is heard on its
+#: own. Whisper base leans to the other language in a pack that holds two: of the 33 packs of 32
+#: clips (30 s) reading English and German, 13 of the 14 it was sure were German held both, as did
+#: the 10 it was unsure of; the 9 it was sure were English held English alone, as did the 32 packs
+#: of 32 English clips (a 3-s German stretch after 25 s of English made a pack German, p 0.90).
+PACK_CONFIDENCE = 0.9
 #: On a CPU, how long a pass not yet full waits for the predictions in flight that are still reading
 #: their audio (DecodeScheduler.fill_wait): their VAD takes ~60 ms for 30 s of audio alone, several
 #: times that when eight start together, and a pass of one stretch costs nearly twice as much a
@@ -318,12 +325,14 @@ class Transcriber:
                 yield block
 
         def stretches() -> Iterator[Stretch]:
-            # A language given holds for every stretch: none is heard alone, and fewer windows are
-            # encoded and decoded for the same speech. Not where the stretches are translated too:
-            # that pass needs each stretch's own window (its words untimed, a stretch it passed over
-            # in a pack could not be told).
+            # Consecutive stretches are packed into windows: fewer windows are encoded and decoded
+            # for the same speech. A language heard is heard of the whole pack, and the pack is
+            # heard again stretch by stretch unless Whisper is sure it is English (_languages_of). Not
+            # where a language is given and the stretches are translated too: that pass needs each
+            # stretch's own window (its words untimed, a stretch it passed over in a pack could not
+            # be told).
             found = speech_stretches(counted())
-            return packed(found) if forced and (forced == transcript.ENGLISH or not translate) else found
+            return packed(found) if not forced or forced == transcript.ENGLISH or not translate else found
 
         # The CPU waits while the GPU decodes a batch: there the VAD finds the next stretches
         # meanwhile, in a thread of its own (on a CPU the two would only take turns on its cores).
@@ -332,9 +341,11 @@ class Transcriber:
             # Languages are heard a gathering at a time: one encoder pass for them all.
             for group in _groups(found, self.gathers):
                 session.check()
-                languages = [forced] * len(group) if forced else self._languages_of(session, group, previous)
-                previous = languages[-1]
-                for stretch, language in zip(group, languages, strict=True):
+                heard = (
+                    [(stretch, forced) for stretch in group] if forced else self._languages_of(session, group, previous)
+                )
+                previous = heard[-1][1]
+                for stretch, language in heard:
                     yield from batches.add(stretch, language)
                 if not batches.waiting:
                     # Every stretch whose language it has heard has its text and English: none of
@@ -367,19 +378,27 @@ class Transcriber:
                 heard[-1].speaker_embeddings = embed_words(self.speakers, stretch.audio, times)
         return heard
 
-    def _languages_of(self, session: Session, stretches: list[Stretch], previous: str | None) -> list[str]:
-        """Each stretch's language as Whisper hears it; one heard with little confidence takes the
-        language of the stretch before it."""
+    def _languages_of(
+        self, session: Session, stretches: list[Stretch], previous: str | None
+    ) -> list[tuple[Stretch, str]]:
+        """Each stretch (or pack) with its language as Whisper hears it; one heard with little
+        confidence takes the language of the stretch before it. A pack is kept whole only where
+        Whisper hears English in it, and is sure of it (PACK_CONFIDENCE); else its stretches are
+        heard one by one."""
         assert self.scheduler is not None
-        chosen: list[str] = []
+        chosen: list[tuple[Stretch, str]] = []
         detected = self.scheduler.languages(session, stretches)
         for stretch, (language, probability) in zip(stretches, detected, strict=True):
+            if stretch.pieces and (language != transcript.ENGLISH or probability < PACK_CONFIDENCE):
+                chosen.extend(self._languages_of(session, stretch.unpacked(), previous))
+                previous = chosen[-1][1]
+                continue
             previous = previous if probability < LANGUAGE_CONFIDENCE and previous else language
             kept = "" if previous == language else f", kept {previous} from the stretch before"
             log(
                 f"{stretch.start_seconds:.1f}–{stretch.end_seconds:.1f} s: language {language} (detected, p={probability:.2f}{kept})"
             )
-            chosen.append(previous)
+            chosen.append((stretch, previous))
         return chosen
 
     @staticmethod

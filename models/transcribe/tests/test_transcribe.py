@@ -11,8 +11,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import yaml
+from faster_whisper import decode_audio
 
 import whisper_predictor
 from clips import (
@@ -20,6 +22,7 @@ from clips import (
     cut,
     encoded,
     german_half,
+    german_reading,
     language_switches,
     long_clip,
     non_speech,
@@ -215,6 +218,25 @@ def test_the_batched_pipeline_hears_the_same(folder: Path) -> None:
     assert all(0 <= segment["start"] < segment["end"] for segment in whole["segments"])
 
 
+def test_a_pack_of_two_languages_is_heard_stretch_by_stretch(predictor: Predictor, folder: Path) -> None:
+    """JFK, 2 s of silence, then 12 s of the German reading: one pack of two stretches, which
+    Whisper hears as one language; each stretch is heard again in its own window, in its own
+    language."""
+    jfk, german = decode_audio(str(AUDIO / "jfk.flac")), cut(german_reading(), 0, 12)
+    path = folder / "en-de-pack.wav"
+    write_wav(path, np.concatenate([jfk, np.zeros(2 * 16000, dtype=np.float32), german]))
+    encode = predictor.transcriber.model.encode
+    before = encode.passes
+    out = run(predictor, path, translate=False)
+    assert encode.passes - before == 2  # the pack's window, then its two stretches' in one pass
+    switch = jfk.size / 16000 + 1
+    english = [segment for segment in out["segments"] if segment["end"] <= switch]
+    german_part = [segment for segment in out["segments"] if segment["start"] >= switch]
+    assert {segment["language"] for segment in english} == {"en"}
+    assert {segment["language"] for segment in german_part} == {"de"}
+    assert wer(JFK, " ".join(segment["text"] for segment in english)) <= 0.1
+
+
 def test_forced_language(predictor: Predictor) -> None:
     out = run(predictor, AUDIO / "jfk.flac", language="en")
     assert out["detected_language"] == "en"
@@ -223,16 +245,16 @@ def test_forced_language(predictor: Predictor) -> None:
 
 def test_a_given_language_packs_the_stretches_into_fewer_windows(predictor: Predictor, folder: Path) -> None:
     """JFK twice, 40 s of noise, music, silence and a tone apart: two stretches, heard in one window
-    where the language is given, their times those of the whole audio."""
+    where the language is given or heard as English, their times those of the whole audio."""
     path, speech = speech_amid_noise(folder)
     encode = predictor.transcriber.model.encode
     before = encode.passes
     heard = run(predictor, path)
-    windows = encode.passes - before
-    assert windows >= 2  # each stretch's own window: its language is heard there
+    assert encode.passes - before == 1  # heard as English, and sure of it: decoded whole
+    assert {segment["language"] for segment in heard["segments"]} == {"en"}
     before = encode.passes
     run(predictor, path, language="de")  # translated too: the translate pass takes each stretch's window
-    assert encode.passes - before == windows
+    assert encode.passes - before >= 2
     before = encode.passes
     run(predictor, path, language="de", translate=False)
     assert encode.passes - before == 1
