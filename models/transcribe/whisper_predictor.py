@@ -31,7 +31,7 @@ from faster_whisper import WhisperModel
 import transcript
 from audio_stream import UndecodableAudio, audio_blocks, duration_of
 from decode_scheduler import DecodeScheduler, Session
-from decoding import BATCH_SIZE, BatchedDecoder, Decoder, retimed
+from decoding import BATCH_SIZE, BatchedDecoder, Decoder, Detected, retimed
 from diarize import cluster, embed_words
 from encoder_memo import EncoderMemo
 from hallucinations import clean
@@ -386,13 +386,18 @@ class Transcriber:
         Whisper hears English in it, and is sure of it (PACK_CONFIDENCE); else its stretches are
         heard one by one."""
         assert self.scheduler is not None
+        detected = list(zip(stretches, self.scheduler.languages(session, stretches), strict=True))
+        parts = [
+            stretch.unpacked() if stretch.pieces and (language != transcript.ENGLISH or p < PACK_CONFIDENCE) else None
+            for stretch, (language, p) in detected
+        ]
+        # The stretches of every pack heard again, in one pass (a GPU's gathering holds many packs).
+        again = iter(self.scheduler.languages(session, [single for part in parts if part for single in part]))
+        heard: list[tuple[Stretch, Detected]] = []
+        for (stretch, found), part in zip(detected, parts, strict=True):
+            heard.extend([(single, next(again)) for single in part] if part else [(stretch, found)])
         chosen: list[tuple[Stretch, str]] = []
-        detected = self.scheduler.languages(session, stretches)
-        for stretch, (language, probability) in zip(stretches, detected, strict=True):
-            if stretch.pieces and (language != transcript.ENGLISH or probability < PACK_CONFIDENCE):
-                chosen.extend(self._languages_of(session, stretch.unpacked(), previous))
-                previous = chosen[-1][1]
-                continue
+        for stretch, (language, probability) in heard:
             previous = previous if probability < LANGUAGE_CONFIDENCE and previous else language
             kept = "" if previous == language else f", kept {previous} from the stretch before"
             log(
