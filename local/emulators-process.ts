@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Emulators } from './emulators.ts';
 import type { MeterSnapshot } from './meter.ts';
 import { REPO_ROOT } from './paths.ts';
-import { signalGroup } from './process-group.ts';
+import { groupEnded, signalGroup } from './process-group.ts';
 
 export type EmulatorHostRequest = { readonly type: 'meter'; readonly id: number } | { readonly type: 'stop' };
 
@@ -99,6 +99,9 @@ export const startEmulatorsProcess = async (options: EmulatorsProcessOptions): P
       const killer = setTimeout(() => signalGroup(child, 'SIGKILL'), STOP_GRACE_MS);
       await exited;
       clearTimeout(killer);
+      // What the emulators left in their group (none, when they stopped in order) is ended too.
+      signalGroup(child, 'SIGTERM');
+      await groupEnded(child, STOP_GRACE_MS);
     },
   };
 };

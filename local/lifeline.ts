@@ -19,8 +19,8 @@ export interface Lifeline {
   /** A file to remove once the watched groups are ended (a data folder's lock), and to let go of. */
   removeAtEnd(file: string): void;
   keep(file: string): void;
-  /** Ends the watcher, ending none of the groups. */
-  close(): void;
+  /** Ends the watcher, ending none of the groups that were let go; resolves once it has exited. */
+  close(): Promise<void>;
 }
 
 // POSIX sh: the groups are a space-separated list; `kill -s TERM -- -<pgid>` signals a whole group.
@@ -60,6 +60,11 @@ export const startLifeline = (graceSeconds = 5): Lifeline => {
   // A watcher that could not start, or ended, leaves the pipe broken: the runtime goes on without it.
   pipe.on('error', () => undefined);
   watcher.on('error', () => undefined);
+  const exited = new Promise<void>((resolve) => {
+    if (watcher.pid === undefined) return resolve();
+    watcher.once('exit', () => resolve());
+    watcher.once('error', () => resolve());
+  });
   const send = (line: string) => {
     if (pipe.writable) pipe.write(`${line}\n`);
   };
@@ -69,6 +74,11 @@ export const startLifeline = (graceSeconds = 5): Lifeline => {
     release: (pgid) => send(`-${String(pgid)}`),
     removeAtEnd: (file) => send(`r${file}`),
     keep: (file) => send(`k${file}`),
-    close: () => pipe.end(),
+    close: () => {
+      // Held until it has gone: a stop that reports done while it still runs leaves it behind a moment.
+      watcher.ref();
+      pipe.end();
+      return exited;
+    },
   };
 };

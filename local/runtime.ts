@@ -107,8 +107,8 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
           port: options.port,
           lifeline: lifeline.pid === null ? null : identityOf(lifeline.pid),
           log,
-        }).catch((error: unknown) => {
-          lifeline.close();
+        }).catch(async (error: unknown) => {
+          await lifeline.close();
           throw error;
         });
   cleanups.push(() => {
@@ -116,8 +116,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions): Promise<L
       lifeline.keep(folder.lockFile);
       folder.release();
     }
-    lifeline.close();
-    return Promise.resolve();
+    return lifeline.close();
   });
   if (folder !== null) lifeline.removeAtEnd(folder.lockFile);
   try {

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startLifeline, type Lifeline } from './lifeline.ts';
-import { signalGroup } from './process-group.ts';
+import { groupEnded, signalGroup } from './process-group.ts';
 
 export interface ProcessSpec {
   readonly name: string;
@@ -22,8 +22,8 @@ export interface ProcessStatus {
 
 /**
  * SIGTERM, then SIGKILL to its whole process group (a model server's own worker with it) if the
- * process has not exited after `graceMs`; resolves once it has exited (what it left in its group
- * is ended as it exits: see `start`).
+ * process has not exited after `graceMs`; resolves once nothing of its group is left (what it left
+ * there is told to end as it exits: see `start`).
  */
 const terminate = async (child: ChildProcess | null, graceMs: number): Promise<void> => {
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
@@ -31,6 +31,7 @@ const terminate = async (child: ChildProcess | null, graceMs: number): Promise<v
   child.kill('SIGTERM');
   await Promise.race([exited, sleep(graceMs).then(() => signalGroup(child, 'SIGKILL'))]);
   await exited;
+  await groupEnded(child, graceMs);
 };
 
 /**
@@ -128,6 +129,6 @@ export class Supervisor {
   async stopAll(): Promise<void> {
     this.stopping = true;
     await Promise.all([...this.children.values()].map(({ child }) => terminate(child, 5000)));
-    if (this.ownsLifeline) this.lifeline.close();
+    if (this.ownsLifeline) await this.lifeline.close();
   }
 }

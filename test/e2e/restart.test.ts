@@ -46,6 +46,14 @@ const stopRuntime = async (started: Started): Promise<number | null> => {
   return exited;
 };
 
+const statOf = (pid: string): string => {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').trim();
+  } catch {
+    return '';
+  }
+};
+
 /** Every process still running that the runtime started, at any depth: they all carry its data folder in their environment. */
 const startedBy = (dataDir: string): string[] =>
   readdirSync('/proc')
@@ -57,7 +65,8 @@ const startedBy = (dataDir: string): string[] =>
         return false;
       }
     })
-    .map((pid) => `${pid} ${commandLine(Number(pid))}`);
+    // One in the middle of ending has no command line left; its stat still names it and its group.
+    .map((pid) => `${pid} ${commandLine(Number(pid)) || statOf(pid)}`);
 
 const request = async (apiUrl: string, pathName: string, init: RequestInit = {}) => {
   const response = await fetch(new URL(pathName, apiUrl), {

@@ -40,6 +40,27 @@ describe('supervisor', () => {
     await expect.poll(() => leftBehind().some(alive), { timeout: 3000 }).toBe(false);
   });
 
+  // `npm start` says "stopped" once its stop resolves: what a model server left in its group, still
+  // ending then, was seen running after the runtime had exited.
+  it('resolves its stop only once what a process left in its group has ended, however slowly it ends', async () => {
+    const lines: string[] = [];
+    const supervisor = new Supervisor((line) => lines.push(line));
+    supervisor.start({
+      name: 'server',
+      command: 'sh',
+      args: ['-c', `sh -c 'trap "sleep 0.7; exit 0" TERM; while :; do sleep 0.1; done' & echo "left=$!"; wait`],
+      env: {},
+      cwd: process.cwd(),
+    });
+    const leftBehind = () => lines.flatMap((line) => /left=(\d+)/.exec(line)?.[1] ?? []).map(Number);
+    started.push(leftBehind);
+    await expect.poll(() => leftBehind().length, { timeout: 10_000 }).toBe(1);
+
+    await supervisor.stopAll();
+
+    expect(leftBehind().filter(alive)).toEqual([]);
+  });
+
   it('ends what a process left in its group when the process exits by itself, and starts it again', async () => {
     const { supervisor, lines, leftBehind } = superviseShell('crashing', 'sleep 0.5; exit 3');
     await expect.poll(() => leftBehind().length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
