@@ -7,13 +7,14 @@ stretch that runs into the end of a block is held back and found again whole in 
 
 Consecutive stretches are packed into one window, as faster-whisper's batched pipeline packs its
 speech (packed()): decoded whole in the caller's language, or in the one heard where Whisper is
-sure it is English; else each is heard on its own (whisper_predictor.py).
+sure it is English; else each is heard on its own, and so are the stretches after it until a few
+in a row are surely English (pack_gate.py).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -132,17 +133,26 @@ def speech_stretches(blocks: Iterable[np.ndarray]) -> Iterator[Stretch]:
         block = following
 
 
-def packed(stretches: Iterable[Stretch], max_seconds: float = MAX_STRETCH_SECONDS) -> Iterator[Stretch]:
+def packed(
+    stretches: Iterable[Stretch],
+    max_seconds: float = MAX_STRETCH_SECONDS,
+    packing: Callable[[], bool] = lambda: True,
+) -> Iterator[Stretch]:
     """Consecutive stretches packed into one while their audio, laid end to end, fits in
     `max_seconds` (faster-whisper's collect_chunks' rule); a stretch that fits with no other is
-    yielded as it is. A pack is yielded once the stretch after it is found (or the audio ends)."""
+    yielded as it is. A pack is yielded once the stretch after it is found (or the audio ends).
+    While `packing()` answers False, stretches are yielded as they are (pack_gate.py)."""
     pack: list[Stretch] = []
     size = 0
     limit = int(max_seconds * SAMPLE_RATE)
     for stretch in stretches:
-        if pack and size + stretch.audio.size > limit:
+        if pack and (size + stretch.audio.size > limit or not packing()):
             yield _pack(pack)
             pack, size = [], 0
+        # Asked again: the pack just yielded may have been heard meanwhile.
+        if not packing():
+            yield stretch
+            continue
         pack.append(stretch)
         size += stretch.audio.size
     if pack:

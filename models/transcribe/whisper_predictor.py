@@ -36,6 +36,7 @@ from diarize import cluster, embed_words
 from encoder_memo import EncoderMemo
 from hallucinations import clean
 from language_batches import LanguageBatches
+from pack_gate import PackGate
 from speaker_encoder import SpeakerEncoder
 from speech import Stretch, packed, speech_stretches
 from transcript import Heard
@@ -47,13 +48,6 @@ _DONE = object()
 #: A stretch whose language Whisper hears with less confidence than this (a short one, mostly)
 #: takes the language of the stretch before it.
 LANGUAGE_CONFIDENCE = 0.5
-#: A pack of stretches (speech.packed) whose language is heard is decoded whole only where Whisper
-#: hears English in it with at least this confidence; else each of its stretches is heard on its
-#: own. Whisper base leans to the other language in a pack that holds two: of the 33 packs of 32
-#: clips (30 s) reading English and German, 13 of the 14 it was sure were German held both, as did
-#: the 10 it was unsure of; the 9 it was sure were English held English alone, as did the 32 packs
-#: of 32 English clips (a 3-s German stretch after 25 s of English made a pack German, p 0.90).
-PACK_CONFIDENCE = 0.9
 #: On a CPU, how long a pass not yet full waits for the predictions in flight that are still reading
 #: their audio (DecodeScheduler.fill_wait): their VAD takes ~60 ms for 30 s of audio alone, several
 #: times that when eight start together, and a pass of one stretch costs nearly twice as much a
@@ -318,6 +312,7 @@ class Transcriber:
             lambda language, stretches: self._hear_batch(session, stretches, language, words, diarize, translate),
         )
         previous = forced
+        gate = PackGate()
 
         def counted() -> Iterator[np.ndarray]:
             for block in audio_blocks(path):
@@ -327,12 +322,15 @@ class Transcriber:
         def stretches() -> Iterator[Stretch]:
             # Consecutive stretches are packed into windows: fewer windows are encoded and decoded
             # for the same speech. A language heard is heard of the whole pack, and the pack is
-            # heard again stretch by stretch unless Whisper is sure it is English (_languages_of). Not
-            # where a language is given and the stretches are translated too: that pass needs each
+            # heard again stretch by stretch unless Whisper is sure it is English (_languages_of);
+            # after such a pack the gate holds packing back a while (pack_gate.py). Not where a
+            # language is given and the stretches are translated too: that pass needs each
             # stretch's own window (its words untimed, a stretch it passed over in a pack could not
             # be told).
             found = speech_stretches(counted())
-            return packed(found) if not forced or forced == transcript.ENGLISH or not translate else found
+            if forced:
+                return packed(found) if forced == transcript.ENGLISH or not translate else found
+            return packed(found, packing=gate.packing)
 
         # The CPU waits while the GPU decodes a batch: there the VAD finds the next stretches
         # meanwhile, in a thread of its own (on a CPU the two would only take turns on its cores).
@@ -342,7 +340,9 @@ class Transcriber:
             for group in _groups(found, self.gathers):
                 session.check()
                 heard = (
-                    [(stretch, forced) for stretch in group] if forced else self._languages_of(session, group, previous)
+                    [(stretch, forced) for stretch in group]
+                    if forced
+                    else self._languages_of(session, group, previous, gate)
                 )
                 previous = heard[-1][1]
                 for stretch, language in heard:
@@ -379,23 +379,25 @@ class Transcriber:
         return heard
 
     def _languages_of(
-        self, session: Session, stretches: list[Stretch], previous: str | None
+        self, session: Session, stretches: list[Stretch], previous: str | None, gate: PackGate
     ) -> list[tuple[Stretch, str]]:
         """Each stretch (or pack) with its language as Whisper hears it; one heard with little
         confidence takes the language of the stretch before it. A pack is kept whole only where
-        Whisper hears English in it, and is sure of it (PACK_CONFIDENCE); else its stretches are
-        heard one by one."""
+        Whisper hears English in it, and is sure of it; else its stretches are heard one by one
+        (and the gate told, pack_gate.py)."""
         assert self.scheduler is not None
         detected = list(zip(stretches, self.scheduler.languages(session, stretches), strict=True))
         parts = [
-            stretch.unpacked() if stretch.pieces and (language != transcript.ENGLISH or p < PACK_CONFIDENCE) else None
-            for stretch, (language, p) in detected
+            None if not stretch.pieces or gate.heard_pack(*found) else stretch.unpacked() for stretch, found in detected
         ]
         # The stretches of every pack heard again, in one pass (a GPU's gathering holds many packs).
         again = iter(self.scheduler.languages(session, [single for part in parts if part for single in part]))
         heard: list[tuple[Stretch, Detected]] = []
         for (stretch, found), part in zip(detected, parts, strict=True):
             heard.extend([(single, next(again)) for single in part] if part else [(stretch, found)])
+        for stretch, found in heard:
+            if not stretch.pieces:
+                gate.heard_stretch(*found)
         chosen: list[tuple[Stretch, str]] = []
         for stretch, (language, probability) in heard:
             previous = previous if probability < LANGUAGE_CONFIDENCE and previous else language

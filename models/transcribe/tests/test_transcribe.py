@@ -237,6 +237,22 @@ def test_a_pack_of_two_languages_is_heard_stretch_by_stretch(predictor: Predicto
     assert wer(JFK, " ".join(segment["text"] for segment in english)) <= 0.1
 
 
+def test_after_a_pack_not_surely_english_the_stretches_are_heard_one_by_one(predictor: Predictor, folder: Path) -> None:
+    """Twelve stretches of German, 7 s each, 2 s of silence apart: three packs of four if packed
+    throughout. The first pack is heard German, then its stretches one by one, and so is every
+    stretch after it: 13 windows encoded, where hearing every pack for nothing too made 15."""
+    reading = german_reading()
+    silence = np.zeros(2 * 16000, dtype=np.float32)
+    path = folder / "german-stretches.wav"
+    write_wav(path, np.concatenate([part for k in range(12) for part in (cut(reading, 7 * k, 7), silence)]))
+    memo = predictor.transcriber.model.encode
+    before = memo.windows
+    out = run(predictor, path, translate=False)
+    assert memo.windows - before == 12 + 1
+    assert {segment["language"] for segment in out["segments"]} == {"de"}
+    assert shared_vocabulary(GERMAN, out["transcription"]) >= 0.5
+
+
 def test_forced_language(predictor: Predictor) -> None:
     out = run(predictor, AUDIO / "jfk.flac", language="en")
     assert out["detected_language"] == "en"

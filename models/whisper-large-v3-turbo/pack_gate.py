@@ -1,0 +1,1 @@
+../transcribe/pack_gate.py
