@@ -36,7 +36,7 @@ const groupRunsPerProc = (pgid: number): boolean =>
  * the leader has gone, and init may take a second or two to reap it: where there is /proc, such a
  * zombie counts as gone; elsewhere the group counts until it is reaped.
  */
-const groupRuns = (pgid: number): boolean => {
+export const groupRuns = (pgid: number): boolean => {
   if (HAS_PROC) return groupRunsPerProc(pgid);
   try {
     process.kill(-pgid, 0);

@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { localProcesses } from '../../bench/local-endpoints.ts';
 import { alive, commandLine } from '../../bench/processes.ts';
+import { groupRuns } from '../../local/process-group.ts';
 import { RESTART_ERROR } from '../../local/runtime.ts';
 import { generateToken } from '../../shared/domain/tokens.ts';
 
@@ -39,11 +40,18 @@ const startRuntime = async (dataDir: string): Promise<Started> => {
   }
 };
 
-/** Ctrl-C, as a terminal sends it: SIGINT to every process of the foreground job's group. */
+/**
+ * Ctrl-C, as a terminal sends it: SIGINT to every process of the foreground job's group; the job is
+ * done, as a shell tells it, once nothing of the group runs (tsx's esbuild service, a child of
+ * the runtime's own process, ends as its parent's pipe closes, a moment after it).
+ */
 const stopRuntime = async (started: Started): Promise<number | null> => {
+  const pgid = started.child.pid ?? 0;
   const exited = new Promise<number | null>((resolve) => started.child.once('exit', (code) => resolve(code)));
-  process.kill(-(started.child.pid ?? 0), 'SIGINT');
-  return exited;
+  process.kill(-pgid, 'SIGINT');
+  const code = await exited;
+  await expect.poll(() => groupRuns(pgid), { timeout: 5000 }).toBe(false);
+  return code;
 };
 
 const statOf = (pid: string): string => {
