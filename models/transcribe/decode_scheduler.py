@@ -35,6 +35,8 @@ from speech import Stretch
 
 #: The key of a request for languages; a decode's is ("decode", language, task, words or None).
 LANGUAGES = ("languages",)
+#: The key of a request for the languages of packed stretches (Decoder.piece_languages).
+PIECE_LANGUAGES = ("piece languages",)
 
 
 class Canceled(Exception):
@@ -121,6 +123,9 @@ class DecodeScheduler:
 
     def languages(self, session: Session, stretches: list[Stretch]) -> list[Detected]:
         return self._ask(session, LANGUAGES, stretches, False)
+
+    def piece_languages(self, session: Session, packs: list[Stretch]) -> list[list[Detected]]:
+        return self._ask(session, PIECE_LANGUAGES, packs, False)
 
     def decode(self, session: Session, stretches: list[Stretch], language: str, task: str, words: bool) -> list[Any]:
         """Per stretch, its segments (Decoder.decode)."""
@@ -241,7 +246,7 @@ class DecodeScheduler:
                 at += end - start
                 if request.done.is_set():
                     continue
-                if key != LANGUAGES and words and not request.words:
+                if key[0] == "decode" and words and not request.words:
                     given = [[dataclasses.replace(segment, words=None) for segment in found] for found in given]
                 request.results[start:end] = given
                 request.left -= end - start
@@ -251,6 +256,8 @@ class DecodeScheduler:
     def _pass(self, key: tuple[Any, ...], stretches: list[Stretch], words: bool) -> list[Any]:
         if key == LANGUAGES:
             return self.decoder.languages(stretches)
+        if key == PIECE_LANGUAGES:
+            return self.decoder.piece_languages(stretches)
         _, language, task, _ = key
         return self.decoder.decode(stretches, language, task, words)
 

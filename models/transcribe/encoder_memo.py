@@ -35,7 +35,7 @@ def _key(window: np.ndarray) -> bytes:
     return hashlib.blake2b(contiguous.tobytes(), digest_size=16, person=str(contiguous.shape).encode()[:16]).digest()
 
 
-def _host_rows(encoded: Any) -> np.ndarray:
+def host_rows(encoded: Any) -> np.ndarray:
     """An encoder output (a StorageView on the model's device) as a host array, a window a row.
     CTranslate2 moves a host output back to the model's device, in its type, when it is used."""
     if isinstance(encoded, ctranslate2.StorageView):
@@ -57,7 +57,7 @@ class _Pass:
 
     def row(self, at: int) -> np.ndarray:
         if self._rows is None:
-            self._rows = _host_rows(self.output)
+            self._rows = host_rows(self.output)
         return self._rows[at]
 
 

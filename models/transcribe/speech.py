@@ -7,8 +7,8 @@ stretch that runs into the end of a block is held back and found again whole in 
 
 Consecutive stretches are packed into one window, as faster-whisper's batched pipeline packs its
 speech (packed()): decoded whole in the caller's language, or in the one heard where Whisper is
-sure it is English; else each is heard on its own, and so are the stretches after it until a few
-in a row are surely English (pack_gate.py).
+sure of it, in the pack and in each of its stretches; else each is heard on its own, and so are
+the stretches after it until a few in a row are heard surely in one language (pack_gate.py).
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ from diarize import cluster, embed_words
 from encoder_memo import EncoderMemo
 from hallucinations import clean
 from language_batches import LanguageBatches
-from pack_gate import PackGate
+from pack_gate import PackGate, keep_whole, needs_pieces
 from speaker_encoder import SpeakerEncoder
 from speech import Stretch, packed, speech_stretches
 from transcript import Heard
@@ -383,13 +383,21 @@ class Transcriber:
     ) -> list[tuple[Stretch, str]]:
         """Each stretch (or pack) with its language as Whisper hears it; one heard with little
         confidence takes the language of the stretch before it. A pack is kept whole only where
-        Whisper hears English in it, and is sure of it; else its stretches are heard one by one
-        (and the gate told, pack_gate.py)."""
+        Whisper is sure of its language, and, for one other than English, hears it in each of its
+        stretches' frames too (pack_gate.keep_whole); else its stretches are heard one by one (and
+        the gate told)."""
         assert self.scheduler is not None
         detected = list(zip(stretches, self.scheduler.languages(session, stretches), strict=True))
-        parts = [
-            None if not stretch.pieces or gate.heard_pack(*found) else stretch.unpacked() for stretch, found in detected
-        ]
+        asked = [stretch for stretch, found in detected if stretch.pieces and needs_pieces(found)]
+        pieces = iter(self.scheduler.piece_languages(session, asked) if asked else [])
+        parts: list[list[Stretch] | None] = []
+        for stretch, found in detected:
+            if not stretch.pieces:
+                parts.append(None)
+                continue
+            kept = keep_whole(found, next(pieces) if needs_pieces(found) else ())
+            gate.heard_pack(kept)
+            parts.append(None if kept else stretch.unpacked())
         # The stretches of every pack heard again, in one pass (a GPU's gathering holds many packs).
         again = iter(self.scheduler.languages(session, [single for part in parts if part for single in part]))
         heard: list[tuple[Stretch, Detected]] = []
@@ -397,7 +405,7 @@ class Transcriber:
             heard.extend([(single, next(again)) for single in part] if part else [(stretch, found)])
         for stretch, found in heard:
             if not stretch.pieces:
-                gate.heard_stretch(*found)
+                gate.heard_stretch(found)
         chosen: list[tuple[Stretch, str]] = []
         for stretch, (language, probability) in heard:
             previous = previous if probability < LANGUAGE_CONFIDENCE and previous else language

@@ -47,6 +47,9 @@ class StandIn:
     def languages(self, stretches: list[Stretch]) -> list[tuple[str, float]]:
         return [("en", 0.9) for _ in self._passed("languages", stretches)]
 
+    def piece_languages(self, packs: list[Stretch]) -> list[list[tuple[str, float]]]:
+        return [[("de", 0.9)] * len(name) for name in self._passed("piece languages", packs)]
+
     def decode(self, stretches: list[Stretch], language: str, task: str, words: bool) -> list[list[Any]]:
         names = self._passed(f"{language} {task}", stretches)
         return [[Said(name, [name] if words else None)] for name in names]
@@ -86,6 +89,22 @@ def at_once(*asks: Callable[[], Any]) -> list[Any]:
 
 def texts(found: list[list[Said]]) -> list[str]:
     return [segment.text for segments in found for segment in segments]
+
+
+def test_the_languages_of_packed_stretches_are_a_kind_of_pass_of_their_own(
+    decoder: StandIn, scheduler: DecodeScheduler
+) -> None:
+    a, b = scheduler.session(), scheduler.session()
+    threading.Timer(0.3, decoder.go.set).start()
+    results = at_once(
+        lambda: scheduler.languages(a, [stretch("a1")]),
+        lambda: scheduler.piece_languages(a, [stretch("a23")]),
+        lambda: scheduler.piece_languages(b, [stretch("b1"), stretch("b23")]),
+    )
+    assert decoder.passes == [("languages", ["a1"]), ("piece languages", ["a23", "b1", "b23"])]
+    # One language a piece of each pack (the stand-in's pack has as many pieces as its name letters).
+    assert results[1] == [[("de", 0.9)] * 3]
+    assert results[2] == [[("de", 0.9)] * 2, [("de", 0.9)] * 3]
 
 
 def test_the_predictions_in_flight_share_passes_of_one_kind_up_to_a_batch(

@@ -16,7 +16,7 @@ from audio_stream import SAMPLE_RATE, UndecodableAudio, audio_blocks, duration_o
 from clips import AUDIO, RATE, german_reading, non_speech, write_wav
 from encoder_memo import EncoderMemo
 from hallucinations import clean, collapse_loops, is_invented
-from pack_gate import PACK_CONFIDENCE, PackGate
+from pack_gate import PACK_CONFIDENCE, PackGate, keep_whole, needs_pieces
 from speech import MAX_STRETCH_SECONDS, Stretch, group, packed, speech_stretches
 
 
@@ -78,8 +78,8 @@ def test_stretches_pack_end_to_end_into_a_window_and_their_times_map_back() -> N
 
 def test_stretches_are_not_packed_while_the_gate_is_closed() -> None:
     """Twelve stretches of 10 s, two to a window; the third and fourth are German. The pack that
-    holds them closes the gate: the stretches after it come one by one until three in a row are
-    surely English, then packed again."""
+    holds them is not kept whole and closes the gate: the stretches after it come one by one until
+    three in a row are surely in one language, then packed again."""
     second = SAMPLE_RATE
     stretches = [Stretch(k * 11 * second, (k * 11 + 10) * second, np.full(10 * second, k)) for k in range(12)]
     gate = PackGate()
@@ -87,33 +87,37 @@ def test_stretches_are_not_packed_while_the_gate_is_closed() -> None:
     for stretch in packed(stretches, packing=gate.packing):
         indexes = [int(piece.audio[0]) for piece in stretch.unpacked()]
         found.append(indexes)
-        language = ("de", 0.99) if {2, 3} & set(indexes) else ("en", 0.95)
         if stretch.pieces:
-            gate.heard_pack(*language)
+            gate.heard_pack(not {2, 3} & set(indexes))
         else:
-            gate.heard_stretch(*language)
+            gate.heard_stretch(("en", 0.95))
     assert found == [[0, 1], [2, 3], [4], [5], [6], [7, 8], [9, 10], [11]]
 
 
-def test_the_pack_gate_closes_on_a_pack_not_surely_english_and_opens_after_english_in_a_row() -> None:
+def test_a_pack_is_kept_whole_where_its_language_is_sure_and_every_stretch_is_heard_in_it() -> None:
+    sure, unsure = PACK_CONFIDENCE, PACK_CONFIDENCE - 0.01
+    assert keep_whole(("en", sure)) and not keep_whole(("en", unsure))
+    # Another language: only where every stretch's own frames are heard in it too.
+    assert keep_whole(("de", sure), [("de", 0.4), ("de", 0.99)])
+    assert not keep_whole(("de", sure), [("de", 0.99), ("en", 0.6)])
+    assert not keep_whole(("de", sure)) and not keep_whole(("de", unsure), [("de", 0.99)])
+    assert needs_pieces(("de", sure)) and not needs_pieces(("en", sure)) and not needs_pieces(("de", unsure))
+
+
+def test_the_pack_gate_closes_on_a_pack_not_kept_whole_and_opens_after_stretches_sure_of_one_language() -> None:
     gate = PackGate()
     assert gate.packing()
-    assert gate.heard_pack("en", PACK_CONFIDENCE) and gate.packing()
-    assert not gate.heard_pack("en", PACK_CONFIDENCE - 0.01) and not gate.packing()
-    for language, p in [
-        ("en", 0.99),
-        ("en", 0.99),
-        ("de", 0.99),
-        ("en", 0.99),
-        ("en", 0.5),
-        ("en", 0.99),
-        ("en", 0.99),
-    ]:
-        gate.heard_stretch(language, p)
-        assert not gate.packing()
-    gate.heard_stretch("en", 0.99)
+    gate.heard_pack(True)
     assert gate.packing()
-    assert not gate.heard_pack("de", 0.99) and not gate.packing()
+    gate.heard_pack(False)
+    assert not gate.packing()
+    for heard in [("en", 0.99), ("en", 0.99), ("de", 0.99), ("de", 0.99), ("de", 0.5), ("de", 0.99), ("de", 0.99)]:
+        gate.heard_stretch(heard)
+        assert not gate.packing()
+    gate.heard_stretch(("de", 0.99))
+    assert gate.packing()
+    gate.heard_pack(False)
+    assert not gate.packing()
 
 
 def test_stretches_are_the_same_whatever_the_blocks(tmp_path: Path) -> None:

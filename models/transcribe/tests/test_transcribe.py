@@ -17,6 +17,7 @@ import yaml
 from faster_whisper import decode_audio
 
 import whisper_predictor
+from audio_stream import audio_blocks
 from clips import (
     AUDIO,
     cut,
@@ -35,6 +36,7 @@ from decoding import BATCH_SIZE
 from prognoz_cog.testing import Coglet, Webhooks
 from references import ENGLISH, ENGLISH_HALF, GERMAN, JFK, LEFT, RIGHT, shared_vocabulary, wer, words
 from running import predicted, run
+from speech import packed, speech_stretches
 from transcribe.predict import WHISPER_LANGUAGES, ModelError, Predictor
 from whisper_predictor import Transcriber
 
@@ -237,18 +239,23 @@ def test_a_pack_of_two_languages_is_heard_stretch_by_stretch(predictor: Predicto
     assert wer(JFK, " ".join(segment["text"] for segment in english)) <= 0.1
 
 
-def test_after_a_pack_not_surely_english_the_stretches_are_heard_one_by_one(predictor: Predictor, folder: Path) -> None:
-    """Twelve stretches of German, 7 s each, 2 s of silence apart: three packs of four if packed
-    throughout. The first pack is heard German, then its stretches one by one, and so is every
-    stretch after it: 13 windows encoded, where hearing every pack for nothing too made 15."""
+def test_german_stretches_are_packed_and_decoded_whole_where_each_is_heard_german(
+    predictor: Predictor, folder: Path
+) -> None:
+    """Twelve stretches of German, 7 s each, 2 s of silence apart. Each pack is heard German, and so
+    is each stretch's share of the pack's encoder output: the packs are decoded whole, one window
+    each (15 windows when every pack was heard again stretch by stretch)."""
     reading = german_reading()
     silence = np.zeros(2 * 16000, dtype=np.float32)
     path = folder / "german-stretches.wav"
     write_wav(path, np.concatenate([part for k in range(12) for part in (cut(reading, 7 * k, 7), silence)]))
+    stretches = list(speech_stretches(audio_blocks(str(path))))
+    packs = list(packed(stretches))
+    assert len(packs) < len(stretches) - 6
     memo = predictor.transcriber.model.encode
     before = memo.windows
     out = run(predictor, path, translate=False)
-    assert memo.windows - before == 12 + 1
+    assert memo.windows - before == len(packs)
     assert {segment["language"] for segment in out["segments"]} == {"de"}
     assert shared_vocabulary(GERMAN, out["transcription"]) >= 0.5
 
