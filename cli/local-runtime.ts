@@ -20,11 +20,16 @@ export interface ProcessIdentity {
   readonly startTicks: string | null;
 }
 
+/** The fields of /proc/<pid>/stat from the third on (its state first); throws where there is none. */
+export const statFieldsOf = (pid: number | string): string[] => {
+  const stat = readFileSync(`/proc/${String(pid)}/stat`, 'utf8');
+  // The command name (field 2) is in parentheses and may hold spaces: count from after it.
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+};
+
 const startTicksOf = (pid: number): string | null | undefined => {
   try {
-    const stat = readFileSync(`/proc/${String(pid)}/stat`, 'utf8');
-    // The command name (field 2) is in parentheses and may hold spaces: count from after it.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+    return statFieldsOf(pid)[19] ?? null;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT' && existsSync('/proc/self/stat')) return undefined;
     return null;

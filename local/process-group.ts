@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { statFieldsOf } from '../cli/local-runtime.ts';
 
 /**
  * Sends `signal` to every process of the group a child started with `detached: true` leads: the
@@ -22,9 +23,7 @@ const groupRunsPerProc = (pgid: number): boolean =>
     .filter((entry) => /^\d+$/.test(entry))
     .some((pid) => {
       try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        // The command name (field 2) is in parentheses and may hold spaces: count from after it.
-        const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        const [state, , group] = statFieldsOf(pid);
         return group === String(pgid) && state !== 'Z' && state !== 'X';
       } catch {
         return false;

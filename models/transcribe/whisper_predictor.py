@@ -322,8 +322,9 @@ class Transcriber:
         def stretches() -> Iterator[Stretch]:
             # Consecutive stretches are packed into windows: fewer windows are encoded and decoded
             # for the same speech. A language heard is heard of the whole pack, and the pack is
-            # heard again stretch by stretch unless Whisper is sure it is English (_languages_of);
-            # after such a pack the gate holds packing back a while (pack_gate.py). Not where a
+            # heard again stretch by stretch unless Whisper is sure of it, in the pack and in each
+            # of its stretches (_languages_of); after such a pack the gate holds packing back a
+            # while (pack_gate.py). Not where a
             # language is given and the stretches are translated too: that pass needs each
             # stretch's own window (its words untimed, a stretch it passed over in a pack could not
             # be told).
