@@ -10,8 +10,9 @@ more for sixteen than for one.
 
 It hears each stretch's language from the encoder pass its decoding of the same stretches reuses
 (EncoderMemo: the windows are cut exactly as the decode cuts them), the language of each stretch of
-a pack from its own frames of the same output, and answers, per stretch, the decoded segments with
-times from the stretch's start.
+a pack from its own frames of the same output (and decodes a stretch of a pack from those frames,
+laid on a window of silence, where asked: _lay), and answers, per stretch, the decoded segments
+with times from the stretch's start.
 """
 
 from __future__ import annotations
@@ -96,6 +97,8 @@ class BatchedDecoder:
         self.model = model
         self.padding: SilencePadded = model.feature_extractor
         self.pipeline = BatchedInferencePipeline(model=model)
+        #: The encoder output of a window of silence (_lay), made the first time it is needed.
+        self._silence: np.ndarray | None = None
 
     def languages(self, stretches: list[Stretch]) -> list[Detected]:
         # All in one encoder pass, the windows stacked as the pipeline stacks a batch's: a batch of
@@ -127,6 +130,9 @@ class BatchedDecoder:
 
     def _decoded(self, stretches: list[Stretch], language: str, task: str, timed: bool) -> list[list[Any]]:
         """Each stretch's segments, times from its start; timed, cut into sentences, with their words."""
+        for stretch in stretches:
+            if stretch.heard_in is not None:
+                self._lay(stretch)
         audio = np.concatenate([stretch.audio for stretch in stretches])
         bounds = np.cumsum([0] + [stretch.audio.size for stretch in stretches])
         starts = bounds / SAMPLE_RATE
@@ -156,6 +162,27 @@ class BatchedDecoder:
             out[index].extend(sentences(moved, stretches[index].joins) if timed else [moved])
         return out
 
+    def _lay(self, stretch: Stretch) -> None:
+        """The encoder output of a stretch of a pack (Stretch.piece): its own frames of the pack's
+        output (which the memo keeps, else encoded again) laid where they are on a window of encoded
+        silence, kept as its window's. Over 20 stretches of bench §9's packs reading English and
+        German, decoded so against each in a window of its own: word error rate 0.045 on average,
+        0.29 at most (a 4-s stretch, two words of seven); with the frames moved to the window's
+        start, 0.72 at most. Which stretches are decoded so is pack_gate.laid's rule."""
+        window = _window(self.model, stretch)
+        memo = self.model.encode
+        if memo.holds(window):
+            return
+        assert stretch.heard_in is not None
+        pack = host_rows(memo(_window(self.model, stretch.heard_in)[None]))[0]
+        if self._silence is None:
+            silence = Stretch(0, 0, np.zeros(SAMPLE_RATE, np.float32))
+            self._silence = host_rows(memo.apart(_window(self.model, silence)[None]))[0]
+        laid = self._silence.astype(pack.dtype, copy=True)
+        start, end = stretch.lead // ENCODER_FRAME_SAMPLES, stretch.audio.size // ENCODER_FRAME_SAMPLES
+        laid[start:end] = pack[start:end]
+        memo.keep(window, laid)
+
     def _hear_skipped_again(self, stretches: list[Stretch], out: list[list[Any]], language: str) -> None:
         """Whisper at times passes over a window's speech whole, or one stretch of a pack: a stretch
         (or a packed one) with fewer words than HEARD_WORDS_PER_SECOND is decoded again in a window
@@ -166,7 +193,7 @@ class BatchedDecoder:
         none padded with zero features; packed into 32 windows, 4 of them against 11."""
         skipped: list[tuple[int, float, Stretch, int]] = []
         for k, stretch in enumerate(stretches):
-            for at, piece in zip([0.0, *stretch.joins], stretch.unpacked(), strict=True):
+            for at, piece in zip(stretch.offsets, stretch.unpacked(), strict=True):
                 said = sum(1 for segment in out[k] for w in segment.words or [] if _within(w, at, piece.seconds))
                 if said < piece.seconds * HEARD_WORDS_PER_SECOND:
                     skipped.append((k, at, piece, said))

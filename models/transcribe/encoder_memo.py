@@ -115,6 +115,25 @@ class EncoderMemo:
             return whole.output
         return _stacked([made.row(at) for made, at in (kept[key] for key in keys)])
 
+    def apart(self, features: np.ndarray) -> Any:
+        """The encoder output of `features`, neither kept nor counted: one its caller keeps itself."""
+        return self._encode(features)
+
+    def holds(self, window: np.ndarray) -> bool:
+        with self._lock:
+            return _key(window) in self._outputs
+
+    def keep(self, window: np.ndarray, output: np.ndarray) -> None:
+        """Keeps `output` (frames × width, on the host) as the encoder output of `window` (mels ×
+        frames), for the owners served meanwhile: one made otherwise than by the encoder (a packed
+        stretch's frames laid on a window of silence, decoding.py)."""
+        key = _key(window)
+        with self._lock:
+            self._outputs[key] = (_Pass(_stacked([output]), [key]), 0, set(self._serving))
+            self._outputs.move_to_end(key)
+            while len(self._outputs) > self._size:
+                self._outputs.popitem(last=False)
+
     def release(self, owner: Any) -> None:
         """Drops the outputs no owner but this one still holds."""
         with self._lock:

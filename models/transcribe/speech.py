@@ -7,8 +7,10 @@ stretch that runs into the end of a block is held back and found again whole in 
 
 Consecutive stretches are packed into one window, as faster-whisper's batched pipeline packs its
 speech (packed()): decoded whole in the caller's language, or in the one heard where Whisper is
-sure of it, in the pack and in each of its stretches; else each is heard on its own, and so are
-the stretches after it until a few in a row are heard surely in one language (pack_gate.py).
+sure of it, in the pack and in each of its stretches; else each is decoded on its own (the first
+run of one language from its frames of the pack's encoder output, Stretch.piece; the others heard
+again), and the stretches after it are heard on their own until a few in a row are heard surely in
+one language (pack_gate.py).
 """
 
 from __future__ import annotations
@@ -49,6 +51,11 @@ class Stretch:
     #: Where each packed stretch begins: (in `audio`, in the whole audio), in samples. Empty for one
     #: stretch, whose `audio` is the whole audio's [start, end).
     pieces: tuple[tuple[int, int], ...] = ()
+    #: A stretch of a pack decoded from its own frames of the pack's encoder output (piece()): the
+    #: pack; and where in `audio` the stretch begins, silence before it, as long as the pack's
+    #: stretches before it.
+    heard_in: Stretch | None = None
+    lead: int = 0
 
     @property
     def start_seconds(self) -> float:
@@ -68,8 +75,16 @@ class Stretch:
         """Where in `audio` (seconds) each packed stretch after the first begins."""
         return [at / SAMPLE_RATE for at, _ in self.pieces[1:]]
 
+    @property
+    def offsets(self) -> list[float]:
+        """Where in `audio` (seconds) each of unpacked() begins."""
+        return [self.lead / SAMPLE_RATE, *self.joins]
+
     def unpacked(self) -> list[Stretch]:
-        """The stretches packed into this one, in order (itself alone if it is one stretch)."""
+        """The stretches packed into this one, in order (itself alone if it is one stretch, its own
+        audio alone if it is a stretch of a pack)."""
+        if self.heard_in is not None:
+            return [Stretch(self.start, self.end, self.audio[self.lead :])]
         if not self.pieces:
             return [self]
         ends = [at for at, _ in self.pieces[1:]] + [self.audio.size]
@@ -78,13 +93,24 @@ class Stretch:
             for (at, whole), end in zip(self.pieces, ends, strict=True)
         ]
 
+    def piece(self, k: int) -> Stretch:
+        """The k-th stretch packed into this one, where it is in the pack, silence before it: decoded
+        from its own frames of this pack's encoder output, laid on a window of silence (decoding.py),
+        so that no window is encoded for it. Its window is never the pack's, nor its own alone
+        (unless it is the first), whose outputs the encoder's memo may hold."""
+        at, whole = self.pieces[k]
+        end = self.pieces[k + 1][0] if k + 1 < len(self.pieces) else self.audio.size
+        audio = np.concatenate([np.zeros(at, dtype=self.audio.dtype), self.audio[at:end]])
+        return Stretch(whole, whole + end - at, audio, heard_in=self, lead=at)
+
     def whole_span(self, start: float, end: float) -> tuple[float, float]:
-        """A span of `audio` (seconds from its start, kept within it: Whisper's last times can run
-        past the audio it was given) as a span of the whole audio. In a pack, the span is kept
+        """A span of `audio` (seconds from its start, kept within it, or within the stretch's own part
+        of it: Whisper's last times can run past the audio it was given) as a span of the whole
+        audio. In a pack, the span is kept
         within the stretch its middle falls in: a word aligned across a join stays on one side."""
-        first, last = (min(max(time, 0.0), self.seconds) * SAMPLE_RATE for time in (start, end))
+        first, last = (min(max(time * SAMPLE_RATE, self.lead), self.audio.size) for time in (start, end))
         if not self.pieces:
-            return (self.start + first) / SAMPLE_RATE, (self.start + last) / SAMPLE_RATE
+            return (self.start + first - self.lead) / SAMPLE_RATE, (self.start + last - self.lead) / SAMPLE_RATE
         index = max(bisect_right([at for at, _ in self.pieces], (first + last) / 2) - 1, 0)
         at, whole = self.pieces[index]
         ends = self.pieces[index + 1][0] if index + 1 < len(self.pieces) else self.audio.size

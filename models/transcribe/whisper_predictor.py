@@ -36,7 +36,7 @@ from diarize import cluster, embed_words
 from encoder_memo import EncoderMemo
 from hallucinations import clean
 from language_batches import LanguageBatches
-from pack_gate import PackGate, keep_whole, needs_pieces
+from pack_gate import PackGate, keep_whole, laid, needs_pieces
 from speaker_encoder import SpeakerEncoder
 from speech import Stretch, packed, speech_stretches
 from transcript import Heard
@@ -322,8 +322,9 @@ class Transcriber:
         def stretches() -> Iterator[Stretch]:
             # Consecutive stretches are packed into windows: fewer windows are encoded and decoded
             # for the same speech. A language heard is heard of the whole pack, and the pack is
-            # heard again stretch by stretch unless Whisper is sure of it, in the pack and in each
-            # of its stretches (_languages_of); after such a pack the gate holds packing back a
+            # decoded stretch by stretch unless Whisper is sure of it, in the pack and in each of
+            # its stretches (_languages_of): its first run from their frames of the pack's encoder
+            # output, the others heard again; after such a pack the gate holds packing back a
             # while (pack_gate.py). Not where a
             # language is given and the stretches are translated too: that pass needs each
             # stretch's own window (its words untimed, a stretch it passed over in a pack could not
@@ -385,25 +386,44 @@ class Transcriber:
         """Each stretch (or pack) with its language as Whisper hears it; one heard with little
         confidence takes the language of the stretch before it. A pack is kept whole only where
         Whisper is sure of its language, and, for one other than English, hears it in each of its
-        stretches' frames too (pack_gate.keep_whole); else its stretches are heard one by one (and
-        the gate told)."""
+        stretches' frames too (pack_gate.keep_whole); else each of its stretches heard surely in its
+        frames is decoded from them (Stretch.piece), and the others are heard again (and the gate
+        told)."""
         assert self.scheduler is not None
         detected = list(zip(stretches, self.scheduler.languages(session, stretches), strict=True))
         asked = [stretch for stretch, found in detected if stretch.pieces and needs_pieces(found)]
         pieces = iter(self.scheduler.piece_languages(session, asked) if asked else [])
-        parts: list[list[Stretch] | None] = []
+        parts: list[list[tuple[Stretch, Detected | None]] | None] = []
         for stretch, found in detected:
             if not stretch.pieces:
                 parts.append(None)
                 continue
-            kept = keep_whole(found, next(pieces) if needs_pieces(found) else ())
-            gate.heard_pack(kept)
-            parts.append(None if kept else stretch.unpacked())
-        # The stretches of every pack heard again, in one pass (a GPU's gathering holds many packs).
-        again = iter(self.scheduler.languages(session, [single for part in parts if part for single in part]))
+            heard_pieces = next(pieces) if needs_pieces(found) else []
+            kept = keep_whole(found, heard_pieces)
+            decoded_from_frames = laid(heard_pieces)
+            gate.heard_pack(kept or all(decoded_from_frames))
+            parts.append(
+                None
+                if kept
+                else [
+                    (stretch.piece(k), piece) if from_frames else (single, None)
+                    for k, (single, piece, from_frames) in enumerate(
+                        zip(stretch.unpacked(), heard_pieces, decoded_from_frames, strict=True)
+                    )
+                ]
+            )
+        # The stretches heard again, of every pack, in one pass (a GPU's gathering holds many packs).
+        again = iter(
+            self.scheduler.languages(
+                session, [single for part in parts if part for single, piece in part if piece is None]
+            )
+        )
         heard: list[tuple[Stretch, Detected]] = []
         for (stretch, found), part in zip(detected, parts, strict=True):
-            heard.extend([(single, next(again)) for single in part] if part else [(stretch, found)])
+            if part is None:
+                heard.append((stretch, found))
+                continue
+            heard.extend((single, piece if piece is not None else next(again)) for single, piece in part)
         for stretch, found in heard:
             if not stretch.pieces:
                 gate.heard_stretch(found)

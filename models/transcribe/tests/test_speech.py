@@ -16,7 +16,7 @@ from audio_stream import SAMPLE_RATE, UndecodableAudio, audio_blocks, duration_o
 from clips import AUDIO, RATE, german_reading, non_speech, write_wav
 from encoder_memo import EncoderMemo
 from hallucinations import clean, collapse_loops, is_invented
-from pack_gate import PACK_CONFIDENCE, PackGate, keep_whole, needs_pieces
+from pack_gate import PACK_CONFIDENCE, PackGate, keep_whole, laid, needs_pieces
 from speech import MAX_STRETCH_SECONDS, Stretch, group, packed, speech_stretches
 
 
@@ -101,7 +101,18 @@ def test_a_pack_is_kept_whole_where_its_language_is_sure_and_every_stretch_is_he
     assert keep_whole(("de", sure), [("de", 0.4), ("de", 0.99)])
     assert not keep_whole(("de", sure), [("de", 0.99), ("en", 0.6)])
     assert not keep_whole(("de", sure)) and not keep_whole(("de", unsure), [("de", 0.99)])
-    assert needs_pieces(("de", sure)) and not needs_pieces(("en", sure)) and not needs_pieces(("de", unsure))
+    # Every pack but one surely English has its stretches heard in their frames: to be kept whole,
+    # or else to decode those heard surely there from them.
+    assert needs_pieces(("de", sure)) and needs_pieces(("de", unsure)) and needs_pieces(("en", unsure))
+    assert not needs_pieces(("en", sure))
+
+
+def test_the_first_run_of_a_pack_not_kept_whole_is_decoded_from_its_frames() -> None:
+    sure, unsure = PACK_CONFIDENCE, PACK_CONFIDENCE - 0.01
+    assert laid([("en", sure), ("en", 0.99), ("de", 0.99), ("en", 0.99)]) == [True, True, False, False]
+    assert laid([("de", 0.99), ("de", unsure), ("de", 0.99)]) == [True, False, False]
+    assert laid([("en", unsure), ("en", 0.99)]) == [False, False]
+    assert laid([]) == []
 
 
 def test_the_pack_gate_closes_on_a_pack_not_kept_whole_and_opens_after_stretches_sure_of_one_language() -> None:
@@ -189,6 +200,51 @@ def test_clean_drops_invented_and_repeated_segments() -> None:
         segment(" Thanks.", 0.95, -1.5),
     ]
     assert [text for _, text in clean(segments)] == ["Hello there.", "bye."]
+
+
+def test_a_stretch_of_a_pack_is_where_it_is_in_the_pack_with_silence_before_it() -> None:
+    second = SAMPLE_RATE
+    stretches = [
+        Stretch(start * second, end * second, np.full((end - start) * second, start + 1, np.float32))
+        for start, end in ((0, 10), (12, 20), (25, 36))
+    ]
+    [pack] = list(packed(stretches))
+    first, second_piece, last = (pack.piece(k) for k in range(3))
+    # Its window: the pack's up to its end, silent before it; never the pack's own.
+    assert np.array_equal(second_piece.audio, np.concatenate([np.zeros(10 * second), np.full(8 * second, 13)]))
+    assert np.array_equal(first.audio, stretches[0].audio) and last.audio.size == pack.audio.size
+    assert not np.array_equal(last.audio, pack.audio) and last.heard_in is pack
+    assert (second_piece.start_seconds, second_piece.end_seconds, second_piece.offsets) == (12, 20, [10])
+    [own] = second_piece.unpacked()
+    assert (own.start, own.end) == (stretches[1].start, stretches[1].end)
+    assert np.array_equal(own.audio, stretches[1].audio)
+    # Times within its own part of the window, in the whole audio.
+    assert second_piece.whole_span(10.5, 17) == (12.5, 19) and second_piece.whole_span(9.6, 10.4) == (12, 12.4)
+    assert last.whole_span(28, 30) == (35, 36) and first.whole_span(1, 2) == (1, 2)
+
+
+def test_the_encoder_memo_keeps_an_output_made_otherwise() -> None:
+    """A stretch of a pack is decoded from its frames of the pack's output laid on silence
+    (decoding.py): the memo keeps that as its window's, and the encoder never sees the window."""
+    encoded: list[int] = []
+
+    def encode(features: np.ndarray) -> np.ndarray:
+        encoded.append(len(features))
+        return features[:, :2, :3]
+
+    window = np.full((80, 3000), 7, np.float32)
+    laid_out = np.arange(6, dtype=np.float32).reshape(2, 3)
+    memo = EncoderMemo(encode, size=4)
+    assert not memo.holds(window)
+    with memo.serving({"prediction"}):
+        memo.keep(window, laid_out)
+    assert memo.holds(window)
+    assert np.array_equal(np.asarray(memo(window))[0], laid_out)
+    other = np.ones((80, 3000), np.float32)
+    assert np.array_equal(np.asarray(memo(np.stack([other, window])))[1], laid_out)
+    assert encoded == [1]  # `other` alone
+    memo.release("prediction")
+    assert not memo.holds(window)
 
 
 def test_the_encoder_memo_encodes_a_window_once() -> None:

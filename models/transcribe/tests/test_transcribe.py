@@ -220,23 +220,49 @@ def test_the_batched_pipeline_hears_the_same(folder: Path) -> None:
     assert all(0 <= segment["start"] < segment["end"] for segment in whole["segments"])
 
 
-def test_a_pack_of_two_languages_is_heard_stretch_by_stretch(predictor: Predictor, folder: Path) -> None:
+def test_a_pack_of_two_languages_is_decoded_stretch_by_stretch(predictor: Predictor, folder: Path) -> None:
     """JFK, 2 s of silence, then 12 s of the German reading: one pack of two stretches, which
-    Whisper hears as one language; each stretch is heard again in its own window, in its own
-    language."""
+    Whisper hears as one language. JFK, heard surely English in its own frames of the pack's
+    encoder output, is decoded from them; the German after it is heard in a window of its own
+    (JFK's own was encoded too before)."""
     jfk, german = decode_audio(str(AUDIO / "jfk.flac")), cut(german_reading(), 0, 12)
     path = folder / "en-de-pack.wav"
     write_wav(path, np.concatenate([jfk, np.zeros(2 * 16000, dtype=np.float32), german]))
     encode = predictor.transcriber.model.encode
-    before = encode.passes
+    before = encode.windows
     out = run(predictor, path, translate=False)
-    assert encode.passes - before == 2  # the pack's window, then its two stretches' in one pass
+    assert encode.windows - before == 2
     switch = jfk.size / 16000 + 1
     english = [segment for segment in out["segments"] if segment["end"] <= switch]
     german_part = [segment for segment in out["segments"] if segment["start"] >= switch]
     assert {segment["language"] for segment in english} == {"en"}
     assert {segment["language"] for segment in german_part} == {"de"}
     assert wer(JFK, " ".join(segment["text"] for segment in english)) <= 0.1
+    assert all(segment["start"] >= switch + 0.5 for segment in german_part)
+
+
+def test_german_first_in_a_pack_is_decoded_and_translated_from_its_frames(predictor: Predictor, folder: Path) -> None:
+    """12 s of the German reading, 2 s of silence, then JFK: the German, the pack's first run, is
+    decoded and translated from its frames of the pack's encoder output; JFK, after the change of
+    language, is heard in a window of its own."""
+    jfk, german = decode_audio(str(AUDIO / "jfk.flac")), cut(german_reading(), 0, 12)
+    path = folder / "de-en-pack.wav"
+    write_wav(path, np.concatenate([german, np.zeros(2 * 16000, dtype=np.float32), jfk]))
+    encode = predictor.transcriber.model.encode
+    before = encode.windows
+    out = run(predictor, path)
+    assert encode.windows - before == 2
+    switch = german.size / 16000 + 1
+    german_part = [segment for segment in out["segments"] if segment["end"] <= switch]
+    english = [segment for segment in out["segments"] if segment["start"] >= switch]
+    assert {segment["language"] for segment in german_part} == {"de"}
+    assert {segment["language"] for segment in english} == {"en"}
+    assert wer(GERMAN.split(".")[0], " ".join(segment["text"] for segment in german_part)) <= 0.3
+    assert wer(JFK, " ".join(segment["text"] for segment in english)) <= 0.1
+    # Its English (Whisper base's, as loose from a window of its own), then JFK's as it is.
+    translation = out["translation"] or ""
+    assert shared_vocabulary(GERMAN, translation) <= 0.1 and translation.endswith(english[-1]["text"])
+    assert {"software", "documentation"} <= set(words(translation))
 
 
 def test_german_stretches_are_packed_and_decoded_whole_where_each_is_heard_german(
