@@ -106,8 +106,8 @@ class Stretch:
     def whole_span(self, start: float, end: float) -> tuple[float, float]:
         """A span of `audio` (seconds from its start, kept within it, or within the stretch's own part
         of it: Whisper's last times can run past the audio it was given) as a span of the whole
-        audio. In a pack, the span is kept
-        within the stretch its middle falls in: a word aligned across a join stays on one side."""
+        audio. In a pack, the span is kept within the stretch its middle falls in: a word aligned
+        across a join stays on one side."""
         first, last = (min(max(time * SAMPLE_RATE, self.lead), self.audio.size) for time in (start, end))
         if not self.pieces:
             return (self.start + first - self.lead) / SAMPLE_RATE, (self.start + last - self.lead) / SAMPLE_RATE
