@@ -107,8 +107,7 @@ class EncoderMemo:
                 for at, key in enumerate(missing):
                     self._outputs[key] = (made, at, set(self._serving))
                     kept[key] = (made, at)
-                while len(self._outputs) > self._size:
-                    self._outputs.popitem(last=False)
+                self._trim()
         whole = kept[keys[0]][0]
         if whole.keys == keys and all(kept[key][0] is whole for key in keys):
             # The windows of one pass, as it was made: its output as it is, on the model's device.
@@ -131,8 +130,12 @@ class EncoderMemo:
         with self._lock:
             self._outputs[key] = (_Pass(_stacked([output]), [key]), 0, set(self._serving))
             self._outputs.move_to_end(key)
-            while len(self._outputs) > self._size:
-                self._outputs.popitem(last=False)
+            self._trim()
+
+    def _trim(self) -> None:
+        """Drops the least recently used outputs beyond `size` (the lock held)."""
+        while len(self._outputs) > self._size:
+            self._outputs.popitem(last=False)
 
     def release(self, owner: Any) -> None:
         """Drops the outputs no owner but this one still holds."""

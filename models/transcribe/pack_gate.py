@@ -13,6 +13,7 @@ in a row are heard, surely, in one language.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Sequence
 
@@ -49,10 +50,12 @@ def laid(pieces: Sequence[Detected]) -> list[bool]:
     from its frames (0.193-0.228 where German followed English in a pack), 0.168 with the first run
     alone, as with each stretch in a window of its own; English's, 0.010-0.012 all three ways."""
     first = pieces[0][0] if pieces else ""
-    out: list[bool] = []
-    for language, probability in pieces:
-        out.append(bool(not out or out[-1]) and language == first and probability >= PACK_CONFIDENCE)
-    return out
+
+    def sure_in_first(heard: Detected) -> bool:
+        return heard[0] == first and heard[1] >= PACK_CONFIDENCE
+
+    run = sum(1 for _ in itertools.takewhile(sure_in_first, pieces))
+    return [k < run for k in range(len(pieces))]
 
 
 def keep_whole(heard: Detected, pieces: Sequence[Detected] = ()) -> bool:

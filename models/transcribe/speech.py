@@ -87,11 +87,14 @@ class Stretch:
             return [Stretch(self.start, self.end, self.audio[self.lead :])]
         if not self.pieces:
             return [self]
-        ends = [at for at, _ in self.pieces[1:]] + [self.audio.size]
         return [
-            Stretch(whole, whole + end - at, self.audio[at:end])
-            for (at, whole), end in zip(self.pieces, ends, strict=True)
+            Stretch(whole, whole + self._piece_end(k) - at, self.audio[at : self._piece_end(k)])
+            for k, (at, whole) in enumerate(self.pieces)
         ]
+
+    def _piece_end(self, k: int) -> int:
+        """Where in `audio` the k-th packed stretch ends: where the next begins, or the audio's end."""
+        return self.pieces[k + 1][0] if k + 1 < len(self.pieces) else self.audio.size
 
     def piece(self, k: int) -> Stretch:
         """The k-th stretch packed into this one, where it is in the pack, silence before it: decoded
@@ -99,7 +102,7 @@ class Stretch:
         so that no window is encoded for it. Its window is never the pack's, nor its own alone
         (unless it is the first), whose outputs the encoder's memo may hold."""
         at, whole = self.pieces[k]
-        end = self.pieces[k + 1][0] if k + 1 < len(self.pieces) else self.audio.size
+        end = self._piece_end(k)
         audio = np.concatenate([np.zeros(at, dtype=self.audio.dtype), self.audio[at:end]])
         return Stretch(whole, whole + end - at, audio, heard_in=self, lead=at)
 
@@ -113,7 +116,7 @@ class Stretch:
             return (self.start + first - self.lead) / SAMPLE_RATE, (self.start + last - self.lead) / SAMPLE_RATE
         index = max(bisect_right([at for at, _ in self.pieces], (first + last) / 2) - 1, 0)
         at, whole = self.pieces[index]
-        ends = self.pieces[index + 1][0] if index + 1 < len(self.pieces) else self.audio.size
+        ends = self._piece_end(index)
         first, last = (min(max(sample, at), ends) for sample in (first, last))
         return (whole + first - at) / SAMPLE_RATE, (whole + last - at) / SAMPLE_RATE
 
