@@ -6,8 +6,10 @@ directly, and word error rates.
                                     writes N clips of S seconds of speech (English alone), prints them
     python bench/whisper_direct.py serve                      answers JSON lines on stdin
 
-`serve` loads Whisper once, exactly as the model server does (Transcriber.setup: same model, device,
-compute type and threads), then answers one JSON line per request line:
+`serve` loads Whisper as the model server does (Transcriber.setup), and the same weights again as
+faster-whisper loads them by default (one worker, its own threads: on a CPU the model server's
+passes run in lanes, a worker of their own each) for the raw and batched sides, then answers one
+JSON line per request line:
 
     {"op": "pipeline", "file": F}  prognoz's transcription (Transcriber.transcribe) in this process:
                                    what the model server runs, without the model server
@@ -26,6 +28,7 @@ The benchmark interleaves these with runs through the service, so both sides mee
 from __future__ import annotations
 
 import json
+import os
 import resource
 import sys
 import time
@@ -36,10 +39,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "models" / "transcribe"), str(ROOT / "models" / "transcribe" / "tests")]
 
 import numpy as np  # noqa: E402
-from faster_whisper import decode_audio  # noqa: E402
+from faster_whisper import WhisperModel, decode_audio  # noqa: E402
 
 from clips import AUDIO, MULTILINGUAL_SWITCH, RATE, cut, german_reading, readings, write_wav  # noqa: E402
 from references import ENGLISH_HALF, GERMAN, JFK, wer  # noqa: E402
+from weights import resolve_model  # noqa: E402
 from whisper_predictor import Transcriber  # noqa: E402
 
 
@@ -102,10 +106,8 @@ def batched(model: Any, files: list[str], batch_size: int, language: str | None 
 
     gap = np.zeros(RATE, dtype=np.float32)
     audio = np.concatenate([part for file in files for part in (decode_audio(file, sampling_rate=RATE), gap)])
-    model.encode.clear()  # nothing carried over from the pipeline's windows
     segments, _info = BatchedInferencePipeline(model).transcribe(audio, batch_size=batch_size, language=language)
     words = sum(len(segment.text.split()) for segment in segments)
-    model.encode.clear()
     return {"words": words, "audio_seconds": audio.size / RATE}
 
 
@@ -127,8 +129,13 @@ def serve() -> None:
     transcriber = Transcriber()
     loading = time.perf_counter()
     transcriber.setup()
-    model = transcriber.model
-    assert model is not None
+    assert transcriber.model is not None
+    model = WhisperModel(
+        resolve_model(transcriber.model_name),
+        device=transcriber.device,
+        compute_type=transcriber.compute_type,
+        cpu_threads=int(os.environ.get("WHISPER_CPU_THREADS", "0")),
+    )
     ready = {
         "load_seconds": time.perf_counter() - loading,
         "settings": {
@@ -147,7 +154,6 @@ def serve() -> None:
                 "segments": [{k: s[k] for k in ("start", "end", "text", "language")} for s in output["segments"]]
             }
         elif request["op"] == "raw":
-            model.encode.clear()  # nothing carried over from the pipeline's windows
             segments, info = model.transcribe(decode_audio(request["file"], sampling_rate=RATE))
             answer = {
                 "segments": [

@@ -2,17 +2,21 @@
 into shared batches.
 
 Each prediction (a Session) asks for its stretches' languages, or for them decoded in one language
-and task, and waits. One loop thread takes what is asked, oldest first, and runs passes of up to
-`decoder.batch` stretches of one kind (a pass takes one language and one task) over whichever
-predictions asked for that kind. A GPU decodes sixteen stretches for little more than one, so the
-few stretches of concurrent short clips share its passes; with a batch of one (a CPU) the loop
-serves the predictions in turn. Every model call is made in the loop's thread: the model's
-encoder memo (EncoderMemo) is one thread's.
+and task, and waits. A loop takes what is asked, oldest first, and runs passes of up to `batch`
+stretches of one kind (a pass takes one language and one task) over whichever predictions asked
+for that kind. A GPU decodes sixteen stretches for little more than one, so the few stretches of
+concurrent short clips share its passes; with a batch of one the loop serves the predictions in
+turn. Every model call is made in a loop's thread; what a thread's calls depend on (the encoder
+memo's owners, the padding of windows, the pipeline's last word) is that thread's own.
 
 On a CPU a pass of one stretch costs nearly twice as much a stretch as a pass of eight, so there a
 pass waits a moment (`fill_wait`) for the predictions still reading their audio toward their next
 ask: those that arrived together share their passes, rather than the first to find speech taking
 a pass alone while the others queue behind it.
+
+On a CPU, too, the loop runs in `lanes` threads at once, each a pass at a time on a CTranslate2
+worker of its own (decoding.cpu_lanes): on 2 cores, two passes of four on a thread each take less
+time than one pass of eight on both, whose every operation is split and joined.
 
 A canceled session's stretches still queued are dropped (a pass already under way finishes, its
 results unused). A pass that fails is run again a prediction at a time, so that only the
@@ -90,22 +94,37 @@ class Pass:
 
 
 class DecodeScheduler:
-    def __init__(self, decoder: Decoder, memo: EncoderMemo | None = None, fill_wait: float = 0.0) -> None:
+    def __init__(
+        self,
+        decoder: Decoder,
+        memo: EncoderMemo | None = None,
+        fill_wait: float = 0.0,
+        lanes: int = 1,
+        batch: int | None = None,
+    ) -> None:
         """`fill_wait`: seconds at most that a pass not yet full waits, from its oldest ask, for the
-        sessions that have not asked (none: a pass takes what is queued at once)."""
+        sessions that have not asked (none: a pass takes what is queued at once). `lanes`: passes
+        run at once, each in a thread of its own. `batch`: stretches a pass takes at most (the
+        decoder's batch unless given)."""
         self.decoder = decoder
-        self.batch = decoder.batch
+        self.batch = min(batch or decoder.batch, decoder.batch)
         self.fill_wait = fill_wait
         self._memo = memo
         self._lock = threading.Condition()
         self._queue: list[_Request] = []
         #: Sessions that may still ask (weakly held: one dropped without end() stops counting).
         self._live: weakref.WeakSet[Session] = weakref.WeakSet()
+        #: Sessions with stretches in a pass under way: no pass waits for them to ask.
+        self._running: collections.Counter[Session] = collections.Counter()
         self._closed = False
         #: The latest passes, oldest first.
         self.passes: collections.deque[Pass] = collections.deque(maxlen=1000)
-        self._thread = threading.Thread(target=self._loop, name="whisper-decoder", daemon=True)
-        self._thread.start()
+        self._threads = [
+            threading.Thread(target=self._loop, name=f"whisper-decoder-{lane}", daemon=True)
+            for lane in range(max(1, lanes))
+        ]
+        for thread in self._threads:
+            thread.start()
 
     def session(self) -> Session:
         session = Session(self)
@@ -119,7 +138,7 @@ class DecodeScheduler:
         self.release(session)
         with self._lock:
             self._live.discard(session)
-            self._lock.notify()
+            self._lock.notify_all()
 
     def languages(self, session: Session, stretches: list[Stretch]) -> list[Detected]:
         return self._ask(session, LANGUAGES, stretches, False)
@@ -144,7 +163,7 @@ class DecodeScheduler:
             for request in session.pending:
                 self._fail(request, Canceled())
             self._live.discard(session)
-            self._lock.notify()
+            self._lock.notify_all()
 
     def close(self) -> None:
         """Stops the loop after its pass under way; what is still queued fails."""
@@ -153,7 +172,8 @@ class DecodeScheduler:
             for request in list(self._queue):
                 self._fail(request, RuntimeError("the decoder has closed"))
             self._lock.notify_all()
-        self._thread.join()
+        for thread in self._threads:
+            thread.join()
 
     def _ask(self, session: Session, key: tuple[Any, ...], stretches: list[Stretch], words: bool) -> list[Any]:
         session.check()
@@ -166,7 +186,7 @@ class DecodeScheduler:
             session.check()
             self._queue.append(request)
             session.pending.add(request)
-            self._lock.notify()
+            self._lock.notify_all()
         try:
             request.done.wait()
         finally:
@@ -190,17 +210,25 @@ class DecodeScheduler:
                 if self._closed:
                     return
                 shares = self._take()
-            self._run(shares)
+                sessions = {request.session for request, _, _ in shares}
+                self._running.update(sessions)
+            try:
+                self._run(shares)
+            finally:
+                with self._lock:
+                    self._running.subtract(sessions)
+                    self._running += collections.Counter()  # drops the counts at zero
+                    self._lock.notify_all()
 
     def _fill_wait_left(self) -> float:
         """Seconds the next pass waits on for more asks: none once it would be full, once every live
-        session has asked, or once its oldest ask has waited `fill_wait`."""
+        session has asked or is in a pass under way, or once its oldest ask has waited `fill_wait`."""
         if self.fill_wait <= 0:
             return 0.0
         key = self._queue[0].key
         if sum(len(r.stretches) - r.taken for r in self._queue if r.key == key) >= self.batch:
             return 0.0
-        asking = {request.session for request in self._queue}
+        asking = {request.session for request in self._queue} | set(self._running)
         if all(session in asking for session in self._live):
             return 0.0
         return self._queue[0].asked_at + self.fill_wait - time.monotonic()

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
@@ -41,6 +42,8 @@ BATCH_SIZE = 16
 #: waits longer (and is billed its wait): 16 clips of 30 s, 2 cores, at most 4, 8 or 16 at once,
 #: 5.3-5.4, 5.8-5.9 and 6.2 audio s/s.
 CPU_CONCURRENCY = 8
+#: Stretches a CPU's pass takes at most where its passes run in lanes (cpu_lanes).
+CPU_PASS = 4
 #: Fewer words a second than this in a stretch (speech runs at two or three) and Whisper passed over
 #: it: it is decoded again (BatchedDecoder._hear_skipped_again).
 HEARD_WORDS_PER_SECOND = 0.5
@@ -59,6 +62,16 @@ def concurrency_for(gpus: int) -> int:
     about a batch of them to fill one; on a CPU, CPU_CONCURRENCY (its passes fill from the
     predictions in flight too, but gain less a stretch: 6 % from 8 at once to 16)."""
     return BATCH_SIZE if gpus > 0 else CPU_CONCURRENCY
+
+
+def cpu_lanes(cores: int) -> int:
+    """Passes a CPU runs at once (DecodeScheduler's lanes), each on a CTranslate2 worker of its own
+    with `cores // lanes` threads: as many as make passes of CPU_PASS from CPU_CONCURRENCY
+    predictions, one a core at most. A pass over threads splits and joins every operation: on 2
+    cores, faster-whisper's batched pipeline over bench §9's 32 English clips took 40.2–40.6 s in
+    one call (2 threads, batches of 16) against 31.1–31.5 s in two calls at once (one thread each,
+    batches of 4) and 32.8–33.9 s (batches of 8)."""
+    return max(1, min(cores, CPU_CONCURRENCY // CPU_PASS))
 
 
 #: A language Whisper heard (its code) and its probability.
@@ -96,7 +109,8 @@ class BatchedDecoder:
             model.feature_extractor = SilencePadded(model.feature_extractor)
         self.model = model
         self.padding: SilencePadded = model.feature_extractor
-        self.pipeline = BatchedInferencePipeline(model=model)
+        #: A pipeline for each thread that runs passes: it keeps the last word's time of its call.
+        self._pipelines = threading.local()
         #: The encoder output of a window of silence (_lay), made the first time it is needed.
         self._silence: np.ndarray | None = None
 
@@ -142,7 +156,7 @@ class BatchedDecoder:
             {"start": (bounds[i] + 0.5) / SAMPLE_RATE, "end": (bounds[i + 1] + 0.5) / SAMPLE_RATE}
             for i in range(len(stretches))
         ]
-        segments, _ = self.pipeline.transcribe(
+        segments, _ = self._pipeline().transcribe(
             audio,
             language=language,
             task=task,
@@ -161,6 +175,15 @@ class BatchedDecoder:
             moved = shifted(segment, -float(starts[index]))
             out[index].extend(sentences(moved, stretches[index].joins) if timed else [moved])
         return out
+
+    def _pipeline(self) -> BatchedInferencePipeline:
+        pipeline = getattr(self._pipelines, "pipeline", None)
+        if pipeline is None:
+            pipeline = self._pipelines.pipeline = self.new_pipeline()
+        return pipeline
+
+    def new_pipeline(self) -> BatchedInferencePipeline:
+        return BatchedInferencePipeline(model=self.model)
 
     def _lay(self, stretch: Stretch) -> None:
         """The encoder output of a stretch of a pack (Stretch.piece): its own frames of the pack's
@@ -220,20 +243,24 @@ class SilencePadded:
 
     def __init__(self, extractor: Any) -> None:
         self.extractor = extractor
-        self.silence = True
+        #: Whether a thread pads as faster-whisper does (as_faster_whisper): passes run in several at once.
+        self._thread = threading.local()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.extractor, name)
 
+    @property
+    def silence(self) -> bool:
+        return not getattr(self._thread, "as_faster_whisper", False)
+
     @contextlib.contextmanager
     def as_faster_whisper(self) -> Iterator[None]:
-        """Within it, windows are padded as faster-whisper pads them (the decoder's thread is the
-        only one that takes features)."""
-        self.silence = False
+        """Within it, the windows this thread takes features of are padded as faster-whisper pads them."""
+        self._thread.as_faster_whisper = True
         try:
             yield
         finally:
-            self.silence = True
+            self._thread.as_faster_whisper = False
 
     def __call__(self, waveform: np.ndarray, padding: int = 160, chunk_length: int | None = None) -> np.ndarray:
         short = WINDOW_SAMPLES - waveform.shape[-1] if self.silence else 0

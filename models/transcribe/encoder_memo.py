@@ -70,7 +70,8 @@ class EncoderMemo:
         self._size = size
         #: Each window's pass and its row in it, and the owners holding it.
         self._outputs: OrderedDict[bytes, tuple[_Pass, int, set[Any]]] = OrderedDict()
-        self._serving: Collection[Any] = ()
+        #: Whom each encoding thread serves (serving()): passes run in several threads at once.
+        self._thread = threading.local()
         self._lock = threading.Lock()
         #: Encoder passes made, and the windows they encoded.
         self.passes = 0
@@ -78,12 +79,16 @@ class EncoderMemo:
 
     @contextlib.contextmanager
     def serving(self, owners: Collection[Any]) -> Iterator[None]:
-        """The encodes meanwhile are those owners' (called by the one thread that encodes)."""
-        self._serving = owners
+        """The encodes this thread makes meanwhile are those owners'."""
+        self._thread.owners = owners
         try:
             yield
         finally:
-            self._serving = ()
+            self._thread.owners = ()
+
+    @property
+    def _serving(self) -> Collection[Any]:
+        return getattr(self._thread, "owners", ())
 
     def __call__(self, features: np.ndarray) -> Any:
         """The encoder output of a window (mels × frames) or a stack of them, as one stack."""

@@ -31,7 +31,7 @@ from faster_whisper import WhisperModel
 import transcript
 from audio_stream import UndecodableAudio, audio_blocks, duration_of
 from decode_scheduler import DecodeScheduler, Session
-from decoding import BATCH_SIZE, BatchedDecoder, Decoder, Detected, retimed
+from decoding import BATCH_SIZE, CPU_PASS, BatchedDecoder, Decoder, Detected, cpu_lanes, retimed
 from diarize import cluster, embed_words
 from encoder_memo import EncoderMemo
 from hallucinations import clean
@@ -173,15 +173,31 @@ class Transcriber:
 
     def setup(self) -> None:
         """Loads the model once per process: every prediction finds it warm."""
-        threads = int(os.environ.get("WHISPER_CPU_THREADS", "0"))
+        on_cpu = self.device != "cuda"
+        cores = len(os.sched_getaffinity(0))
+        # On a CPU, passes run at once in lanes, each on a CTranslate2 worker (decoding.cpu_lanes).
+        lanes = cpu_lanes(cores) if on_cpu else 1
+        threads = int(os.environ.get("WHISPER_CPU_THREADS", "0")) or (max(1, cores // lanes) if on_cpu else 0)
         source = resolve_model(self.model_name)
         log(f"loading Whisper {self.model_name} from {source} ({self.device}, {self.compute_type})")
-        self.model = WhisperModel(source, device=self.device, compute_type=self.compute_type, cpu_threads=threads)
+        if on_cpu:
+            log(f"passes run in {lanes} lane(s) at once, {threads} CPU thread(s) each")
+        self.model = WhisperModel(
+            source,
+            device=self.device,
+            compute_type=self.compute_type,
+            cpu_threads=threads,
+            num_workers=lanes,
+        )
         memo = EncoderMemo(self.model.encode, size=MEMO_SIZE)
         self.model.encode = memo  # type: ignore[method-assign]
         self.decoder = BatchedDecoder(self.model)
         self.scheduler = DecodeScheduler(
-            self.decoder, memo, fill_wait=CPU_FILL_WAIT_SECONDS if self.gathers == 1 else 0.0
+            self.decoder,
+            memo,
+            fill_wait=CPU_FILL_WAIT_SECONDS if on_cpu else 0.0,
+            lanes=lanes,
+            batch=CPU_PASS if lanes > 1 else None,
         )
         self.speakers = SpeakerEncoder()
 

@@ -5,6 +5,7 @@ again."""
 from __future__ import annotations
 
 import dataclasses
+import threading
 from typing import Any
 
 import numpy as np
@@ -66,6 +67,32 @@ def test_a_short_window_is_padded_with_silence_before_its_features_are_taken() -
     whole = np.tile(speech, 5)[:WINDOW_SAMPLES]
     assert np.array_equal(padded(whole), extractor(whole))  # a full window is as it was
     assert padded.sampling_rate == extractor.sampling_rate  # the rest of it is the extractor's
+
+
+def test_a_thread_padding_as_faster_whisper_pads_its_own_windows_alone() -> None:
+    # Passes run in several threads at once (decode lanes): one hearing a stretch again pads the
+    # other way, the others go on padding with silence.
+    padded = SilencePadded(FeatureExtractor())
+    speech = np.random.default_rng(2).normal(0, 0.1, 7 * SAMPLE_RATE).astype(np.float32)
+    inside, outside = threading.Event(), threading.Event()
+    seen: dict[str, bool] = {}
+
+    def other_way() -> None:
+        with padded.as_faster_whisper():
+            inside.set()
+            outside.wait(5)
+            seen["other way"] = padded.silence
+            seen["short features"] = padded(speech).shape[-1] < 3000
+
+    thread = threading.Thread(target=other_way)
+    thread.start()
+    inside.wait(5)
+    seen["meanwhile"] = padded.silence
+    seen["meanwhile, a window"] = padded(speech)[..., :-1].shape[-1] == 3000
+    outside.set()
+    thread.join(5)
+    assert seen == {"other way": False, "short features": True, "meanwhile": True, "meanwhile, a window": True}
+    assert padded.silence
 
 
 def test_a_stretch_decoded_whole_is_cut_into_sentences_timed_by_their_words() -> None:
@@ -143,7 +170,8 @@ class _Pipeline:
 
 def _decoder(pipeline: _Pipeline) -> BatchedDecoder:
     decoder = BatchedDecoder.__new__(BatchedDecoder)
-    decoder.batch, decoder.pipeline, decoder.padding = 16, pipeline, pipeline.padding
+    decoder.batch, decoder.padding, decoder._pipelines = 16, pipeline.padding, threading.local()
+    decoder.new_pipeline = lambda: pipeline  # type: ignore[assignment,method-assign,return-value]
     return decoder
 
 
@@ -181,16 +209,14 @@ def test_a_packed_stretch_whisper_passed_over_is_decoded_again_alone() -> None:
     assert [(s.start, s.text) for s in out[1]] == [(1.0, " Hello there my friend.")]
 
     # Both heard: nothing decoded again, and the words go where they were not asked for.
-    decoder = _decoder(
-        _Pipeline([[_said(1, "And so my fellow Americans."), _said(10.5, "Ask not what your country.")]])
-    )
-    out = decoder.decode([pack], "en", "transcribe", words=False)
-    assert len(decoder.pipeline.calls) == 1 and [s.start for s in out[0]] == [1, 10.5]
+    pipeline = _Pipeline([[_said(1, "And so my fellow Americans."), _said(10.5, "Ask not what your country.")]])
+    out = _decoder(pipeline).decode([pack], "en", "transcribe", words=False)
+    assert len(pipeline.calls) == 1 and [s.start for s in out[0]] == [1, 10.5]
     assert all(s.words is None for s in out[0])
     # A translation has no words to count: it is never decoded again.
-    decoder = _decoder(_Pipeline([[_said(11, "Ask not.")]]))
-    translated = decoder.decode([pack], "de", "translate", words=False)
-    assert len(decoder.pipeline.calls) == 1 and [s.text for s in translated[0]] == ["Ask not."]
+    pipeline = _Pipeline([[_said(11, "Ask not.")]])
+    translated = _decoder(pipeline).decode([pack], "de", "translate", words=False)
+    assert len(pipeline.calls) == 1 and [s.text for s in translated[0]] == ["Ask not."]
 
 
 def test_a_stretch_whisper_passed_over_is_decoded_again_and_kept_where_heard_there() -> None:

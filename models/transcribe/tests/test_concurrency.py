@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from decoding import BATCH_SIZE, CPU_CONCURRENCY, concurrency_for
+from decoding import BATCH_SIZE, CPU_CONCURRENCY, CPU_PASS, concurrency_for, cpu_lanes
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -15,6 +15,12 @@ REPO = Path(__file__).resolve().parents[3]
 def test_a_gpu_takes_a_batch_of_predictions_and_a_cpu_eight() -> None:
     assert concurrency_for(1) == BATCH_SIZE == 16
     assert concurrency_for(0) == CPU_CONCURRENCY == 8
+
+
+def test_a_cpu_runs_its_passes_in_lanes_of_four_stretches_one_a_core_at_most() -> None:
+    assert CPU_PASS == 4
+    assert [cpu_lanes(cores) for cores in (1, 2, 3, 8, 64)] == [1, 2, 2, 2, 2]
+    assert cpu_lanes(2) * CPU_PASS == CPU_CONCURRENCY  # eight at once fill both lanes' passes
 
 
 def test_each_whisper_folder_takes_as_many_at_once_as_its_fleets_hardware_says() -> None:

@@ -299,3 +299,76 @@ def test_a_session_left_without_an_end_is_not_waited_for_once_it_is_gone(decoder
             ]
     finally:
         scheduler.close()
+
+
+class Held(StandIn):
+    """A decoder whose passes of the stretches named in `held` wait until `go`, the others not;
+    which records the passes under way at most at once."""
+
+    def __init__(self, held: set[str]) -> None:
+        super().__init__()
+        self.held = held
+        self.under_way = 0
+        self.most_at_once = 0
+        self._count = threading.Lock()
+
+    def _passed(self, kind: str, stretches: list[Stretch]) -> list[str]:
+        names = [name_of(stretch) for stretch in stretches]
+        with self._count:
+            self.under_way += 1
+            self.most_at_once = max(self.most_at_once, self.under_way)
+        try:
+            if self.held & set(names):
+                self.go.wait(10)
+            self.passes.append((kind, names))
+            return names
+        finally:
+            with self._count:
+                self.under_way -= 1
+
+
+def test_lanes_run_passes_at_once_while_one_is_held() -> None:
+    decoder = Held({"a1"})
+    scheduler = DecodeScheduler(decoder, lanes=2, batch=2)  # type: ignore[arg-type]
+    try:
+        a, b, c = (scheduler.session() for _ in range(3))
+        with ThreadPoolExecutor(3) as pool:
+            held = pool.submit(scheduler.decode, a, [stretch("a1"), stretch("a2")], "en", "transcribe", False)
+            threading.Event().wait(0.2)
+            # a's pass holds one lane; b's and c's go through the other, in passes of at most 2.
+            assert texts(pool.submit(scheduler.decode, b, [stretch("b1")], "en", "transcribe", False).result(5)) == [
+                "b1"
+            ]
+            found = pool.submit(scheduler.decode, c, [stretch(f"c{k}") for k in range(1, 4)], "en", "transcribe", False)
+            assert texts(found.result(5)) == ["c1", "c2", "c3"]
+            assert not held.done() and decoder.most_at_once == 2
+            decoder.go.set()
+            assert texts(held.result(5)) == ["a1", "a2"]
+        assert decoder.passes[-1] == ("en transcribe", ["a1", "a2"])
+        assert [names for _, names in decoder.passes[:-1]] == [["b1"], ["c1", "c2"], ["c3"]]
+    finally:
+        decoder.go.set()
+        scheduler.close()
+
+
+def test_a_pass_does_not_wait_for_a_prediction_in_another_lanes_pass() -> None:
+    # A CPU's scheduler in two lanes, waiting up to a minute to fill a pass: a's and b's pass is
+    # held in one lane, and c's pass, alone in the other, does not wait for them to ask again.
+    decoder = Held({"a1"})
+    scheduler = DecodeScheduler(decoder, fill_wait=60, lanes=2, batch=2)  # type: ignore[arg-type]
+    try:
+        a, b, c = (scheduler.session() for _ in range(3))
+        with ThreadPoolExecutor(3) as pool:
+            held = [
+                pool.submit(scheduler.decode, s, [stretch(f"{n}1")], "en", "transcribe", False)
+                for s, n in ((a, "a"), (b, "b"))
+            ]
+            threading.Event().wait(0.2)
+            assert texts(pool.submit(scheduler.decode, c, [stretch("c1")], "en", "transcribe", False).result(5)) == [
+                "c1"
+            ]
+            decoder.go.set()
+            assert [texts(future.result(5)) for future in held] == [["a1"], ["b1"]]
+    finally:
+        decoder.go.set()
+        scheduler.close()

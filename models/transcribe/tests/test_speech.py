@@ -3,6 +3,7 @@ speech (the real Silero VAD), loops and invented text, the encoder memo."""
 
 from __future__ import annotations
 
+import threading
 import tracemalloc
 from pathlib import Path
 from types import SimpleNamespace
@@ -266,6 +267,36 @@ def test_the_encoder_memo_encodes_a_window_once() -> None:
     memo.clear()
     memo(c)
     assert memo.passes == 5
+
+
+def test_the_encoder_memo_keeps_each_threads_outputs_for_the_owners_it_serves() -> None:
+    # Two lanes encode at once, each for the predictions of its own pass.
+    inside, outside = threading.Event(), threading.Event()
+
+    def encode(features: np.ndarray) -> np.ndarray:
+        if features[0, 0, 0] == 1:
+            inside.set()
+            outside.wait(5)
+        return features.sum(axis=(1, 2), keepdims=True)
+
+    memo = EncoderMemo(encode, size=8)
+    a, b = np.ones((80, 3000), np.float32), np.full((80, 3000), 2, np.float32)
+
+    def lane() -> None:
+        with memo.serving({"first"}):
+            memo(a)
+
+    thread = threading.Thread(target=lane)
+    thread.start()
+    inside.wait(5)
+    with memo.serving({"second"}):
+        memo(b)
+    outside.set()
+    thread.join(5)
+    memo.release("second")
+    assert memo.holds(a) and not memo.holds(b)
+    memo.release("first")
+    assert not memo.holds(a)
 
 
 def test_the_encoder_memo_keeps_windows_not_passes() -> None:
