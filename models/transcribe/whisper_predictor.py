@@ -67,6 +67,13 @@ class ModelError(Exception):
     """An input the model refuses; the message is for the caller."""
 
 
+def _cores() -> int:
+    """The cores this process may run on (all of the machine's where the system does not say)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
 def log(line: str) -> None:
     """Prints a line in one write: coglet joins what is written up to a newline into a log line of
     the prediction it is written for, and a print's text and its newline are two writes, between
@@ -174,7 +181,7 @@ class Transcriber:
     def setup(self) -> None:
         """Loads the model once per process: every prediction finds it warm."""
         on_cpu = self.device != "cuda"
-        cores = len(os.sched_getaffinity(0))
+        cores = _cores()
         # On a CPU, passes run at once in lanes, each on a CTranslate2 worker (decoding.cpu_lanes).
         lanes = cpu_lanes(cores) if on_cpu else 1
         threads = int(os.environ.get("WHISPER_CPU_THREADS", "0")) or (max(1, cores // lanes) if on_cpu else 0)
