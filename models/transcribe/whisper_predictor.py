@@ -18,11 +18,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import math
 import os
 import queue
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -67,11 +69,36 @@ class ModelError(Exception):
     """An input the model refuses; the message is for the caller."""
 
 
-def _cores() -> int:
-    """The cores this process may run on (all of the machine's where the system does not say)."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
+#: Where a container's CPU quota is (`docker run --cpus`, an ECS task's CPU): cgroup v2's file, and
+#: cgroup v1's two.
+CGROUP_CPU_MAX = Path("/sys/fs/cgroup/cpu.max")
+CGROUP_V1_CPU = Path("/sys/fs/cgroup/cpu")
+
+
+def cores_to_use(cgroup_cpu_max: Path = CGROUP_CPU_MAX, cgroup_v1_cpu: Path = CGROUP_V1_CPU) -> int:
+    """The cores this process may use: those it may run on (all of the machine's where the system
+    does not say), no more than its container's CPU quota, rounded up. A container sees the host's
+    cores, so its quota is what keeps the lanes' threads to the CPU it is given."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    quota = _cpu_quota(cgroup_cpu_max, cgroup_v1_cpu)
+    return max(1, min(cores, quota)) if quota is not None else cores
+
+
+def _cpu_quota(cpu_max: Path, v1: Path) -> int | None:
+    try:
+        quota, period = cpu_max.read_text(encoding="ascii").split()[:2]
+    except (OSError, ValueError):
+        try:
+            quota = (v1 / "cpu.cfs_quota_us").read_text(encoding="ascii").strip()
+            period = (v1 / "cpu.cfs_period_us").read_text(encoding="ascii").strip()
+        except OSError:
+            return None
+    if quota in ("max", "-1"):
+        return None
+    try:
+        return max(1, math.ceil(int(quota) / int(period)))
+    except (ValueError, ZeroDivisionError):
+        return None
 
 
 def log(line: str) -> None:
@@ -181,7 +208,7 @@ class Transcriber:
     def setup(self) -> None:
         """Loads the model once per process: every prediction finds it warm."""
         on_cpu = self.device != "cuda"
-        cores = _cores()
+        cores = cores_to_use()
         # On a CPU, passes run at once in lanes, each on a CTranslate2 worker (decoding.cpu_lanes).
         lanes = cpu_lanes(cores) if on_cpu else 1
         threads = int(os.environ.get("WHISPER_CPU_THREADS", "0")) or (max(1, cores // lanes) if on_cpu else 0)
