@@ -216,8 +216,7 @@ class DecodeScheduler:
                 self._run(shares)
             finally:
                 with self._lock:
-                    self._running.subtract(sessions)
-                    self._running += collections.Counter()  # drops the counts at zero
+                    self._running -= collections.Counter(sessions)
                     self._lock.notify_all()
 
     def _fill_wait_left(self) -> float:
