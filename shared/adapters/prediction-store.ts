@@ -27,6 +27,7 @@ import {
   type RawAccountItem,
 } from './account-moves.ts';
 import { dynamo } from './aws-clients.ts';
+import { claimWaitingUpdate } from './claim-write.ts';
 import { idempotencyClaimPut, readLiveClaim } from './idempotency-record.ts';
 import { queryOwnedPredictions } from './owned-predictions.ts';
 import { fromItem, retentionItemFields, retentionOfItem, toItem } from './prediction-item.ts';
@@ -211,6 +212,16 @@ export const dynamoPredictionStore = (
         if (account?.Code !== 'ConditionalCheckFailed' || monthOpened) throw error;
         await openMonth(client, tableName, next.owner, settlement.month, account.Item ?? {});
       }
+    }
+  },
+  async claimWaiting(id, terms) {
+    try {
+      const { Attributes } = await client.send(new UpdateCommand(claimWaitingUpdate(tableName, id, terms)));
+      const claimed = Attributes ? fromItem(Attributes) : null;
+      return claimed?.status === 'processing' ? claimed : null;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return null;
+      throw error;
     }
   },
   async lookAgainAt(expected, sweepAtMs) {

@@ -1,3 +1,4 @@
+import type { ClaimTerms } from '../domain/claim.ts';
 import type { PrognozError } from '../domain/errors.ts';
 import type { AccountId, PredictionId } from '../domain/ids.ts';
 import type { IdempotencyClaim, PriorClaim } from '../domain/idempotency.ts';
@@ -58,6 +59,14 @@ export interface PredictionStore {
    * retention (`retentionFrom`) from now.
    */
   replace(next: Prediction, expected: Prediction): Promise<boolean>;
+  /**
+   * Claims a prediction that waits for a worker in one conditional write, without reading it
+   * first: only while it meets the terms (the domain's `meetsClaimTerms`), it becomes `processing`
+   * under the terms' claim, as the domain's `claimed` transition moves it (its sweep time kept), and
+   * comes back so. Null, and nothing written, when it does not meet them (gone, not waiting, or
+   * owed an ending): the caller reads it and decides.
+   */
+  claimWaiting(id: PredictionId, terms: ClaimTerms): Promise<Extract<Prediction, { status: 'processing' }> | null>;
   /**
    * Moves when the sweeper next looks at an active prediction, only while it is still as
    * `expected` was read (status, claim, attempts); nothing else of it is written, so a run's

@@ -1,3 +1,4 @@
+import { claimTerms } from '../domain/claim.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { IdGenerator, PredictionId } from '../domain/ids.ts';
 import { claimLostInMs, endingOwed } from '../domain/phases.ts';
@@ -37,12 +38,18 @@ const MAX_CONFLICTS = 5;
 
 /**
  * What a worker does with a job message it received. The message only points at the prediction;
- * the prediction says what to do. A message that comes back while its prediction is `processing`
+ * the prediction says what to do. Most jobs find their prediction waiting for a worker: it is
+ * claimed in one conditional write (the domain's claim terms), without being read first. Any other
+ * is read, and decided on as it stands. A message that comes back while its prediction is `processing`
  * means the worker that claimed it stopped renewing its lease: the claim is lost and the
  * prediction goes back to `queued`. A prediction owed an ending (its deadline, the queue limit,
  * its attempts used: `endingOwed`) ends here; any other is claimed.
  */
 export const claimJob = async (deps: ClaimDeps, id: PredictionId): Promise<Claimed> => {
+  // One claim id for this job: a write that failed claimed nothing with it.
+  const claim = deps.ids();
+  const waiting = await deps.store.claimWaiting(id, claimTerms(deps.limits, deps.clock.now(), claim));
+  if (waiting) return { kind: 'run', prediction: waiting };
   for (let conflict = 0; conflict < MAX_CONFLICTS; conflict++) {
     const prediction = await deps.store.get(id);
     if (!prediction) return { kind: 'done', reason: 'the prediction is gone' };
@@ -70,7 +77,7 @@ export const claimJob = async (deps: ClaimDeps, id: PredictionId): Promise<Claim
       await endUnlessEnded(deps.effects, id, owedEndingEvent(owed, nowMs, 'worker'));
       return { kind: 'done', reason: owed.error };
     }
-    const claimed = await applyEvent(deps, id, { type: 'claimed', atMs: nowMs, claim: deps.ids() }, prediction);
+    const claimed = await applyEvent(deps, id, { type: 'claimed', atMs: nowMs, claim }, prediction);
     if (claimed.ok && claimed.value.after.status === 'processing')
       return { kind: 'run', prediction: claimed.value.after };
   }

@@ -32,6 +32,7 @@ import { describeFileStoreContract } from './file-store.contract.ts';
 import { describeModelExamplesContract } from './model-examples.contract.ts';
 import { dynamoModelExamples } from '../../shared/adapters/model-examples.ts';
 import { describeOutputStoreContract } from './output-store.contract.ts';
+import { describeClaimContract } from './prediction-claim.contract.ts';
 import { describePredictionStoreContract } from './prediction-store.contract.ts';
 import { describeRateLimiterContract } from './rate-limiter.contract.ts';
 import { describeRequestLogContract } from './request-log.contract.ts';
@@ -55,6 +56,14 @@ const emulated = (): EmulatedAws => {
 };
 
 describePredictionStoreContract('DynamoDB', async (clock, retentionSeconds) => {
+  const { dynamo, freshTable } = emulated();
+  const table = await freshTable();
+  return {
+    store: dynamoPredictionStore(table, dynamo, retentionSeconds, () => clock.now()),
+    accounts: dynamoAccountStore(table, dynamo),
+  };
+});
+describeClaimContract('DynamoDB', async (clock, retentionSeconds) => {
   const { dynamo, freshTable } = emulated();
   const table = await freshTable();
   return {

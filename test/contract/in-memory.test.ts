@@ -19,6 +19,7 @@ import { describeDeliveryLogContract } from './delivery-log.contract.ts';
 import { describeEndingNoticesContract } from './ending-notices.contract.ts';
 import { describeFileStoreContract } from './file-store.contract.ts';
 import { describeOutputStoreContract } from './output-store.contract.ts';
+import { describeClaimContract } from './prediction-claim.contract.ts';
 import { describePredictionStoreContract } from './prediction-store.contract.ts';
 import { describeRateLimiterContract } from './rate-limiter.contract.ts';
 import { describeRequestLogContract } from './request-log.contract.ts';
@@ -31,6 +32,11 @@ import { describeWorkflowClientContract } from './workflow-client.contract.ts';
 const given = <T>(value: T): Promise<T> => Promise.resolve(value);
 
 describePredictionStoreContract('in memory', (clock, retentionSeconds) => {
+  const accounts = inMemoryAccountStore();
+  const store = inMemoryPredictionStore({ ledger: accounts.ledger, retentionSeconds, now: () => clock.now() });
+  return given({ store, accounts });
+});
+describeClaimContract('in memory', (clock, retentionSeconds) => {
   const accounts = inMemoryAccountStore();
   const store = inMemoryPredictionStore({ ledger: accounts.ledger, retentionSeconds, now: () => clock.now() });
   return given({ store, accounts });

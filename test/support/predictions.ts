@@ -24,6 +24,8 @@ export interface NewSpec {
   readonly id?: ReturnType<typeof newPredictionId>;
   readonly webhook?: string | null;
   readonly model?: string;
+  /** `Cancel-After`, seconds from its creation. */
+  readonly cancelAfterSeconds?: number;
 }
 
 /** A new `starting` prediction of `MODEL`, holding `holdKopecks` (30 by default). */
@@ -37,6 +39,7 @@ export const startingPrediction = (spec: NewSpec): Prediction =>
     nowMs: spec.nowMs,
     hold: { kopecks: spec.holdKopecks ?? 30, month: monthOf(spec.nowMs) },
     limits: phaseLimitsOf(testCatalog.require(spec.model ?? MODEL)),
+    cancelAfterSeconds: spec.cancelAfterSeconds ?? null,
   });
 
 /** The prediction after `events`, in order, under its model's policy; a refused event throws. */

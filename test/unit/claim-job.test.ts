@@ -61,6 +61,15 @@ describe('claiming a job', () => {
     expect(await service.store.statusOf(id)).toEqual({ status: 'processing', claim: 'claim-1' });
   });
 
+  it('claims a waiting prediction in its one write, without reading it first', async () => {
+    const { service, id, deps } = await withJob();
+    let reads = 0;
+    const store = { ...service.store, get: (read: PredictionId) => (reads++, service.store.get(read)) };
+    const taken = await claimJob({ ...deps, store }, id);
+    expect(taken).toMatchObject({ kind: 'run', prediction: { status: 'processing', claim: 'claim-1' } });
+    expect(reads).toBe(0);
+  });
+
   it('waits on a message that came back while its run is young: the queue may have delivered it twice', async () => {
     const { service, id, deps } = await withJob();
     await claimedBy(deps, id);

@@ -1,4 +1,5 @@
 import { reservationOf, reservationRefusal, settlementOf } from '../../../shared/domain/billing.ts';
+import { claimedOnTerms, meetsClaimTerms } from '../../../shared/domain/claim.ts';
 import type { AccountId, PredictionId } from '../../../shared/domain/ids.ts';
 import type { IdempotencyClaim, PriorClaim } from '../../../shared/domain/idempotency.ts';
 import { isTerminal, withDataRemoved, type Prediction } from '../../../shared/domain/prediction.ts';
@@ -142,6 +143,16 @@ export const inMemoryPredictionStore = (
         const settlement = settlementOf(next, expected);
         if (settlement !== null) ledger.apply(next.owner, settlement);
         return true;
+      }),
+    claimWaiting: (id, terms) =>
+      answer(() => {
+        const stored = items.get(id);
+        if (!stored) return null;
+        const { prediction } = stored;
+        if (!meetsClaimTerms(prediction, terms)) return null;
+        const claimed = claimedOnTerms(prediction, terms);
+        items.set(id, { ...stored, prediction: claimed });
+        return claimed;
       }),
     lookAgainAt: (expected, sweepAtMs) =>
       answer(() => {
