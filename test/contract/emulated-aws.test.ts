@@ -33,7 +33,7 @@ import { describeModelExamplesContract } from './model-examples.contract.ts';
 import { dynamoModelExamples } from '../../shared/adapters/model-examples.ts';
 import { describeOutputStoreContract } from './output-store.contract.ts';
 import { describeClaimContract } from './prediction-claim.contract.ts';
-import { describePredictionStoreContract } from './prediction-store.contract.ts';
+import { describePredictionStoreContract, type MakePredictionStore } from './prediction-store.contract.ts';
 import { describeRateLimiterContract } from './rate-limiter.contract.ts';
 import { describeRequestLogContract } from './request-log.contract.ts';
 import { describeDeploymentLogContract } from './deployment-log.contract.ts';
@@ -55,22 +55,16 @@ const emulated = (): EmulatedAws => {
   return aws;
 };
 
-describePredictionStoreContract('DynamoDB', async (clock, retentionSeconds) => {
+const dynamoPredictions: MakePredictionStore = async (clock, retentionSeconds) => {
   const { dynamo, freshTable } = emulated();
   const table = await freshTable();
   return {
     store: dynamoPredictionStore(table, dynamo, retentionSeconds, () => clock.now()),
     accounts: dynamoAccountStore(table, dynamo),
   };
-});
-describeClaimContract('DynamoDB', async (clock, retentionSeconds) => {
-  const { dynamo, freshTable } = emulated();
-  const table = await freshTable();
-  return {
-    store: dynamoPredictionStore(table, dynamo, retentionSeconds, () => clock.now()),
-    accounts: dynamoAccountStore(table, dynamo),
-  };
-});
+};
+describePredictionStoreContract('DynamoDB', dynamoPredictions);
+describeClaimContract('DynamoDB', dynamoPredictions);
 
 describeAccountStoreContract('DynamoDB', async () =>
   dynamoAccountStore(await emulated().freshTable(), emulated().dynamo),

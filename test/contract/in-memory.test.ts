@@ -20,7 +20,7 @@ import { describeEndingNoticesContract } from './ending-notices.contract.ts';
 import { describeFileStoreContract } from './file-store.contract.ts';
 import { describeOutputStoreContract } from './output-store.contract.ts';
 import { describeClaimContract } from './prediction-claim.contract.ts';
-import { describePredictionStoreContract } from './prediction-store.contract.ts';
+import { describePredictionStoreContract, type MakePredictionStore } from './prediction-store.contract.ts';
 import { describeRateLimiterContract } from './rate-limiter.contract.ts';
 import { describeRequestLogContract } from './request-log.contract.ts';
 import { describeDeploymentLogContract } from './deployment-log.contract.ts';
@@ -31,16 +31,13 @@ import { describeWorkflowClientContract } from './workflow-client.contract.ts';
 /** The in-memory adapters the use-case tests run on, held to the same contracts as the real ones (emulated-aws.test.ts). */
 const given = <T>(value: T): Promise<T> => Promise.resolve(value);
 
-describePredictionStoreContract('in memory', (clock, retentionSeconds) => {
+const inMemoryPredictions: MakePredictionStore = (clock, retentionSeconds) => {
   const accounts = inMemoryAccountStore();
   const store = inMemoryPredictionStore({ ledger: accounts.ledger, retentionSeconds, now: () => clock.now() });
   return given({ store, accounts });
-});
-describeClaimContract('in memory', (clock, retentionSeconds) => {
-  const accounts = inMemoryAccountStore();
-  const store = inMemoryPredictionStore({ ledger: accounts.ledger, retentionSeconds, now: () => clock.now() });
-  return given({ store, accounts });
-});
+};
+describePredictionStoreContract('in memory', inMemoryPredictions);
+describeClaimContract('in memory', inMemoryPredictions);
 describeAccountStoreContract('in memory', () => given(inMemoryAccountStore()));
 describeDeliveryLogContract('in memory', (retentionSeconds) => given(inMemoryDeliveryLog(retentionSeconds)));
 describeOutputStoreContract('in memory', () => given(inMemoryOutputStore()));
