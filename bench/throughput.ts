@@ -24,8 +24,11 @@ export interface ThroughputResult {
   readonly atOnceUntranslated: number;
   readonly oneAtATime: number;
   readonly pipeline: number;
+  /** The pipeline with each stretch in the language heard in it (`multilingual`): the German written as German, as the service writes it. */
+  readonly pipelineEachLanguage: number;
   readonly atOnceOverPipeline: number;
   readonly atOnceUntranslatedOverPipeline: number;
+  readonly atOnceUntranslatedOverPipelineEachLanguage: number;
   readonly atOnceOverOneAtATime: number;
   readonly pipelineOverOneAtATime: number;
   /** The largest word error rate of a clip's transcript at once against the same clip's one at a time. */
@@ -95,6 +98,7 @@ export const measureThroughput = async (
       atOnceUntranslated: [] as number[],
       oneAtATime: [] as number[],
       pipeline: [] as number[],
+      pipelineEachLanguage: [] as number[],
       englishAtOnce: [] as number[],
       englishAtOnceGiven: [] as number[],
       englishPipeline: [] as number[],
@@ -136,6 +140,15 @@ export const measureThroughput = async (
         rates.pipeline.push(audioSeconds / answer.seconds);
       },
       async () => {
+        const answer = await direct.ask<{ audio_seconds: number }>({
+          op: 'batched',
+          files: clips.map((clip) => clip.file),
+          batch_size: PIPELINE_BATCH,
+          multilingual: true,
+        });
+        rates.pipelineEachLanguage.push(audioSeconds / answer.seconds);
+      },
+      async () => {
         heardRuns = await allAtOnce(english, {}, rates.englishAtOnce);
       },
       async () => {
@@ -154,7 +167,7 @@ export const measureThroughput = async (
     for (let repeat = 0; repeat < repeats; repeat++) {
       for (let i = 0; i < sides.length; i++) await sides[(i + repeat) % sides.length]?.();
       log(
-        `  repeat ${repeat + 1}/${repeats}: at once ${rates.atOnce.at(-1)?.toFixed(1)} (untranslated ${rates.atOnceUntranslated.at(-1)?.toFixed(1)}), one at a time ${rates.oneAtATime.at(-1)?.toFixed(1)}, batched pipeline ${rates.pipeline.at(-1)?.toFixed(1)}; English at once ${rates.englishAtOnce.at(-1)?.toFixed(1)} (given en ${rates.englishAtOnceGiven.at(-1)?.toFixed(1)}), batched pipeline ${rates.englishPipeline.at(-1)?.toFixed(1)} audio s / s`,
+        `  repeat ${repeat + 1}/${repeats}: at once ${rates.atOnce.at(-1)?.toFixed(1)} (untranslated ${rates.atOnceUntranslated.at(-1)?.toFixed(1)}), one at a time ${rates.oneAtATime.at(-1)?.toFixed(1)}, batched pipeline ${rates.pipeline.at(-1)?.toFixed(1)} (each stretch's language ${rates.pipelineEachLanguage.at(-1)?.toFixed(1)}); English at once ${rates.englishAtOnce.at(-1)?.toFixed(1)} (given en ${rates.englishAtOnceGiven.at(-1)?.toFixed(1)}), batched pipeline ${rates.englishPipeline.at(-1)?.toFixed(1)} audio s / s`,
       );
     }
     const [together, alone] = [textOf(atOnceRuns), textOf(aloneRuns)];
@@ -167,6 +180,7 @@ export const measureThroughput = async (
       median(rates.oneAtATime),
       median(rates.pipeline),
     ];
+    const pipelineEachLanguage = median(rates.pipelineEachLanguage);
     return {
       clips: clips.length,
       clipSeconds: first.seconds,
@@ -175,8 +189,10 @@ export const measureThroughput = async (
       atOnceUntranslated,
       oneAtATime,
       pipeline,
+      pipelineEachLanguage,
       atOnceOverPipeline: atOnce / pipeline,
       atOnceUntranslatedOverPipeline: atOnceUntranslated / pipeline,
+      atOnceUntranslatedOverPipelineEachLanguage: atOnceUntranslated / pipelineEachLanguage,
       atOnceOverOneAtATime: atOnce / oneAtATime,
       pipelineOverOneAtATime: pipeline / oneAtATime,
       maxWerAtOnceVsAlone: maxWer,
@@ -202,7 +218,7 @@ export const measureThroughput = async (
 export const renderThroughput = (t: ThroughputResult): string[] => [
   `## 9. Throughput — ${t.clips} transcriptions of ${t.clipSeconds} s arriving at once, \`openai/whisper-base\``,
   '',
-  `Audio seconds transcribed per wall second (median of ${t.repeats}), interleaved: the ${t.clips} predictions created together through the service (each end learnt by its completion webhook), the same created together with \`translate: false\`, the same clips through the service one at a time, and faster-whisper's batched pipeline (BatchedInferencePipeline, 16 stretches a pass) over all of them in one call. The service does more than that pipeline: each stretch's own language and its word times, and (unless \`translate: false\`) the English of the whole clip.`,
+  `Audio seconds transcribed per wall second (median of ${t.repeats}), interleaved: the ${t.clips} predictions created together through the service (each end learnt by its completion webhook), the same created together with \`translate: false\`, the same clips through the service one at a time, and faster-whisper's batched pipeline (BatchedInferencePipeline, 16 stretches a pass) over all of them in one call, in the one language it hears first, and with each stretch in the language heard in it (\`multilingual\`). The service does more than that pipeline: each stretch's own language and its word times, and (unless \`translate: false\`) the English of the whole clip.`,
   '',
   table(
     ['', 'audio s / s', '÷ one at a time'],
@@ -215,10 +231,15 @@ export const renderThroughput = (t: ThroughputResult): string[] => [
       ],
       ['the service, one at a time', n(t.oneAtATime), '1×'],
       ["faster-whisper's batched pipeline, one call", n(t.pipeline), `${n(t.pipelineOverOneAtATime)}×`],
+      [
+        'the same, each stretch in the language heard in it (`multilingual`)',
+        n(t.pipelineEachLanguage),
+        `${n(t.pipelineEachLanguage / t.oneAtATime)}×`,
+      ],
     ],
   ),
   '',
-  `At once ÷ the batched pipeline: **${n(t.atOnceOverPipeline)}×**, and ${n(t.atOnceUntranslatedOverPipeline)}× with \`translate: false\`. Largest word error rate of a clip at once against the same clip one at a time: ${n(t.maxWerAtOnceVsAlone)}. Model seconds a prediction was billed (median): ${n(t.runtimeAtOnce)} s at once, ${n(t.runtimeAlone)} s alone.`,
+  `At once ÷ the batched pipeline: **${n(t.atOnceOverPipeline)}×**, and ${n(t.atOnceUntranslatedOverPipeline)}× with \`translate: false\`. With \`translate: false\` against the pipeline writing each stretch in its own language, as the service does: ${n(t.atOnceUntranslatedOverPipelineEachLanguage)}×. Largest word error rate of a clip at once against the same clip one at a time: ${n(t.maxWerAtOnceVsAlone)}. Model seconds a prediction was billed (median): ${n(t.runtimeAtOnce)} s at once, ${n(t.runtimeAlone)} s alone.`,
   '',
   `The same number of clips of English alone, all at once: each stretch's language heard, or \`language: "en"\` given, where no stretch is heard alone and a prediction's stretches are packed into windows of 30 s, as the pipeline packs its speech; the pipeline told \`en\`.`,
   '',

@@ -17,10 +17,11 @@ JSON line per request line:
                                    default settings (one language for the whole file, no VAD)
     {"op": "score", "clip": C, "segments": [...]}  word error rates of those segments: the whole clip's,
                                                    and part by part
-    {"op": "batched", "files": [F, ...], "batch_size": B, "language": L}  faster-whisper's batched
-                                   pipeline (BatchedInferencePipeline) over the files in one call: their
-                                   audio one after another, a second of silence between, B stretches a
-                                   pass, in language L (optional: the one it hears first)
+    {"op": "batched", "files": [F, ...], "batch_size": B, "language": L, "multilingual": M}
+                                   faster-whisper's batched pipeline (BatchedInferencePipeline) over the
+                                   files in one call: their audio one after another, a second of silence
+                                   between, B stretches a pass, in language L (optional: the one it hears
+                                   first), or with M each stretch in the language heard in it
 
 The benchmark interleaves these with runs through the service, so both sides meet the same machine.
 """
@@ -99,14 +100,18 @@ def throughput_clips(folder: Path, count: int, seconds: float, english: bool = F
     return clips
 
 
-def batched(model: Any, files: list[str], batch_size: int, language: str | None = None) -> dict[str, Any]:
+def batched(
+    model: Any, files: list[str], batch_size: int, language: str | None = None, multilingual: bool = False
+) -> dict[str, Any]:
     """The files' audio in one call of faster-whisper's batched pipeline (in `language`, or the one
-    it hears first), its segments consumed."""
+    it hears first; with `multilingual`, each stretch in the one heard in it), its segments consumed."""
     from faster_whisper import BatchedInferencePipeline
 
     gap = np.zeros(RATE, dtype=np.float32)
     audio = np.concatenate([part for file in files for part in (decode_audio(file, sampling_rate=RATE), gap)])
-    segments, _info = BatchedInferencePipeline(model).transcribe(audio, batch_size=batch_size, language=language)
+    segments, _info = BatchedInferencePipeline(model).transcribe(
+        audio, batch_size=batch_size, language=language, multilingual=multilingual
+    )
     words = sum(len(segment.text.split()) for segment in segments)
     return {"words": words, "audio_seconds": audio.size / RATE}
 
@@ -163,7 +168,13 @@ def serve() -> None:
                 ]
             }
         elif request["op"] == "batched":
-            answer = batched(model, request["files"], request["batch_size"], request.get("language"))
+            answer = batched(
+                model,
+                request["files"],
+                request["batch_size"],
+                request.get("language"),
+                request.get("multilingual", False),
+            )
         else:
             answer = score(request["clip"], request["segments"])
         answer["seconds"] = time.perf_counter() - started
