@@ -17,7 +17,7 @@ export const claimWaitingUpdate = (tableName: string, id: string, terms: ClaimTe
     'REMOVE queued_at',
   ConditionExpression:
     '(attribute_not_exists(attempts) OR attempts < :attemptsBelow) ' +
-    'AND (attribute_not_exists(deadline_at) OR attribute_type(deadline_at, :nullType) OR deadline_at > :deadlineAfter) ' +
+    'AND (attribute_not_exists(deadline_at) OR attribute_type(deadline_at, :nullType) OR deadline_at > :startedAt) ' +
     'AND ((#status = :starting AND created_at > :waitBeganAfter) OR (#status = :queued AND queued_at > :waitBeganAfter))',
   ExpressionAttributeNames: { '#status': 'status' },
   ExpressionAttributeValues: {
@@ -30,7 +30,6 @@ export const claimWaitingUpdate = (tableName: string, id: string, terms: ClaimTe
     ':none': [],
     ':attemptsBelow': terms.attemptsBelow,
     ':nullType': 'NULL',
-    ':deadlineAfter': terms.deadlineAfter,
     ':starting': 'starting',
     ':queued': 'queued',
     ':waitBeganAfter': terms.waitBeganAfter,

@@ -10,12 +10,10 @@ import type { PhaseLimits, Prediction } from './prediction.ts';
 export interface ClaimTerms {
   /** The new claim's id. */
   readonly claim: string;
-  /** When it is made: the run's `startedAt`. */
+  /** When it is made (the run's `startedAt`): its deadline, if it has one, comes after it. */
   readonly startedAt: string;
   /** It has had fewer claims than this. */
   readonly attemptsBelow: number;
-  /** Its deadline, if it has one, comes after this (now). */
-  readonly deadlineAfter: string;
   /** Its wait in the queue (since its create while `starting`, since `queuedAt` while `queued`) began after this. */
   readonly waitBeganAfter: string;
 }
@@ -24,7 +22,6 @@ export const claimTerms = (limits: PhaseLimits, nowMs: number, claim: string): C
   claim,
   startedAt: formatTimestamp(nowMs),
   attemptsBelow: limits.maxAttempts,
-  deadlineAfter: formatTimestamp(nowMs),
   waitBeganAfter: formatTimestamp(nowMs - limits.queueSeconds * 1000),
 });
 
@@ -42,7 +39,7 @@ export const meetsClaimTerms = (prediction: Prediction, terms: ClaimTerms): bool
   return (
     waitBegan !== null &&
     prediction.attempts < terms.attemptsBelow &&
-    (prediction.deadlineAt === null || parseTimestamp(prediction.deadlineAt) > parseTimestamp(terms.deadlineAfter)) &&
+    (prediction.deadlineAt === null || parseTimestamp(prediction.deadlineAt) > parseTimestamp(terms.startedAt)) &&
     parseTimestamp(waitBegan) > parseTimestamp(terms.waitBeganAfter)
   );
 };
