@@ -107,7 +107,6 @@ export const measureThroughput = async (
     let aloneRuns: ServiceRun[] = [];
     let heardRuns: ServiceRun[] = [];
     let givenRuns: ServiceRun[] = [];
-    const englishSeconds = english.reduce((sum, clip) => sum + clip.seconds, 0);
     const allAtOnce = async (of: readonly ThroughputClip[], input: Record<string, unknown>, rate: number[]) => {
       const started = performance.now();
       const runs = await Promise.all(
@@ -115,6 +114,16 @@ export const measureThroughput = async (
       );
       rate.push(of.reduce((sum, clip) => sum + clip.seconds, 0) / ((performance.now() - started) / 1000));
       return runs;
+    };
+    const pipelineOver = async (of: readonly ThroughputClip[], options: Record<string, unknown>, rate: number[]) => {
+      const answer = await direct.ask<{ audio_seconds: number }>({
+        op: 'batched',
+        files: of.map((clip) => clip.file),
+        batch_size: PIPELINE_BATCH,
+        ...options,
+      });
+      // Its rate counts the clips' audio, not the silences put between them.
+      rate.push(of.reduce((sum, clip) => sum + clip.seconds, 0) / answer.seconds);
     };
     const sides: (() => Promise<void>)[] = [
       async () => {
@@ -130,39 +139,15 @@ export const measureThroughput = async (
           aloneRuns.push(await transcribeThroughService(target, files.urlOf(clip.file), completions));
         rates.oneAtATime.push(audioSeconds / ((performance.now() - started) / 1000));
       },
-      async () => {
-        const answer = await direct.ask<{ audio_seconds: number }>({
-          op: 'batched',
-          files: clips.map((clip) => clip.file),
-          batch_size: PIPELINE_BATCH,
-        });
-        // Its rate counts the clips' audio, not the silences put between them.
-        rates.pipeline.push(audioSeconds / answer.seconds);
-      },
-      async () => {
-        const answer = await direct.ask<{ audio_seconds: number }>({
-          op: 'batched',
-          files: clips.map((clip) => clip.file),
-          batch_size: PIPELINE_BATCH,
-          multilingual: true,
-        });
-        rates.pipelineEachLanguage.push(audioSeconds / answer.seconds);
-      },
+      () => pipelineOver(clips, {}, rates.pipeline),
+      () => pipelineOver(clips, { multilingual: true }, rates.pipelineEachLanguage),
       async () => {
         heardRuns = await allAtOnce(english, {}, rates.englishAtOnce);
       },
       async () => {
         givenRuns = await allAtOnce(english, { language: 'en' }, rates.englishAtOnceGiven);
       },
-      async () => {
-        const answer = await direct.ask<{ audio_seconds: number }>({
-          op: 'batched',
-          files: english.map((clip) => clip.file),
-          batch_size: PIPELINE_BATCH,
-          language: 'en',
-        });
-        rates.englishPipeline.push(englishSeconds / answer.seconds);
-      },
+      () => pipelineOver(english, { language: 'en' }, rates.englishPipeline),
     ];
     for (let repeat = 0; repeat < repeats; repeat++) {
       for (let i = 0; i < sides.length; i++) await sides[(i + repeat) % sides.length]?.();
