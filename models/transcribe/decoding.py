@@ -191,7 +191,7 @@ class BatchedDecoder:
         silence, kept as its window's. Over 20 stretches of bench §9's packs reading English and
         German, decoded so against each in a window of its own: word error rate 0.045 on average,
         0.29 at most (a 4-s stretch, two words of seven); with the frames moved to the window's
-        start, 0.72 at most. Which stretches are decoded so is pack_gate.laid's rule."""
+        start, 0.72 at most. Which stretches are decoded so is pack_gate.first_run's rule."""
         assert stretch.heard_in is not None
         window = _window(self.model, stretch)
         memo = self.model.encode

@@ -5,10 +5,11 @@ Whisper leans to the language other than English in a pack that holds two, so a 
 whole only where Whisper is sure of its language and, for a language other than English, hears it
 too in each stretch's own frames of the pack's encoder output (decoding.py, piece_languages).
 In any other pack, the stretches of its first run heard surely in one language in their own frames
-are decoded from them (Stretch.piece: no window of their own is encoded), and the others are heard
-again in windows of their own (laid). Audio that switches would pay those windows at every pack, so
-once a stretch of a pack was heard again the stretches after it are heard one by one, until a few
-in a row are heard, surely, in one language.
+are decoded from them (Stretch.piece: no window of their own is encoded), and those after it are
+packed again into one window, heard as a pack of their own: a window for each change of language,
+not for each stretch after one (regrouped). Audio that switches would still pay a window at every
+change, so once a pack held a change the stretches after it are heard one by one, until a few in a
+row are heard, surely, in one language.
 """
 
 from __future__ import annotations
@@ -33,29 +34,40 @@ RESUME_AFTER = 3
 
 def needs_pieces(heard: Detected) -> bool:
     """Whether a pack heard so needs its stretches' own languages, heard from their frames: to be
-    kept whole (keep_whole), or else to decode those heard surely from them (laid). Every pack but
+    kept whole (keep_whole), or else to decode those heard surely from them (first_run). Every pack but
     one heard surely as English."""
     return not keep_whole(heard)
 
 
-def laid(pieces: Sequence[Detected]) -> list[bool]:
-    """Which stretches of a pack not kept whole, heard so (`pieces`) from their own frames of the
-    pack's encoder output, are decoded from them in that language; the others are heard again in
-    windows of their own. Those of the pack's first run, heard surely in one language: over bench
-    §9's 137 packed stretches, 128 were heard from their frames as in a window of their own, and
-    none of the 9 others surely; and a stretch after a change of language decodes worse from its
-    frames than from its own window, where the first run does not: multilingual.mp3's English and
-    German halves cut at pauses into 2 to 6 stretches each, laid one language after the other in
-    ten ways, German's word error rate was 0.182 on average with every stretch heard surely decoded
-    from its frames (0.193-0.228 where German followed English in a pack), 0.168 with the first run
-    alone, as with each stretch in a window of its own; English's, 0.010-0.012 all three ways."""
+def first_run(pieces: Sequence[Detected]) -> int:
+    """How many stretches of a pack not kept whole, heard so (`pieces`) from their own frames of the
+    pack's encoder output, are decoded from them in that language: those of the pack's first run,
+    heard surely in one language. Over bench §9's 137 packed stretches, 128 were heard from their
+    frames as in a window of their own, and none of the 9 others surely; and a stretch after a
+    change of language decodes worse from its frames than from its own window, where the first run
+    does not: multilingual.mp3's English and German halves cut at pauses into 2 to 6 stretches
+    each, laid one language after the other in ten ways, German's word error rate was 0.182 on
+    average with every stretch heard surely decoded from its frames (0.193-0.228 where German
+    followed English in a pack), 0.168 with the first run alone, as with each stretch in a window
+    of its own; English's, 0.010-0.012 all three ways."""
     first = pieces[0][0] if pieces else ""
 
     def sure_in_first(heard: Detected) -> bool:
         return heard[0] == first and heard[1] >= PACK_CONFIDENCE
 
-    run = sum(1 for _ in itertools.takewhile(sure_in_first, pieces))
-    return [k < run for k in range(len(pieces))]
+    return sum(1 for _ in itertools.takewhile(sure_in_first, pieces))
+
+
+def regrouped(pieces: Sequence[Detected]) -> tuple[list[int], list[list[int]]]:
+    """A pack not kept whole, its stretches heard so (`pieces`) from their frames: those (by index)
+    decoded from them (first_run), and the others as they are heard again, each group in a window
+    of its own: those after the first run packed together, where a change of language is that
+    run's first; with no first run, the first stretch alone and those after it together. Each
+    group is smaller than the pack, so hearing groups again comes to an end."""
+    run = first_run(pieces)
+    rest = list(range(max(run, 1), len(pieces)))
+    alone = [[0]] if run == 0 and pieces else []
+    return list(range(run)), alone + ([rest] if rest else [])
 
 
 def keep_whole(heard: Detected, pieces: Sequence[Detected] = ()) -> bool:
@@ -80,7 +92,7 @@ class PackGate:
         return self._open.is_set()
 
     def heard_pack(self, kept: bool) -> None:
-        """A pack whose stretches were not all kept (in it, or laid from its frames) closes the gate:
+        """A pack whose stretches were not all kept (in it, or decoded from its frames) closes the gate:
         the stretches after it are not packed."""
         if not kept:
             self._open.clear()

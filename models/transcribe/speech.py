@@ -7,10 +7,10 @@ stretch that runs into the end of a block is held back and found again whole in 
 
 Consecutive stretches are packed into one window, as faster-whisper's batched pipeline packs its
 speech (packed()): decoded whole in the caller's language, or in the one heard where Whisper is
-sure of it, in the pack and in each of its stretches; else each is decoded on its own (the first
-run of one language from its frames of the pack's encoder output, Stretch.piece; the others heard
-again), and the stretches after it are heard on their own until a few in a row are heard surely in
-one language (pack_gate.py).
+sure of it, in the pack and in each of its stretches; else its first run of one language is decoded
+from its frames of the pack's encoder output (Stretch.piece), the stretches after it are packed
+again and heard as a pack of their own, and the stretches after the pack are heard on their own
+until a few in a row are heard surely in one language (pack_gate.py).
 """
 
 from __future__ import annotations
@@ -176,7 +176,7 @@ def packed(
     limit = int(max_seconds * SAMPLE_RATE)
     for stretch in stretches:
         if pack and (size + stretch.audio.size > limit or not packing()):
-            yield _pack(pack)
+            yield pack_of(pack)
             pack, size = [], 0
         # Asked again: the pack just yielded may have been heard meanwhile.
         if not packing():
@@ -185,10 +185,11 @@ def packed(
         pack.append(stretch)
         size += stretch.audio.size
     if pack:
-        yield _pack(pack)
+        yield pack_of(pack)
 
 
-def _pack(stretches: list[Stretch]) -> Stretch:
+def pack_of(stretches: list[Stretch]) -> Stretch:
+    """Stretches (each of one stretch) packed into one; one stretch is itself."""
     if len(stretches) == 1:
         return stretches[0]
     starts = np.cumsum([0] + [stretch.audio.size for stretch in stretches[:-1]])

@@ -38,9 +38,9 @@ from diarize import cluster, embed_words
 from encoder_memo import EncoderMemo
 from hallucinations import clean
 from language_batches import LanguageBatches
-from pack_gate import PackGate, keep_whole, laid, needs_pieces
+from pack_gate import PackGate, keep_whole, needs_pieces, regrouped
 from speaker_encoder import SpeakerEncoder
-from speech import Stretch, packed, speech_stretches
+from speech import Stretch, pack_of, packed, speech_stretches
 from transcript import Heard
 from weights import resolve_model
 
@@ -373,8 +373,8 @@ class Transcriber:
             # Consecutive stretches are packed into windows: fewer windows are encoded and decoded
             # for the same speech. A language heard is heard of the whole pack, and the pack is
             # decoded stretch by stretch unless Whisper is sure of it, in the pack and in each of
-            # its stretches (_languages_of): its first run from their frames of the pack's encoder
-            # output, the others heard again; after such a pack the gate holds packing back a
+            # its stretches (_heard): its first run from their frames of the pack's encoder
+            # output, the others packed again; after such a pack the gate holds packing back a
             # while (pack_gate.py). Not where a
             # language is given and the stretches are translated too: that pass needs each
             # stretch's own window (its words untimed, a stretch it passed over in a pack could not
@@ -433,47 +433,9 @@ class Transcriber:
     def _languages_of(
         self, session: Session, stretches: list[Stretch], previous: str | None, gate: PackGate
     ) -> list[tuple[Stretch, str]]:
-        """Each stretch (or pack) with its language as Whisper hears it; one heard with little
-        confidence takes the language of the stretch before it. A pack is kept whole only where
-        Whisper is sure of its language, and, for one other than English, hears it in each of its
-        stretches' frames too (pack_gate.keep_whole); else each of its stretches heard surely in its
-        frames is decoded from them (Stretch.piece), and the others are heard again (and the gate
-        told)."""
-        assert self.scheduler is not None
-        detected = list(zip(stretches, self.scheduler.languages(session, stretches), strict=True))
-        asked = [stretch for stretch, found in detected if stretch.pieces and needs_pieces(found)]
-        pieces = iter(self.scheduler.piece_languages(session, asked) if asked else [])
-        parts: list[list[tuple[Stretch, Detected | None]] | None] = []
-        for stretch, found in detected:
-            if not stretch.pieces:
-                parts.append(None)
-                continue
-            heard_pieces = next(pieces) if needs_pieces(found) else []
-            kept = keep_whole(found, heard_pieces)
-            decoded_from_frames = laid(heard_pieces)
-            gate.heard_pack(kept or all(decoded_from_frames))
-            parts.append(
-                None
-                if kept
-                else [
-                    (stretch.piece(k), piece) if from_frames else (single, None)
-                    for k, (single, piece, from_frames) in enumerate(
-                        zip(stretch.unpacked(), heard_pieces, decoded_from_frames, strict=True)
-                    )
-                ]
-            )
-        # The stretches heard again, of every pack, in one pass (a GPU's gathering holds many packs).
-        again = iter(
-            self.scheduler.languages(
-                session, [single for part in parts if part for single, piece in part if piece is None]
-            )
-        )
-        heard: list[tuple[Stretch, Detected]] = []
-        for (stretch, found), part in zip(detected, parts, strict=True):
-            if part is None:
-                heard.append((stretch, found))
-                continue
-            heard.extend((single, piece if piece is not None else next(again)) for single, piece in part)
+        """Each stretch (or pack) with its language as Whisper hears it (_heard); one heard with
+        little confidence takes the language of the stretch before it."""
+        heard = [pair for found in self._heard(session, stretches, gate) for pair in found]
         for stretch, found in heard:
             if not stretch.pieces:
                 gate.heard_stretch(found)
@@ -486,6 +448,43 @@ class Transcriber:
             )
             chosen.append((stretch, previous))
         return chosen
+
+    def _heard(
+        self, session: Session, stretches: list[Stretch], gate: PackGate
+    ) -> list[list[tuple[Stretch, Detected]]]:
+        """For each stretch (or pack), what is decoded of it, in order, each with the language heard
+        of it. A pack is kept whole only where Whisper is sure of its language, and, for one other
+        than English, hears it in each of its stretches' frames too (pack_gate.keep_whole); else its
+        first run heard surely in its frames is decoded from them (Stretch.piece), and the stretches
+        after it are packed again and heard so in turn (pack_gate.regrouped; the gate told)."""
+        assert self.scheduler is not None
+        detected = list(zip(stretches, self.scheduler.languages(session, stretches), strict=True))
+        asked = [stretch for stretch, found in detected if stretch.pieces and needs_pieces(found)]
+        pieces = iter(self.scheduler.piece_languages(session, asked) if asked else [])
+        #: Per stretch: None where it is decoded as it is; else its first run, from its frames, and
+        #: how many of the groups heard again are its.
+        parts: list[tuple[list[tuple[Stretch, Detected]], int] | None] = []
+        again: list[Stretch] = []
+        for stretch, found in detected:
+            heard_pieces = next(pieces) if stretch.pieces and needs_pieces(found) else []
+            if not stretch.pieces or keep_whole(found, heard_pieces):
+                parts.append(None)
+                continue
+            from_frames, groups = regrouped(heard_pieces)
+            gate.heard_pack(not groups)
+            singles = stretch.unpacked()
+            again.extend(pack_of([singles[k] for k in group]) for group in groups)
+            parts.append(([(stretch.piece(k), heard_pieces[k]) for k in from_frames], len(groups)))
+        # The groups heard again, of every pack, in one pass (a GPU's gathering holds many packs).
+        heard_again = iter(self._heard(session, again, gate) if again else [])
+        heard: list[list[tuple[Stretch, Detected]]] = []
+        for (stretch, found), part in zip(detected, parts, strict=True):
+            if part is None:
+                heard.append([(stretch, found)])
+                continue
+            decoded, count = part
+            heard.append(decoded + [pair for _ in range(count) for pair in next(heard_again)])
+        return heard
 
     @staticmethod
     def _label_speakers(heard: list[Heard], speakers: int) -> None:

@@ -17,7 +17,7 @@ from audio_stream import SAMPLE_RATE, UndecodableAudio, audio_blocks, duration_o
 from clips import AUDIO, RATE, german_reading, non_speech, write_wav
 from encoder_memo import EncoderMemo
 from hallucinations import clean, collapse_loops, is_invented
-from pack_gate import PACK_CONFIDENCE, PackGate, keep_whole, laid, needs_pieces
+from pack_gate import PACK_CONFIDENCE, PackGate, first_run, keep_whole, needs_pieces, regrouped
 from speech import MAX_STRETCH_SECONDS, Stretch, group, packed, speech_stretches
 
 
@@ -110,10 +110,24 @@ def test_a_pack_is_kept_whole_where_its_language_is_sure_and_every_stretch_is_he
 
 def test_the_first_run_of_a_pack_not_kept_whole_is_decoded_from_its_frames() -> None:
     sure, unsure = PACK_CONFIDENCE, PACK_CONFIDENCE - 0.01
-    assert laid([("en", sure), ("en", 0.99), ("de", 0.99), ("en", 0.99)]) == [True, True, False, False]
-    assert laid([("de", 0.99), ("de", unsure), ("de", 0.99)]) == [True, False, False]
-    assert laid([("en", unsure), ("en", 0.99)]) == [False, False]
-    assert laid([]) == []
+    assert first_run([("en", sure), ("en", 0.99), ("de", 0.99), ("en", 0.99)]) == 2
+    assert first_run([("de", 0.99), ("de", unsure), ("de", 0.99)]) == 1
+    assert first_run([("en", unsure), ("en", 0.99)]) == 0
+    assert first_run([]) == 0
+
+
+def test_the_stretches_after_the_first_run_are_heard_again_packed_in_one_window() -> None:
+    sure, unsure = PACK_CONFIDENCE, PACK_CONFIDENCE - 0.01
+    # After a change of language: one window for the rest, whatever languages it holds.
+    assert regrouped([("en", sure), ("en", 0.99), ("de", 0.99), ("en", 0.99)]) == ([0, 1], [[2, 3]])
+    assert regrouped([("de", 0.99), ("en", 0.99)]) == ([0], [[1]])
+    assert regrouped([("de", 0.99), ("de", unsure), ("de", 0.99)]) == ([0], [[1, 2]])
+    # Every stretch in the first run: none heard again.
+    assert regrouped([("de", 0.99), ("de", sure)]) == ([0, 1], [])
+    # No first run: the first alone, then the others together; each group smaller than the pack.
+    assert regrouped([("en", unsure), ("en", 0.99), ("de", 0.99)]) == ([], [[0], [1, 2]])
+    assert regrouped([("en", unsure)]) == ([], [[0]])
+    assert regrouped([]) == ([], [])
 
 
 def test_the_pack_gate_closes_on_a_pack_not_kept_whole_and_opens_after_stretches_sure_of_one_language() -> None:

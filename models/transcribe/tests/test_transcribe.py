@@ -265,6 +265,39 @@ def test_german_first_in_a_pack_is_decoded_and_translated_from_its_frames(predic
     assert {"software", "documentation"} <= set(words(translation))
 
 
+def test_the_stretches_after_a_change_of_language_are_packed_again_into_one_window(
+    predictor: Predictor, folder: Path
+) -> None:
+    """10 s of the German reading, then JFK, then 8 s of the English half, 1.5 s apart: one pack.
+    The German, its first run, is decoded from its frames; the two English stretches after it are
+    packed again and heard in one window (not a window each), surely English, and decoded whole
+    there: 2 windows, where a window for each stretch after the change made 3."""
+    jfk, german = decode_audio(str(AUDIO / "jfk.flac")), cut(german_reading(), 0, 10)
+    english = cut(readings(english=True), 0, 8)
+    gap = np.zeros(int(1.5 * 16000), dtype=np.float32)
+    path = folder / "de-en-en-pack.wav"
+    write_wav(path, np.concatenate([german, gap, jfk, gap, english]))
+    assert len(list(packed(speech_stretches(audio_blocks(str(path)))))) == 1
+    transcriber = predictor.transcriber
+    before = transcriber.model.encode.windows
+    transcriber.scheduler.passes.clear()
+    out = run(predictor, path, translate=False)
+    heard = [each.stretches for each in transcriber.scheduler.passes if each.key == ("languages",)]
+    assert heard == [1, 1]
+    # Whisper may pass over a packed stretch, which is then decoded again in a window of its own.
+    assert transcriber.model.encode.windows - before <= 3
+    switch = (german.size + gap.size / 2) / 16000
+    german_part = [segment for segment in out["segments"] if segment["end"] <= switch]
+    english_part = [segment for segment in out["segments"] if segment["start"] >= switch]
+    assert {segment["language"] for segment in german_part} == {"de"}
+    assert {segment["language"] for segment in english_part} == {"en"}
+    jfk_end = (german.size + gap.size + jfk.size + gap.size / 2) / 16000
+    assert wer(JFK, " ".join(segment["text"] for segment in english_part if segment["end"] <= jfk_end)) <= 0.1
+    # The English half's first 8 s: its words are the half's.
+    tail = " ".join(segment["text"] for segment in english_part if segment["start"] >= jfk_end)
+    assert len(words(tail)) >= 8 and shared_vocabulary(tail, ENGLISH_HALF) >= 0.8
+
+
 def test_german_stretches_are_packed_and_decoded_whole_where_each_is_heard_german(
     predictor: Predictor, folder: Path
 ) -> None:
