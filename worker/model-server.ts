@@ -26,6 +26,16 @@ const QUICK_CALL_MS = 5000;
  * health check on loopback costs next to nothing).
  */
 const LIVENESS_MS = 500;
+
+/**
+ * Whether a server that began its setup at `startedAt` (its health check's) is not the one that took
+ * a run put at `putAtMs`: a server takes runs only once set up, so the one that took it began before,
+ * and a server that began after was started since and lost the run. Nothing is asked of the server
+ * before a run for it (a round trip on every prediction's path). The worker and its model server
+ * share one clock: a container of the same task, or a process beside it.
+ */
+export const restartedSince = (startedAt: string | null, putAtMs: number): boolean =>
+  startedAt !== null && Date.parse(startedAt) > putAtMs;
 /**
  * The updates of a run the worker asks coglet for: its logs and its end, and each piece of a model
  * that streams. `start` tells nothing the claim did not, and a finished object output comes with
@@ -135,17 +145,20 @@ export const cogModelServer = (
     health,
     cancel,
     async predict(id, input, timeoutMs) {
-      const before = await health();
       const watched = callbacks.watch(id);
+      // When the attempt that the server took was sent (restartedSince).
+      let putAtMs = 0;
       try {
-        const start = () =>
-          call(
+        const start = () => {
+          putAtMs = Date.now();
+          return call(
             baseUrl,
             'PUT',
             `/predictions/${encodeURIComponent(id)}`,
             { id, input, webhook: watched.url, webhook_events_filter: runEvents(model.streams) },
             { prefer: 'respond-async' },
           );
+        };
         const slotDeadline = Date.now() + SLOT_RELEASE_MS;
         let started = await start();
         while (started.status === 409 && Date.now() < slotDeadline) {
@@ -168,8 +181,7 @@ export const cogModelServer = (
             if (stopWatching.signal.aborted) return;
             if (Date.now() > deadline)
               throw new ModelTimeout(`model server ${baseUrl} did not end the run within ${timeoutMs} ms`);
-            const now = await health();
-            if (now.startedAt !== before.startedAt)
+            if (restartedSince((await health()).startedAt, putAtMs))
               throw new ModelUnavailable(`model server ${baseUrl} was restarted during the run`);
           }
         })();

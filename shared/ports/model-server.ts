@@ -38,7 +38,7 @@ export interface ModelHealth {
   readonly status: 'STARTING' | 'READY' | 'BUSY' | 'SETUP_FAILED';
   /** Why setup failed, in the model's words. */
   readonly setupError: string | null;
-  /** When the server began its setup: a change means it was restarted (and lost its runs). */
+  /** When the server began its setup (ISO 8601): a server that began after a run was put was restarted and lost it. */
   readonly startedAt: string | null;
 }
 

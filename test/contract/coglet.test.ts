@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
 import { freePort } from '../../local/free-port.ts';
 import { REPO_ROOT } from '../../local/paths.ts';
@@ -8,8 +10,8 @@ import { cogModelServer } from '../../worker/model-server.ts';
 import { describeModelServerContract } from './model-server.contract.ts';
 
 /** coglet (Cog's own runtime, from the repository's Python environment) serving the echo model on a port of its own. */
-const startCoglet = async (): Promise<{ url: string; process: ChildProcess }> => {
-  const port = await freePort();
+const startCoglet = async (port?: number): Promise<{ url: string; process: ChildProcess }> => {
+  port ??= await freePort();
   const python = path.join(REPO_ROOT, '.venv', 'bin', 'python');
   const child = spawn(python, ['-m', 'cog.server.http', '--host', '127.0.0.1'], {
     cwd: path.join(REPO_ROOT, 'models', 'echo'),
@@ -44,4 +46,35 @@ describeModelServerContract('coglet over HTTP', async () => {
       await callbacks.close();
     },
   };
+});
+
+describe('coglet over HTTP, restarted', () => {
+  const started: ChildProcess[] = [];
+  const callbacks = new CogCallbacks();
+  afterAll(async () => {
+    await Promise.all(started.map(stop));
+    await callbacks.close();
+  });
+
+  const ready = async (server: ReturnType<typeof cogModelServer>) => {
+    for (let i = 0; i < 200; i++) {
+      if ((await server.health().catch(() => null))?.status === 'READY') return;
+      await sleep(50);
+    }
+    throw new Error('coglet did not become READY');
+  };
+
+  it('runs a prediction put after a restart to its end: the server that took it is the one its checks find', async () => {
+    await callbacks.listen(0);
+    const first = await startCoglet();
+    started.push(first.process);
+    const server = cogModelServer(first.url, callbacks, { streams: false });
+    await ready(server);
+    await stop(first.process);
+    started.push((await startCoglet(Number(new URL(first.url).port))).process);
+    await ready(server);
+    // Long enough for the worker's checks that the server is still the one that took the run.
+    const ended = await server.predict('after-restart', { text: 'kept', repeat: 1, sleep: 1.2, fail: false }, 60_000);
+    expect(ended).toMatchObject({ status: 'succeeded', output: { text: 'kept' } });
+  }, 60_000);
 });
