@@ -60,16 +60,16 @@ def first_run(pieces: Sequence[Detected]) -> int:
     return sum(1 for _ in itertools.takewhile(sure_in_first, pieces))
 
 
-def regrouped(pieces: Sequence[Detected]) -> tuple[list[int], list[list[int]]]:
-    """A pack not kept whole, its stretches heard so (`pieces`) from their frames: those (by index)
-    decoded from them (first_run), and the others as they are heard again, each group in a window
-    of its own: those after the first run packed together, where a change of language is that
-    run's first; with no first run, the first stretch alone and those after it together. Each
-    group is smaller than the pack, so hearing groups again comes to an end."""
+def regrouped(pieces: Sequence[Detected]) -> tuple[int, list[list[int]]]:
+    """A pack not kept whole, its stretches heard so (`pieces`) from their frames: how many of its
+    first are decoded from them (first_run), and the others (by index, in order) as they are heard
+    again, each group in a window of its own: those after the first run packed together, where a
+    change of language is that run's first; with no first run, the first stretch alone and those
+    after it together. Each group is smaller than the pack, so hearing groups again comes to an end."""
     run = first_run(pieces)
     rest = list(range(max(run, 1), len(pieces)))
     alone = [[0]] if run == 0 and pieces else []
-    return list(range(run)), alone + ([rest] if rest else [])
+    return run, alone + ([rest] if rest else [])
 
 
 def keep_whole(heard: Detected, pieces: Sequence[Detected] = ()) -> bool:

@@ -470,11 +470,11 @@ class Transcriber:
             if not stretch.pieces or keep_whole(found, heard_pieces):
                 parts.append(None)
                 continue
-            from_frames, groups = regrouped(heard_pieces)
+            run, groups = regrouped(heard_pieces)
             gate.heard_pack(not groups)
             singles = stretch.unpacked()
             again.extend(pack_of([singles[k] for k in group]) for group in groups)
-            parts.append(([(stretch.piece(k), heard_pieces[k]) for k in from_frames], len(groups)))
+            parts.append(([(stretch.piece(k), heard_pieces[k]) for k in range(run)], len(groups)))
         # The groups heard again, of every pack, in one pass (a GPU's gathering holds many packs).
         heard_again = iter(self._heard(session, again, gate) if again else [])
         heard: list[list[tuple[Stretch, Detected]]] = []

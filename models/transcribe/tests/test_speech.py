@@ -119,15 +119,15 @@ def test_the_first_run_of_a_pack_not_kept_whole_is_decoded_from_its_frames() -> 
 def test_the_stretches_after_the_first_run_are_heard_again_packed_in_one_window() -> None:
     sure, unsure = PACK_CONFIDENCE, PACK_CONFIDENCE - 0.01
     # After a change of language: one window for the rest, whatever languages it holds.
-    assert regrouped([("en", sure), ("en", 0.99), ("de", 0.99), ("en", 0.99)]) == ([0, 1], [[2, 3]])
-    assert regrouped([("de", 0.99), ("en", 0.99)]) == ([0], [[1]])
-    assert regrouped([("de", 0.99), ("de", unsure), ("de", 0.99)]) == ([0], [[1, 2]])
+    assert regrouped([("en", sure), ("en", 0.99), ("de", 0.99), ("en", 0.99)]) == (2, [[2, 3]])
+    assert regrouped([("de", 0.99), ("en", 0.99)]) == (1, [[1]])
+    assert regrouped([("de", 0.99), ("de", unsure), ("de", 0.99)]) == (1, [[1, 2]])
     # Every stretch in the first run: none heard again.
-    assert regrouped([("de", 0.99), ("de", sure)]) == ([0, 1], [])
+    assert regrouped([("de", 0.99), ("de", sure)]) == (2, [])
     # No first run: the first alone, then the others together; each group smaller than the pack.
-    assert regrouped([("en", unsure), ("en", 0.99), ("de", 0.99)]) == ([], [[0], [1, 2]])
-    assert regrouped([("en", unsure)]) == ([], [[0]])
-    assert regrouped([]) == ([], [])
+    assert regrouped([("en", unsure), ("en", 0.99), ("de", 0.99)]) == (0, [[0], [1, 2]])
+    assert regrouped([("en", unsure)]) == (0, [[0]])
+    assert regrouped([]) == (0, [])
 
 
 def test_the_pack_gate_closes_on_a_pack_not_kept_whole_and_opens_after_stretches_sure_of_one_language() -> None:
