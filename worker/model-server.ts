@@ -36,6 +36,7 @@ const LIVENESS_MS = 500;
  */
 export const restartedSince = (startedAt: string | null, putAtMs: number): boolean =>
   startedAt !== null && Date.parse(startedAt) > putAtMs;
+
 /**
  * The updates of a run the worker asks coglet for: its logs and its end, and each piece of a model
  * that streams. `start` tells nothing the claim did not, and a finished object output comes with

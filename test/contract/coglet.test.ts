@@ -1,13 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../local/free-port.ts';
 import { REPO_ROOT } from '../../local/paths.ts';
 import { CogCallbacks } from '../../worker/cog-callbacks.ts';
 import { cogModelServer } from '../../worker/model-server.ts';
-import { describeModelServerContract } from './model-server.contract.ts';
+import { describeModelServerContract, untilReady } from './model-server.contract.ts';
 
 /** coglet (Cog's own runtime, from the repository's Python environment) serving the echo model on a port of its own. */
 const startCoglet = async (port?: number): Promise<{ url: string; process: ChildProcess }> => {
@@ -56,23 +55,15 @@ describe('coglet over HTTP, restarted', () => {
     await callbacks.close();
   });
 
-  const ready = async (server: ReturnType<typeof cogModelServer>) => {
-    for (let i = 0; i < 200; i++) {
-      if ((await server.health().catch(() => null))?.status === 'READY') return;
-      await sleep(50);
-    }
-    throw new Error('coglet did not become READY');
-  };
-
   it('runs a prediction put after a restart to its end: the server that took it is the one its checks find', async () => {
     await callbacks.listen(0);
     const first = await startCoglet();
     started.push(first.process);
     const server = cogModelServer(first.url, callbacks, { streams: false });
-    await ready(server);
+    await untilReady(server);
     await stop(first.process);
     started.push((await startCoglet(Number(new URL(first.url).port))).process);
-    await ready(server);
+    await untilReady(server);
     // Long enough for the worker's checks that the server is still the one that took the run.
     const ended = await server.predict('after-restart', { text: 'kept', repeat: 1, sleep: 1.2, fail: false }, 60_000);
     expect(ended).toMatchObject({ status: 'succeeded', output: { text: 'kept' } });

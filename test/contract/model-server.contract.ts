@@ -13,7 +13,7 @@ export interface EchoServer {
 const LONG = 60_000;
 
 /** Waits until the server has a free slot again (coglet frees one a moment after a run's end). */
-const untilReady = async (server: ModelServer): Promise<void> => {
+export const untilReady = async (server: ModelServer): Promise<void> => {
   for (let i = 0; i < 100; i++) {
     if ((await server.health().catch(() => null))?.status === 'READY') return;
     await sleep(50);
